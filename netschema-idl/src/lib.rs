@@ -1,0 +1,1 @@
+//! The netschema schema compiler: the `.netidl` language, validation and Rust code generation.

@@ -1,0 +1,1 @@
+//! Quantisers: natural values to integers and back.
