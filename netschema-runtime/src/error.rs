@@ -39,6 +39,12 @@ pub enum Error {
     SchemaMismatch,
     /// A fixed capacity (entities, frames in flight, handles) is exhausted.
     CapacityExceeded,
+    /// Schema descriptors are inconsistent (empty candidate list, `min > max`, ...).
+    InvalidSchema,
+    /// A packet is older than, or the same as, a frame the receiver already holds.
+    StalePacket,
+    /// Storage handed to a constructor is too small for the requested capacities.
+    StorageTooSmall,
 }
 
 impl fmt::Display for Error {
@@ -55,6 +61,9 @@ impl fmt::Display for Error {
             Error::UnknownBaseline => f.write_str("packet names a baseline frame that is not held"),
             Error::SchemaMismatch => f.write_str("peer uses a different schema"),
             Error::CapacityExceeded => f.write_str("a fixed capacity is exhausted"),
+            Error::InvalidSchema => f.write_str("schema descriptors are inconsistent"),
+            Error::StalePacket => f.write_str("packet is not newer than frames already held"),
+            Error::StorageTooSmall => f.write_str("storage is too small for the capacities"),
         }
     }
 }

@@ -1,0 +1,233 @@
+//! Learned statistics: one [`Model`] per scalar field plus a few for the packet's structure.
+//!
+//! A model set is part of a frame's state: the packet for frame `n` is coded starting from a
+//! copy of the models stored with its baseline, and the result is stored with `n` on both
+//! ends, so a lost packet only means its models are never used as a starting point.
+
+use crate::coder::BinaryCoder;
+use crate::predict::{Predictor, PredictorTable};
+use crate::prob::{BitModel, COST_FRAC_BITS, Prob, bit_cost};
+use crate::residual::ResidualModel;
+use crate::schema::{Field, MAX_CANDIDATES, Schema};
+
+/// Non-chosen candidates learn from every `LOSER_PERIOD`-th value of their field (both ends
+/// apply this identically); the chosen candidate learns from every value.
+pub const LOSER_PERIOD: u32 = 4;
+/// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
+pub const COST_DECAY: u32 = 4;
+
+/// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
+/// part of the packet structure): 436 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Model {
+    /// One residual model per candidate predictor, in the field's candidate order.
+    residuals: [ResidualModel; MAX_CANDIDATES],
+    /// Running average of each candidate's ideal cost per value, in cost units.
+    costs: [i32; MAX_CANDIDATES],
+    /// Residuals of the zero predictor, used while an entity has no history.
+    entry: ResidualModel,
+    /// Binary decisions: transition flags of categorical fields, entity and packet flags.
+    flags: [Prob; 8],
+    /// Values seen, for scheduling the learning of losing candidates.
+    tick: u32,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        Model {
+            residuals: [ResidualModel::default(); MAX_CANDIDATES],
+            costs: [0; MAX_CANDIDATES],
+            entry: ResidualModel::default(),
+            flags: [Prob::HALF; 8],
+            tick: 0,
+        }
+    }
+}
+
+/// A [`BinaryCoder`] wrapper that also adds up the ideal cost of what passes through.
+struct Metered<'c, C> {
+    inner: &'c mut C,
+    cost: u32,
+}
+
+impl<C: BinaryCoder> BinaryCoder for Metered<'_, C> {
+    #[inline(always)]
+    fn bit<M: BitModel>(&mut self, model: &mut M, bit: bool) -> bool {
+        // The cost of the bit actually coded is only known after decoding it.
+        let before = *model;
+        let coded = self.inner.bit(model, bit);
+        self.cost += bit_cost(&before, coded);
+        coded
+    }
+
+    #[inline(always)]
+    fn direct(&mut self, value: u32, n: u32) -> u32 {
+        self.cost += n << COST_FRAC_BITS;
+        self.inner.direct(value, n)
+    }
+}
+
+#[inline]
+fn average_in(avg: &mut i32, cost: u32) {
+    let cost = cost.min(i32::MAX as u32 >> 1) as i32;
+    *avg += (cost - *avg) >> COST_DECAY;
+}
+
+/// The prediction chosen for one numeric field of one entity, before its residual is coded.
+#[derive(Clone, Copy, Debug)]
+pub struct Prediction {
+    /// Index of the chosen candidate, or `None` when none had enough history.
+    pub candidate: Option<usize>,
+    /// The predicted raw value.
+    pub value: i32,
+}
+
+impl Model {
+    /// Picks the candidate with the lowest running cost among those `history` samples allow
+    /// (ties go to the earlier candidate) and computes its prediction. With no usable
+    /// candidate the newest sample is held (or 0 without history).
+    #[inline]
+    pub fn predict(
+        &self,
+        field: &Field,
+        candidates: &[Predictor],
+        table: &PredictorTable,
+        samples: &[i32],
+    ) -> Prediction {
+        let mut best: Option<usize> = None;
+        for (i, p) in candidates.iter().enumerate() {
+            if p.samples() <= samples.len() && best.is_none_or(|b| self.costs[i] < self.costs[b]) {
+                best = Some(i);
+            }
+        }
+        let value = match best.and_then(|i| table.get(candidates[i])) {
+            Some(v) => v.predict(field, samples),
+            None => samples.first().copied().unwrap_or_else(|| field.clamp(0)),
+        };
+        Prediction { candidate: best, value }
+    }
+
+    /// Codes the residual of `target` against `prediction`, learns from it, and returns the
+    /// value coded (the decoder passes any `target`).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn code_numeric<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        field: &Field,
+        candidates: &[Predictor],
+        table: &PredictorTable,
+        samples: &[i32],
+        prediction: Prediction,
+        target: i32,
+    ) -> i32 {
+        let Some(chosen) = prediction.candidate else {
+            let e = self.entry.code(coder, field.residual(target, prediction.value));
+            return field.reconstruct(prediction.value, e);
+        };
+        let mut meter = Metered { inner: coder, cost: 0 };
+        let e = self.residuals[chosen].code(&mut meter, field.residual(target, prediction.value));
+        let value = field.reconstruct(prediction.value, e);
+        average_in(&mut self.costs[chosen], meter.cost);
+        self.tick = self.tick.wrapping_add(1);
+        if self.tick.is_multiple_of(LOSER_PERIOD) {
+            for (i, p) in candidates.iter().enumerate() {
+                if i == chosen || p.samples() > samples.len() {
+                    continue;
+                }
+                if let Some(v) = table.get(*p) {
+                    let r = field.residual(value, v.predict(field, samples));
+                    let cost = self.residuals[i].observe(r);
+                    average_in(&mut self.costs[i], cost);
+                }
+            }
+        }
+        value
+    }
+
+    /// Codes a categorical value: whether it differs from `previous`, and if so which value
+    /// it is; with no previous value the value itself.
+    #[inline]
+    pub fn code_categorical<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        field: &Field,
+        previous: Option<i32>,
+        target: i32,
+    ) -> i32 {
+        let Some(prev) = previous else {
+            let e = self.entry.code(coder, field.residual(target, field.min));
+            return field.reconstruct(field.min, e);
+        };
+        let context = (prev - field.min).clamp(0, self.flags.len() as i32 - 1) as usize;
+        if !coder.bit(&mut self.flags[context], target != prev) {
+            return prev;
+        }
+        if field.span() == 2 {
+            return field.reconstruct(prev, 1);
+        }
+        let e = self.residuals[0].code(coder, field.residual(target, prev));
+        field.reconstruct(prev, e)
+    }
+
+    /// Codes one of the packet-structure integers kept in residual model `slot` (0..5).
+    #[inline]
+    pub fn code_count<C: BinaryCoder>(&mut self, coder: &mut C, slot: usize, value: i32) -> i32 {
+        self.residuals[slot % MAX_CANDIDATES].code(coder, value)
+    }
+
+    /// Codes a structural flag kept in flag `slot` (0..8).
+    #[inline]
+    pub fn code_flag<C: BinaryCoder>(&mut self, coder: &mut C, slot: usize, bit: bool) -> bool {
+        let n = self.flags.len();
+        coder.bit(&mut self.flags[slot % n], bit)
+    }
+
+    /// Running average cost of each candidate, in cost units per value.
+    pub fn candidate_costs(&self) -> [i32; MAX_CANDIDATES] {
+        self.costs
+    }
+
+    /// Folds the model into a 64-bit digest (for checking that two ends are in step).
+    pub fn digest(&self, mut h: u64) -> u64 {
+        let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+        let mut probs = |m: &ResidualModel| m.for_each_prob(|p| mix(u64::from(p)));
+        for r in &self.residuals {
+            probs(r);
+        }
+        probs(&self.entry);
+        for c in self.costs {
+            mix(c as u32 as u64);
+        }
+        for f in &self.flags {
+            mix(u64::from(f.p0()));
+        }
+        mix(u64::from(self.tick));
+        h
+    }
+}
+
+/// Where each model lives in a model set of one frame.
+///
+/// A set holds, in order: one packet-structure model, then for each class one entity-level
+/// model (its flags hold the "entity unchanged" decision) followed by one model per field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelLayout {
+    /// Models per frame.
+    pub len: usize,
+}
+
+impl ModelLayout {
+    /// The layout for `schema`.
+    pub const fn new(schema: &Schema) -> ModelLayout {
+        ModelLayout { len: 1 + schema.classes.len() + schema.total_fields }
+    }
+
+    /// Index of the packet-structure model.
+    pub const PACKET: usize = 0;
+
+    /// Index of the entity-level model of `class`; its fields follow it.
+    pub fn class_base(schema: &Schema, class: usize) -> usize {
+        1 + class + schema.model_offset(class)
+    }
+}

@@ -1,0 +1,324 @@
+//! The packet body, described once for both ends.
+//!
+//! A packet for frame `n` against baseline `b` holds, after the header:
+//! 1. the history: up to three more acknowledged frames before `b` that predictors may use;
+//! 2. for every handle present at `b`, in ascending order, whether it is still present, and
+//!    if so its update: an "unchanged" flag (every field equals its prediction), else each
+//!    field's residual against the prediction of its cheapest candidate;
+//! 3. the entities entering: their count, then for each its handle (as a gap from the
+//!    previous one), class, the age of its handle, and its values against the zero predictor;
+//! 4. a 16-bit check value over every handle and value of frame `n`.
+//!
+//! Encoder and decoder run the same walk ([`code_body`]) through [`BinaryCoder`]; a
+//! [`Side`] supplies what only one end knows (the encoder's targets and sets) and stores what
+//! the decoder learns.
+
+use crate::coder::BinaryCoder;
+use crate::frame::{WINDOW, age};
+use crate::model::{Model, ModelLayout, Prediction};
+use crate::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::schema::{Coding, Schema};
+use crate::{Error, Result};
+
+/// Bits of the frame number in the header.
+pub(crate) const FRAME_BITS: u32 = 16;
+/// Bits of the baseline distance in the header (0: no baseline).
+pub(crate) const BASE_BITS: u32 = 5;
+/// Bits of the check value at the end of the packet.
+pub(crate) const CHECK_BITS: u32 = 16;
+
+// Slots of the packet-structure model.
+const FLAG_KEPT: usize = 0;
+const FLAG_MORE_HISTORY: usize = 1;
+const COUNT_ENTERED: usize = 0;
+const COUNT_HANDLE_GAP: usize = 1;
+const COUNT_HANDLE_AGE: usize = 2;
+const COUNT_HISTORY_GAP: usize = 3;
+const COUNT_CLASS: usize = 4;
+
+/// The frames a packet refers to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Refs {
+    /// The frame the packet carries.
+    pub frame: u32,
+    /// History frames, newest first; `history[0]` is the baseline. Empty without baseline.
+    pub history: [u32; MAX_SAMPLES],
+    /// Number of history frames.
+    pub len: usize,
+    /// Predictor vectors for the history's offsets.
+    pub table: PredictorTable,
+}
+
+impl Refs {
+    /// References for `frame` with the given history (newest first, baseline first).
+    pub(crate) fn new(frame: u32, history: &[u32]) -> Refs {
+        let mut refs =
+            Refs { frame, history: [0; MAX_SAMPLES], len: 0, table: PredictorTable::new(&[]) };
+        for &t in history.iter().take(MAX_SAMPLES) {
+            refs.history[refs.len] = t;
+            refs.len += 1;
+        }
+        refs.update_table();
+        refs
+    }
+
+    /// The baseline frame, if any.
+    pub(crate) fn base(&self) -> Option<u32> {
+        (self.len > 0).then_some(self.history[0])
+    }
+
+    fn update_table(&mut self) {
+        let mut offsets = [0u32; MAX_SAMPLES];
+        for (o, &t) in offsets.iter_mut().zip(&self.history[..self.len]) {
+            *o = age(self.frame, t);
+        }
+        self.table = if offsets[..self.len] == [1, 2, 3, 4][..self.len] {
+            EVENLY_SPACED
+        } else {
+            PredictorTable::new(&offsets[..self.len])
+        };
+    }
+}
+
+/// What one end of the walk knows and keeps.
+pub(crate) trait Side {
+    /// True for the encoder: hints are real and the unchanged flag is computed.
+    const ENCODER: bool;
+    /// Number of handles.
+    fn handles(&self) -> u32;
+    /// Whether handle `h` is present at the baseline.
+    fn base_present(&self, h: u32) -> bool;
+    /// Class of handle `h` at the baseline.
+    fn base_class(&self, h: u32) -> usize;
+    /// Encoder: whether `h` is still present at the new frame.
+    fn keep_hint(&self, h: u32) -> bool;
+    /// Encoder: how many handles enter.
+    fn enter_count_hint(&self) -> u32;
+    /// Encoder: the next entering handle, its class and the age of its handle.
+    fn next_enter_hint(&mut self) -> (u32, usize, u32);
+    /// Starts handle `h` in the new frame: kept from the baseline (`age` is `None`) or
+    /// entering with a handle that is `age` frames old. The decoder rejects a handle that is
+    /// already present.
+    fn begin(&mut self, h: u32, class: usize, age: Option<u32>) -> Result<()>;
+    /// How many of the history frames (from the newest) hold the same entity at `h`.
+    fn history_len(&self, h: u32) -> usize;
+    /// Value of `field` of `h` at history frame `i`.
+    fn sample(&self, h: u32, i: usize, field: usize) -> i32;
+    /// Encoder: the value to send.
+    fn target(&self, h: u32, field: usize) -> i32;
+    /// Records the value of `field` of `h` at the new frame.
+    fn store(&mut self, h: u32, field: usize, value: i32);
+}
+
+/// Running check value over the handles and values of a frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Check(u32);
+
+impl Check {
+    fn new() -> Self {
+        Check(0x811c_9dc5)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, v: u32) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x0100_0193);
+    }
+
+    /// The value sent: the hash folded to [`CHECK_BITS`].
+    pub(crate) fn value(&self) -> u32 {
+        (self.0 ^ (self.0 >> CHECK_BITS)) & ((1 << CHECK_BITS) - 1)
+    }
+}
+
+/// Codes the history list: which acknowledged frames before the baseline predictors use.
+/// The decoder fills `refs` and rejects frames outside the window.
+pub(crate) fn code_history<C: BinaryCoder>(
+    coder: &mut C,
+    packet: &mut Model,
+    refs: &mut Refs,
+) -> Result<()> {
+    if refs.len == 0 {
+        return Ok(());
+    }
+    let mut len = 1;
+    while len < MAX_SAMPLES {
+        let more = packet.code_flag(coder, FLAG_MORE_HISTORY + len - 1, len < refs.len);
+        if !more {
+            break;
+        }
+        let prev = refs.history[len - 1];
+        let gap = packet.code_count(
+            coder,
+            COUNT_HISTORY_GAP,
+            age(prev, refs.history[len]).wrapping_sub(1) as i32,
+        );
+        let t = prev.wrapping_sub(gap as u32).wrapping_sub(1);
+        if gap < 0 || age(refs.frame, t) >= WINDOW {
+            return Err(Error::Corrupt);
+        }
+        refs.history[len] = t;
+        len += 1;
+    }
+    refs.len = len;
+    refs.update_table();
+    Ok(())
+}
+
+#[inline(always)]
+fn gather<S: Side>(side: &S, h: u32, field: usize, k: usize, out: &mut [i32; MAX_SAMPLES]) {
+    for (i, o) in out.iter_mut().enumerate().take(k) {
+        *o = side.sample(h, i, field);
+    }
+}
+
+/// Codes one entity present at both the baseline and the new frame.
+fn code_update<C: BinaryCoder, S: Side>(
+    coder: &mut C,
+    side: &mut S,
+    schema: &Schema,
+    models: &mut [Model],
+    refs: &Refs,
+    h: u32,
+    check: &mut Check,
+) -> Result<()> {
+    let class = side.base_class(h);
+    let fields = schema.classes.get(class).ok_or(Error::Corrupt)?.fields;
+    let k = side.history_len(h).clamp(1, refs.len);
+    let start = ModelLayout::class_base(schema, class);
+    let (entity, field_models) = models
+        .get_mut(start..start + 1 + fields.len())
+        .ok_or(Error::Corrupt)?
+        .split_first_mut()
+        .ok_or(Error::Corrupt)?;
+    let mut samples = [0i32; MAX_SAMPLES];
+
+    // The context (did the entity stay still between its two newest samples?) and, on the
+    // encoder, whether every field equals its prediction.
+    let mut still = k >= 2;
+    let mut exact = S::ENCODER;
+    for (f, (field, model)) in fields.iter().zip(field_models.iter()).enumerate() {
+        if !still && !exact {
+            break;
+        }
+        gather(side, h, f, k, &mut samples);
+        still &= samples[0] == samples[1];
+        if exact {
+            let predicted = match field.coding {
+                Coding::Numeric(c) => model.predict(field, c, &refs.table, &samples[..k]).value,
+                Coding::Categorical => samples[0],
+            };
+            exact = predicted == side.target(h, f);
+        }
+    }
+    let unchanged = entity.code_flag(coder, usize::from(still), exact);
+
+    for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
+        gather(side, h, f, k, &mut samples);
+        let target = if S::ENCODER { side.target(h, f) } else { 0 };
+        let value = match field.coding {
+            Coding::Numeric(c) => {
+                let p = model.predict(field, c, &refs.table, &samples[..k]);
+                if unchanged {
+                    p.value
+                } else {
+                    model.code_numeric(coder, field, c, &refs.table, &samples[..k], p, target)
+                }
+            }
+            Coding::Categorical if unchanged => samples[0],
+            Coding::Categorical => model.code_categorical(coder, field, Some(samples[0]), target),
+        };
+        side.store(h, f, value);
+        check.add(value as u32);
+    }
+    Ok(())
+}
+
+/// Codes one entering entity's values against the zero predictor.
+fn code_entry<C: BinaryCoder, S: Side>(
+    coder: &mut C,
+    side: &mut S,
+    schema: &Schema,
+    models: &mut [Model],
+    class: usize,
+    h: u32,
+    check: &mut Check,
+) -> Result<()> {
+    let fields = schema.classes.get(class).ok_or(Error::Corrupt)?.fields;
+    let start = ModelLayout::class_base(schema, class) + 1;
+    let field_models = models.get_mut(start..start + fields.len()).ok_or(Error::Corrupt)?;
+    for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
+        let target = if S::ENCODER { side.target(h, f) } else { 0 };
+        let value = match field.coding {
+            Coding::Numeric(c) => {
+                let p = Prediction { candidate: None, value: field.clamp(0) };
+                model.code_numeric(coder, field, c, &NO_HISTORY, &[], p, target)
+            }
+            Coding::Categorical => model.code_categorical(coder, field, None, target),
+        };
+        side.store(h, f, value);
+        check.add(value as u32);
+    }
+    Ok(())
+}
+
+/// Predictor vectors of an entity without history (none).
+const NO_HISTORY: PredictorTable = PredictorTable::new(&[]);
+
+/// Codes the body of a packet (everything between the header and the check value) and
+/// returns the check value of the frame.
+pub(crate) fn code_body<C: BinaryCoder, S: Side>(
+    coder: &mut C,
+    side: &mut S,
+    schema: &Schema,
+    models: &mut [Model],
+    refs: &Refs,
+) -> Result<u32> {
+    let mut check = Check::new();
+    let handles = side.handles();
+    if refs.base().is_some() {
+        for h in 0..handles {
+            if !side.base_present(h) {
+                continue;
+            }
+            let hint = side.keep_hint(h);
+            if models[ModelLayout::PACKET].code_flag(coder, FLAG_KEPT, hint) {
+                side.begin(h, side.base_class(h), None)?;
+                check.add(h);
+                code_update(coder, side, schema, models, refs, h, &mut check)?;
+            }
+        }
+    }
+
+    let hint = side.enter_count_hint();
+    let count = models[ModelLayout::PACKET].code_count(coder, COUNT_ENTERED, hint as i32);
+    if count < 0 || count as u32 > handles {
+        return Err(Error::Corrupt);
+    }
+    let mut next = 0u32;
+    for _ in 0..count {
+        let (hint_h, hint_class, hint_age) =
+            if S::ENCODER { side.next_enter_hint() } else { (0, 0, 0) };
+        let packet = &mut models[ModelLayout::PACKET];
+        let gap = packet.code_count(coder, COUNT_HANDLE_GAP, hint_h.wrapping_sub(next) as i32);
+        let class = if schema.classes.len() > 1 {
+            packet.code_count(coder, COUNT_CLASS, hint_class as i32)
+        } else {
+            0
+        };
+        let handle_age = packet.code_count(coder, COUNT_HANDLE_AGE, hint_age as i32);
+        let h = next.wrapping_add(gap as u32);
+        if gap < 0
+            || h >= handles
+            || class < 0
+            || class as usize >= schema.classes.len()
+            || handle_age < 0
+        {
+            return Err(Error::Corrupt);
+        }
+        side.begin(h, class as usize, Some(handle_age as u32))?;
+        check.add(h);
+        code_entry(coder, side, schema, models, class as usize, h, &mut check)?;
+        next = h + 1;
+    }
+    Ok(check.value())
+}

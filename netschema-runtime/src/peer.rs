@@ -1,0 +1,436 @@
+//! The server's view of one client: its visible set, its handles, what it has acknowledged,
+//! and the models stored with each frame sent to it. [`Peer::encode`] writes one packet.
+
+use crate::ack::Ack;
+use crate::coder::{BinaryCoder, Encoder};
+use crate::frame::{NO_FRAME, WINDOW, age, to_wire};
+use crate::model::{Model, ModelLayout};
+use crate::packet::{self, BASE_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::predict::MAX_SAMPLES;
+use crate::schema::Schema;
+use crate::slots::{SLOTS, Slots};
+use crate::world::World;
+use crate::{Error, Result};
+
+const NO_HANDLE: u32 = u32::MAX;
+
+#[inline]
+fn words(bits: usize) -> usize {
+    bits.div_ceil(64)
+}
+
+#[inline]
+fn test_bit(set: &[u64], i: usize) -> bool {
+    set.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
+}
+
+#[inline]
+fn put_bit(set: &mut [u64], i: usize, on: bool) {
+    if let Some(w) = set.get_mut(i / 64) {
+        let mask = 1u64 << (i % 64);
+        if on { *w |= mask } else { *w &= !mask }
+    }
+}
+
+/// Caller-owned storage of a [`Peer`]; [`PeerStorage::sizes`] gives every length.
+#[derive(Debug)]
+pub struct PeerStorage<'a> {
+    /// Handle presence bitsets, one per frame slot.
+    pub presence: &'a mut [u64],
+    /// Entity id of each handle.
+    pub handle_entity: &'a mut [u32],
+    /// Frame at which each handle was given its entity.
+    pub since: &'a mut [u32],
+    /// Frame at which each handle was last released.
+    pub released: &'a mut [u32],
+    /// Handle of each entity id.
+    pub entity_handle: &'a mut [u32],
+    /// Visible set: one bit per entity id.
+    pub visible: &'a mut [u64],
+    /// Models stored with each frame slot.
+    pub models: &'a mut [Model],
+}
+
+/// Lengths of the slices of a [`PeerStorage`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeerSizes {
+    /// Length of [`PeerStorage::presence`].
+    pub presence: usize,
+    /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`] and
+    /// [`PeerStorage::released`].
+    pub handles: usize,
+    /// Length of [`PeerStorage::entity_handle`].
+    pub entities: usize,
+    /// Length of [`PeerStorage::visible`].
+    pub visible: usize,
+    /// Length of [`PeerStorage::models`].
+    pub models: usize,
+}
+
+impl PeerSizes {
+    /// Bytes of storage these sizes take.
+    pub const fn bytes(&self) -> usize {
+        self.presence * 8
+            + self.handles * 12
+            + self.entities * 4
+            + self.visible * 8
+            + self.models * core::mem::size_of::<Model>()
+    }
+}
+
+impl PeerStorage<'_> {
+    /// Slice lengths for a peer of `handles` handles (the most entities the client may see at
+    /// once) over a world of `entities` ids.
+    pub fn sizes(schema: &Schema, handles: usize, entities: usize) -> PeerSizes {
+        PeerSizes {
+            presence: SLOTS * words(handles),
+            handles,
+            entities,
+            visible: words(entities),
+            models: SLOTS * ModelLayout::new(schema).len,
+        }
+    }
+}
+
+/// Counters of a peer, for monitoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeerStats {
+    /// Packets written.
+    pub packets: u64,
+    /// Packets written without a baseline.
+    pub cold_packets: u64,
+    /// Visible entities left out of a frame because every handle was taken.
+    pub deferred: u64,
+}
+
+/// The server side of one client connection.
+#[derive(Debug)]
+pub struct Peer<'a> {
+    schema: &'a Schema,
+    layout: ModelLayout,
+    handles: u32,
+    store: PeerStorage<'a>,
+    slots: Slots,
+    acked: [bool; SLOTS],
+    newest_sent: u32,
+    acked_high: u32,
+    stats: PeerStats,
+}
+
+impl<'a> Peer<'a> {
+    /// A peer for a client that may see up to `handles` entities at once, over a world of
+    /// `entities` ids. Nothing is visible until [`Peer::set_visible`].
+    pub fn new(
+        schema: &'a Schema,
+        handles: usize,
+        entities: usize,
+        store: PeerStorage<'a>,
+    ) -> Result<Self> {
+        schema.validate()?;
+        let sizes = PeerStorage::sizes(schema, handles, entities);
+        let PeerStorage {
+            presence,
+            handle_entity,
+            since,
+            released,
+            entity_handle,
+            visible,
+            models,
+        } = store;
+        if handles > u32::MAX as usize / 2
+            || presence.len() < sizes.presence
+            || handle_entity.len() < sizes.handles
+            || since.len() < sizes.handles
+            || released.len() < sizes.handles
+            || entity_handle.len() < sizes.entities
+            || visible.len() < sizes.visible
+            || models.len() < sizes.models
+        {
+            return Err(Error::StorageTooSmall);
+        }
+        let store = PeerStorage {
+            presence: &mut presence[..sizes.presence],
+            handle_entity: &mut handle_entity[..handles],
+            since: &mut since[..handles],
+            released: &mut released[..handles],
+            entity_handle: &mut entity_handle[..entities],
+            visible: &mut visible[..sizes.visible],
+            models: &mut models[..sizes.models],
+        };
+        store.presence.fill(0);
+        store.handle_entity.fill(NO_HANDLE);
+        store.since.fill(NO_FRAME);
+        store.released.fill(NO_FRAME);
+        store.entity_handle.fill(NO_HANDLE);
+        store.visible.fill(0);
+        Ok(Peer {
+            schema,
+            layout: ModelLayout::new(schema),
+            handles: handles as u32,
+            store,
+            slots: Slots::new(),
+            acked: [false; SLOTS],
+            newest_sent: NO_FRAME,
+            acked_high: NO_FRAME,
+            stats: PeerStats::default(),
+        })
+    }
+
+    /// The schema hash a client must present to connect (see [`crate::handshake`]).
+    pub fn schema_hash(&self) -> u64 {
+        self.schema.hash
+    }
+
+    /// Shows or hides entity `id` to this client from the next packet on.
+    pub fn set_visible(&mut self, id: usize, visible: bool) {
+        put_bit(self.store.visible, id, visible);
+    }
+
+    /// Whether entity `id` is in the visible set.
+    pub fn is_visible(&self, id: usize) -> bool {
+        test_bit(self.store.visible, id)
+    }
+
+    /// The handle the client knows entity `id` by, if it is visible to it.
+    pub fn handle_of(&self, id: usize) -> Option<u32> {
+        self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> PeerStats {
+        self.stats
+    }
+
+    /// Takes an acknowledgement from the client. Acks for frames never sent, too old, or from
+    /// the future are ignored; duplicates and reordering are harmless.
+    pub fn receive_ack(&mut self, ack: &Ack) {
+        if self.newest_sent == NO_FRAME {
+            return;
+        }
+        for frame in ack.frames(self.newest_sent) {
+            if let Some(p) = self.slots.find(frame) {
+                self.acked[p] = true;
+                if self.acked_high == NO_FRAME || (age(frame, self.acked_high) as i32) > 0 {
+                    self.acked_high = frame;
+                }
+            }
+        }
+    }
+
+    /// Digest of the models stored with `frame`, if it is held (for checking both ends agree).
+    pub fn model_digest(&self, frame: u32) -> Option<u64> {
+        let p = self.slots.find(frame)?;
+        Some(digest(&self.store.models[p * self.layout.len..][..self.layout.len]))
+    }
+
+    /// Acknowledged frames usable as references for `frame`: newest first, at most
+    /// [`MAX_SAMPLES`], inside the window.
+    fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize) {
+        let mut out = [0u32; MAX_SAMPLES];
+        let mut len = 0;
+        for back in 1..WINDOW {
+            let t = frame.wrapping_sub(back);
+            if let Some(p) = self.slots.find(t)
+                && self.acked[p]
+            {
+                out[len] = t;
+                len += 1;
+                if len == MAX_SAMPLES {
+                    break;
+                }
+            }
+        }
+        (out, len)
+    }
+
+    /// Brings handles in line with the visible set at `frame`, recording presence in `slot`.
+    fn assign_handles(&mut self, world: &World<'_>, frame: u32, slot: usize) {
+        let s = &mut self.store;
+        let w = words(self.handles as usize);
+        for (id, handle) in s.entity_handle.iter_mut().enumerate() {
+            let visible = test_bit(s.visible, id) && world.get(frame, id).is_some();
+            if *handle != NO_HANDLE {
+                let h = *handle as usize;
+                let respawned = age(world.spawned(id), s.since[h]) as i32 > 0;
+                if !visible || respawned {
+                    s.handle_entity[h] = NO_HANDLE;
+                    s.released[h] = frame;
+                    *handle = NO_HANDLE;
+                }
+            }
+            if visible && *handle == NO_HANDLE {
+                let acked = self.acked_high;
+                let free = s.handle_entity.iter().zip(s.released.iter()).position(|(&e, &r)| {
+                    e == NO_HANDLE
+                        && (r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0))
+                });
+                match free {
+                    Some(h) => {
+                        s.handle_entity[h] = id as u32;
+                        s.since[h] = frame;
+                        *handle = h as u32;
+                    }
+                    None => self.stats.deferred += 1,
+                }
+            }
+        }
+        let presence = &mut s.presence[slot * w..(slot + 1) * w];
+        presence.fill(0);
+        for (h, &e) in s.handle_entity.iter().enumerate() {
+            if e != NO_HANDLE {
+                put_bit(presence, h, true);
+            }
+        }
+    }
+
+    /// Writes the packet for the world's current frame into `buf` and returns its length.
+    ///
+    /// The packet is coded against the newest frame the client has acknowledged (or from
+    /// scratch if there is none within the window). Fails with [`Error::BufferFull`] if it
+    /// does not fit — nothing is written past `buf`, and the frame is then simply not sent —
+    /// and with [`Error::StalePacket`] if this frame was already encoded.
+    pub fn encode(&mut self, world: &World<'_>, buf: &mut [u8]) -> Result<usize> {
+        let frame = world.frame().ok_or(Error::StalePacket)?;
+        if self.newest_sent != NO_FRAME && age(frame, self.newest_sent) as i32 <= 0 {
+            return Err(Error::StalePacket);
+        }
+        let spare = self.slots.spare();
+        self.assign_handles(world, frame, spare);
+        let (history, len) = self.references(frame);
+        let len = if len > 0 && history[..len].iter().all(|&t| world.holds(t)) { len } else { 0 };
+        let refs = Refs::new(frame, &history[..len]);
+
+        let m = self.layout.len;
+        match refs.base().and_then(|b| self.slots.find(b)) {
+            Some(p) => self.store.models.copy_within(p * m..(p + 1) * m, spare * m),
+            None => self.store.models[spare * m..(spare + 1) * m].fill(Model::default()),
+        }
+        let models = &mut self.store.models[spare * m..(spare + 1) * m];
+
+        let w = words(self.handles as usize);
+        let mut history_presence: [&[u64]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
+        for (hp, &t) in history_presence.iter_mut().zip(&refs.history[..refs.len]) {
+            if let Some(p) = self.slots.find(t) {
+                *hp = &self.store.presence[p * w..(p + 1) * w];
+            }
+        }
+        let mut side = EncoderSide {
+            world,
+            refs: &refs,
+            handles: self.handles,
+            presence: &self.store.presence[spare * w..(spare + 1) * w],
+            history_presence,
+            handle_entity: self.store.handle_entity,
+            since: self.store.since,
+            cursor: 0,
+            entering: 0,
+        };
+        side.entering = (0..self.handles).filter(|&h| side.enters(h)).count() as u32;
+
+        let mut enc = Encoder::new(buf);
+        enc.direct(u32::from(to_wire(frame)), FRAME_BITS);
+        enc.direct(refs.base().map_or(0, |b| age(frame, b)), BASE_BITS);
+        let mut refs_coded = refs;
+        packet::code_history(&mut enc, &mut models[ModelLayout::PACKET], &mut refs_coded)?;
+        let check = packet::code_body(&mut enc, &mut side, self.schema, models, &refs)?;
+        enc.direct(check, CHECK_BITS);
+        let written = enc.finish()?;
+
+        self.slots.commit(frame);
+        self.acked[spare] = false;
+        self.newest_sent = frame;
+        self.stats.packets += 1;
+        self.stats.cold_packets += u64::from(refs.len == 0);
+        Ok(written)
+    }
+}
+
+/// Digest of a model set.
+pub(crate) fn digest(models: &[Model]) -> u64 {
+    models.iter().fold(0xcbf2_9ce4_8422_2325, |h, m| m.digest(h))
+}
+
+/// The encoder's side of the packet walk: reads targets and history from the world.
+struct EncoderSide<'s, 'w> {
+    world: &'s World<'w>,
+    refs: &'s Refs,
+    handles: u32,
+    presence: &'s [u64],
+    history_presence: [&'s [u64]; MAX_SAMPLES],
+    handle_entity: &'s [u32],
+    since: &'s [u32],
+    cursor: u32,
+    entering: u32,
+}
+
+impl EncoderSide<'_, '_> {
+    fn enters(&self, h: u32) -> bool {
+        test_bit(self.presence, h as usize) && !self.base_present(h)
+    }
+
+    #[inline]
+    fn entity(&self, h: u32) -> usize {
+        self.handle_entity[h as usize] as usize
+    }
+}
+
+impl Side for EncoderSide<'_, '_> {
+    const ENCODER: bool = true;
+
+    fn handles(&self) -> u32 {
+        self.handles
+    }
+
+    #[inline]
+    fn base_present(&self, h: u32) -> bool {
+        self.refs.len > 0 && test_bit(self.history_presence[0], h as usize)
+    }
+
+    fn base_class(&self, h: u32) -> usize {
+        self.world.get(self.refs.frame, self.entity(h)).map_or(0, |(c, _)| c)
+    }
+
+    fn keep_hint(&self, h: u32) -> bool {
+        test_bit(self.presence, h as usize)
+    }
+
+    fn enter_count_hint(&self) -> u32 {
+        self.entering
+    }
+
+    fn next_enter_hint(&mut self) -> (u32, usize, u32) {
+        while self.cursor < self.handles && !self.enters(self.cursor) {
+            self.cursor += 1;
+        }
+        let h = self.cursor;
+        self.cursor += 1;
+        let class = self.base_class(h);
+        (h, class, age(self.refs.frame, self.since[h as usize]))
+    }
+
+    fn begin(&mut self, _h: u32, _class: usize, _age: Option<u32>) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn history_len(&self, h: u32) -> usize {
+        let since = self.since[h as usize];
+        self.refs.history[..self.refs.len]
+            .iter()
+            .zip(&self.history_presence)
+            .take_while(|&(&t, p)| test_bit(p, h as usize) && age(t, since) as i32 >= 0)
+            .count()
+    }
+
+    #[inline]
+    fn sample(&self, h: u32, i: usize, field: usize) -> i32 {
+        self.world.value(self.refs.history[i], self.entity(h), field)
+    }
+
+    #[inline]
+    fn target(&self, h: u32, field: usize) -> i32 {
+        self.world.value(self.refs.frame, self.entity(h), field)
+    }
+
+    fn store(&mut self, _h: u32, _field: usize, _value: i32) {}
+}

@@ -1,0 +1,263 @@
+//! Polynomial predictors as integer predictor vectors.
+//!
+//! A predictor of order `m` fits a polynomial through the field's values at the `m` most
+//! recent frames the client holds and evaluates it at the frame being sent. With the samples
+//! at offsets `d_0 < d_1 < …` frames before that frame, the prediction is the dot product of
+//! the samples with Lagrange weights `w_i = Π_{j≠i} d_j / (d_j - d_i)`, which depend only on
+//! the offsets. The weights are kept as integer numerators over one common denominator, the
+//! dot product is accumulated in `i64` relative to the newest sample, and the quotient is
+//! rounded half up (floor of `x / den + 1/2`), so both ends agree bit for bit.
+
+use crate::schema::Field;
+
+/// Most samples any predictor uses.
+pub const MAX_SAMPLES: usize = 4;
+
+/// A candidate predictor. The discriminant is the number of samples it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Predictor {
+    /// Predicts 0: codes the raw value itself. Needs no history.
+    Zero = 0,
+    /// The value at the newest sample.
+    Hold = 1,
+    /// The line through the two newest samples.
+    Linear = 2,
+    /// The parabola through the three newest samples.
+    Quadratic = 3,
+    /// The cubic through the four newest samples.
+    Cubic = 4,
+}
+
+impl Predictor {
+    /// All predictors, in tie-break order.
+    pub const ALL: [Predictor; 5] = [
+        Predictor::Zero,
+        Predictor::Hold,
+        Predictor::Linear,
+        Predictor::Quadratic,
+        Predictor::Cubic,
+    ];
+
+    /// Number of history samples the predictor needs.
+    #[inline]
+    pub const fn samples(self) -> usize {
+        self as usize
+    }
+
+    /// Lower-case name, as written in schemas.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Predictor::Zero => "zero",
+            Predictor::Hold => "hold",
+            Predictor::Linear => "linear",
+            Predictor::Quadratic => "quadratic",
+            Predictor::Cubic => "cubic",
+        }
+    }
+}
+
+/// Integer weights over a common positive denominator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredictorVector {
+    /// Numerators, newest sample first; only the first `len` are used.
+    pub num: [i64; MAX_SAMPLES],
+    /// Common denominator, > 0.
+    pub den: i64,
+    /// Number of samples.
+    pub len: usize,
+}
+
+const fn gcd(mut a: i64, mut b: i64) -> i64 {
+    if a < 0 {
+        a = -a;
+    }
+    if b < 0 {
+        b = -b;
+    }
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+impl PredictorVector {
+    /// The vector for `m` samples at the given offsets (frames before the predicted frame,
+    /// newest first). Returns `None` if `m > MAX_SAMPLES`, an offset is 0, two offsets are
+    /// equal, or an offset exceeds 1024 (which keeps every product inside `i64`).
+    pub const fn from_offsets(offsets: &[u32], m: usize) -> Option<PredictorVector> {
+        if m > MAX_SAMPLES || m > offsets.len() {
+            return None;
+        }
+        let mut i = 0;
+        while i < m {
+            if offsets[i] == 0 || offsets[i] > 1024 {
+                return None;
+            }
+            let mut j = 0;
+            while j < i {
+                if offsets[j] == offsets[i] {
+                    return None;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        // w_i = n_i / q_i with n_i = Π d_j and q_i = Π (d_j - d_i), over j != i.
+        let mut n = [0i64; MAX_SAMPLES];
+        let mut q = [0i64; MAX_SAMPLES];
+        let mut den: i64 = 1;
+        let mut i = 0;
+        while i < m {
+            let mut ni: i64 = 1;
+            let mut qi: i64 = 1;
+            let mut j = 0;
+            while j < m {
+                if j != i {
+                    ni *= offsets[j] as i64;
+                    qi *= offsets[j] as i64 - offsets[i] as i64;
+                }
+                j += 1;
+            }
+            let g = gcd(ni, qi);
+            n[i] = ni / g;
+            q[i] = qi / g;
+            let abs_q = if q[i] < 0 { -q[i] } else { q[i] };
+            den = den / gcd(den, abs_q) * abs_q;
+            i += 1;
+        }
+        let mut num = [0i64; MAX_SAMPLES];
+        let mut i = 0;
+        while i < m {
+            num[i] = n[i] * (den / q[i]);
+            i += 1;
+        }
+        Some(PredictorVector { num, den, len: m })
+    }
+
+    /// Evenly spaced samples (offsets 1, 2, …, m): the vectors of a loss-free history.
+    pub const fn evenly_spaced(m: usize) -> Option<PredictorVector> {
+        PredictorVector::from_offsets(&[1, 2, 3, 4], m)
+    }
+
+    /// Applies the vector to `samples` (newest first) of `field` and returns the prediction,
+    /// inside the field's range. Differences are taken relative to the newest sample (wrapped
+    /// for wrapping fields); if the sum overflows `i64` the newest sample is returned.
+    #[inline]
+    pub fn predict(&self, field: &Field, samples: &[i32]) -> i32 {
+        if self.len == 0 {
+            return field.clamp(0);
+        }
+        let (Some(&newest), Some(rest)) = (samples.first(), samples.get(1..self.len)) else {
+            return field.clamp(0);
+        };
+        let mut acc: i64 = 0;
+        for (k, &s) in rest.iter().enumerate() {
+            let diff = if field.wraps {
+                field.residual(s, newest) as i64
+            } else {
+                s as i64 - newest as i64
+            };
+            match self.num[k + 1].checked_mul(diff).and_then(|t| acc.checked_add(t)) {
+                Some(a) => acc = a,
+                None => return newest,
+            }
+        }
+        // Round half up: floor((acc + den/2) / den).
+        let delta = (acc + self.den / 2).div_euclid(self.den);
+        field.clamp(newest as i64 + delta)
+    }
+}
+
+/// The vectors for `0..=MAX_SAMPLES` samples at one set of history offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredictorTable {
+    vectors: [Option<PredictorVector>; MAX_SAMPLES + 1],
+    available: usize,
+}
+
+/// Vectors for offsets 1, 2, 3, 4, computed at compile time.
+pub const EVENLY_SPACED: PredictorTable = PredictorTable::new(&[1, 2, 3, 4]);
+
+impl PredictorTable {
+    /// Vectors for the given offsets (newest first); orders beyond the offsets given are
+    /// unavailable.
+    pub const fn new(offsets: &[u32]) -> PredictorTable {
+        let mut vectors = [None; MAX_SAMPLES + 1];
+        let mut available = 0;
+        let mut m = 0;
+        while m <= MAX_SAMPLES {
+            vectors[m] = PredictorVector::from_offsets(offsets, m);
+            if vectors[m].is_some() {
+                available = m;
+            } else {
+                break;
+            }
+            m += 1;
+        }
+        PredictorTable { vectors, available }
+    }
+
+    /// The vector of `predictor`, if the history has enough samples for it.
+    #[inline]
+    pub fn get(&self, predictor: Predictor) -> Option<&PredictorVector> {
+        self.vectors[predictor.samples()].as_ref()
+    }
+
+    /// Most samples any vector of this table uses.
+    pub fn available(&self) -> usize {
+        self.available
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: Field = Field::numeric("f", -1_000_000, 1_000_000, false, &[Predictor::Hold]);
+
+    #[test]
+    fn evenly_spaced_vectors_are_finite_differences() {
+        let t = EVENLY_SPACED;
+        assert_eq!(t.get(Predictor::Hold).unwrap().num[..1], [1]);
+        let l = t.get(Predictor::Linear).unwrap();
+        assert_eq!((l.num[..2].to_vec(), l.den), (vec![2, -1], 1));
+        let q = t.get(Predictor::Quadratic).unwrap();
+        assert_eq!((q.num[..3].to_vec(), q.den), (vec![3, -3, 1], 1));
+        let c = t.get(Predictor::Cubic).unwrap();
+        assert_eq!((c.num[..4].to_vec(), c.den), (vec![4, -6, 4, -1], 1));
+    }
+
+    #[test]
+    fn gapped_polynomials_are_exact() {
+        // f(t) = 3t^3 - 2t^2 + 5t - 7 at t = -1, -3, -4, -7, predicted at 0.
+        let f = |t: i64| 3 * t * t * t - 2 * t * t + 5 * t - 7;
+        let offsets = [1u32, 3, 4, 7];
+        let samples: Vec<i32> = offsets.iter().map(|&d| f(-(d as i64)) as i32).collect();
+        let v = PredictorVector::from_offsets(&offsets, 4).unwrap();
+        assert_eq!(v.predict(&F, &samples), -7);
+        // A quadratic through three points of a line is the line.
+        let line: Vec<i32> = offsets.iter().map(|&d| 10 - 4 * d as i32).collect();
+        let v = PredictorVector::from_offsets(&offsets, 3).unwrap();
+        assert_eq!(v.predict(&F, &line), 10);
+    }
+
+    #[test]
+    fn wrapping_fields_predict_across_the_seam() {
+        let a = Field::numeric("a", 0, 1023, true, &[Predictor::Linear]);
+        let v = EVENLY_SPACED.get(Predictor::Linear).unwrap();
+        // Moving +10 per frame across 1023 -> 0.
+        assert_eq!(v.predict(&a, &[1020, 1010]), 6);
+        let f = Field::numeric("f", 0, 1023, false, &[Predictor::Linear]);
+        assert_eq!(v.predict(&f, &[1020, 1000]), 1023, "clamped");
+    }
+
+    #[test]
+    fn bad_offsets_are_rejected() {
+        assert!(PredictorVector::from_offsets(&[1, 1], 2).is_none());
+        assert!(PredictorVector::from_offsets(&[0], 1).is_none());
+        assert!(PredictorVector::from_offsets(&[1, 2], 3).is_none());
+    }
+}

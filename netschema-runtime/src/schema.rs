@@ -1,0 +1,248 @@
+//! Schema descriptors: what the schema compiler emits as `const` items.
+//!
+//! A [`Schema`] lists entity [`Class`]es; a class lists its scalar [`Field`]s in wire order.
+//! Every field carries its raw integer range (from its quantiser), whether that range wraps,
+//! and how it is coded: numeric fields through learned predictors, categorical fields (bools
+//! and enums) through a transition model conditioned on the baseline value.
+//!
+//! All constructors are `const fn`, and the schema hash is computed at compile time from the
+//! descriptors themselves, so two builds agree on the hash exactly when they agree on the wire.
+
+use crate::predict::Predictor;
+
+/// How a scalar field is coded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coding {
+    /// Predicted from history by the cheapest of these candidates (at most
+    /// [`MAX_CANDIDATES`], distinct, in tie-break order), residual entropy-coded.
+    Numeric(&'static [Predictor]),
+    /// A bool or enum value coded by a transition model from its value at the baseline.
+    Categorical,
+}
+
+/// Largest number of candidate predictors per field.
+pub const MAX_CANDIDATES: usize = 5;
+
+/// One scalar field of a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Path of the field in the class, e.g. `pos.x`.
+    pub name: &'static str,
+    /// Smallest raw value.
+    pub min: i32,
+    /// Largest raw value.
+    pub max: i32,
+    /// Whether `max + 1` is the same as `min` (angles).
+    pub wraps: bool,
+    /// How the field is coded.
+    pub coding: Coding,
+}
+
+impl Field {
+    /// A numeric field with raw values in `min..=max`.
+    pub const fn numeric(
+        name: &'static str,
+        min: i32,
+        max: i32,
+        wraps: bool,
+        predictors: &'static [Predictor],
+    ) -> Field {
+        Field { name, min, max, wraps, coding: Coding::Numeric(predictors) }
+    }
+
+    /// A categorical field (bool or enum) with `cases` values, raw `0..cases`.
+    pub const fn categorical(name: &'static str, cases: u32) -> Field {
+        let max = if cases == 0 { 0 } else { (cases - 1) as i32 };
+        Field { name, min: 0, max, wraps: false, coding: Coding::Categorical }
+    }
+
+    /// Number of distinct raw values (`max - min + 1`), up to 2^32.
+    #[inline]
+    pub const fn span(&self) -> u64 {
+        (self.max as i64 - self.min as i64 + 1) as u64
+    }
+
+    /// Clamps a raw value into the field's range (wrapping it for wrapping fields).
+    #[inline]
+    pub fn clamp(&self, v: i64) -> i32 {
+        if self.wraps {
+            (self.min as i64 + (v - self.min as i64).rem_euclid(self.span() as i64)) as i32
+        } else {
+            v.clamp(self.min as i64, self.max as i64) as i32
+        }
+    }
+
+    /// The residual `value - prediction`, wrapped into `[-span/2, span/2)` so that it never
+    /// needs more bits than the field itself.
+    #[inline]
+    pub fn residual(&self, value: i32, prediction: i32) -> i32 {
+        let span = self.span() as i64;
+        let mut r = value as i64 - prediction as i64;
+        if r >= (span + 1) / 2 {
+            r -= span;
+        } else if r < -(span / 2) {
+            r += span;
+        }
+        r as i32
+    }
+
+    /// Inverse of [`Field::residual`]: the value that `residual` produced from `prediction`.
+    /// Always inside the field's range, whatever `residual` is.
+    #[inline]
+    pub fn reconstruct(&self, prediction: i32, residual: i32) -> i32 {
+        let span = self.span() as i64;
+        let v = prediction as i64 + residual as i64 - self.min as i64;
+        (self.min as i64 + v.rem_euclid(span)) as i32
+    }
+}
+
+/// An entity class: its name and scalar fields in wire order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// Class name.
+    pub name: &'static str,
+    /// Scalar fields, in wire order.
+    pub fields: &'static [Field],
+}
+
+/// A whole schema: classes and a hash that identifies its wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schema {
+    /// Schema name.
+    pub name: &'static str,
+    /// Entity classes; a class is identified on the wire by its index here.
+    pub classes: &'static [Class],
+    /// Hash of everything above that affects the wire format.
+    pub hash: u64,
+    /// Most scalar fields of any class.
+    pub max_fields: usize,
+    /// Total scalar fields over all classes (one model per field).
+    pub total_fields: usize,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+const fn hash_bytes(mut h: u64, bytes: &[u8]) -> u64 {
+    let mut i = 0;
+    while i < bytes.len() {
+        h = (h ^ bytes[i] as u64).wrapping_mul(FNV_PRIME);
+        i += 1;
+    }
+    // Separator so that ("ab", "c") and ("a", "bc") differ.
+    (h ^ 0xff).wrapping_mul(FNV_PRIME)
+}
+
+const fn hash_u64(h: u64, v: u64) -> u64 {
+    hash_bytes(h, &v.to_le_bytes())
+}
+
+impl Schema {
+    /// Builds a schema descriptor and computes its hash and sizes.
+    pub const fn new(name: &'static str, classes: &'static [Class]) -> Schema {
+        let mut h = hash_bytes(FNV_OFFSET, name.as_bytes());
+        let mut max_fields = 0;
+        let mut total_fields = 0;
+        let mut c = 0;
+        while c < classes.len() {
+            let class = &classes[c];
+            h = hash_bytes(h, class.name.as_bytes());
+            let mut f = 0;
+            while f < class.fields.len() {
+                let field = &class.fields[f];
+                h = hash_bytes(h, field.name.as_bytes());
+                h = hash_u64(h, field.min as u32 as u64 | (field.max as u32 as u64) << 32);
+                h = hash_u64(h, field.wraps as u64);
+                match field.coding {
+                    Coding::Categorical => h = hash_u64(h, 0xca7),
+                    Coding::Numeric(preds) => {
+                        let mut p = 0;
+                        while p < preds.len() {
+                            h = hash_u64(h, preds[p] as u64 + 1);
+                            p += 1;
+                        }
+                    }
+                }
+                f += 1;
+            }
+            if class.fields.len() > max_fields {
+                max_fields = class.fields.len();
+            }
+            total_fields += class.fields.len();
+            c += 1;
+        }
+        Schema { name, classes, hash: h, max_fields, total_fields }
+    }
+
+    /// Index of the first model of `class` in a model set of `total_fields` entries.
+    pub fn model_offset(&self, class: usize) -> usize {
+        self.classes[..class.min(self.classes.len())].iter().map(|c| c.fields.len()).sum()
+    }
+
+    /// Checks the descriptors for what the codec relies on: ranges ordered, candidate lists
+    /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`.
+    pub fn validate(&self) -> crate::Result<()> {
+        if self.classes.is_empty() || self.classes.len() > u16::MAX as usize {
+            return Err(crate::Error::InvalidSchema);
+        }
+        for class in self.classes {
+            for field in class.fields {
+                if field.min > field.max {
+                    return Err(crate::Error::InvalidSchema);
+                }
+                if let Coding::Numeric(preds) = field.coding {
+                    if preds.is_empty() || preds.len() > MAX_CANDIDATES {
+                        return Err(crate::Error::InvalidSchema);
+                    }
+                    for (i, p) in preds.iter().enumerate() {
+                        if preds[..i].contains(p) {
+                            return Err(crate::Error::InvalidSchema);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: Field = Field::numeric("x", -5, 4, false, &[Predictor::Hold]);
+    const A: Field = Field::numeric("a", 0, 7, true, &[Predictor::Hold]);
+
+    #[test]
+    fn residual_wraps_and_reconstructs() {
+        for field in [F, A, Field::numeric("w", i32::MIN, i32::MAX, false, &[Predictor::Hold])] {
+            let samples = [
+                field.min,
+                field.max,
+                field.min / 2 + field.max / 2,
+                0.clamp(field.min, field.max),
+            ];
+            for &v in &samples {
+                for &p in &samples {
+                    let r = field.residual(v, p);
+                    assert!(
+                        (r as i64) >= -(field.span() as i64 / 2)
+                            && (r as i64) < (field.span() as i64 + 1) / 2
+                    );
+                    assert_eq!(field.reconstruct(p, r), v);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hash_depends_on_ranges() {
+        static C1: [Class; 1] = [Class { name: "c", fields: &[F] }];
+        static C2: [Class; 1] = [Class { name: "c", fields: &[A] }];
+        const S1: Schema = Schema::new("s", &C1);
+        const S2: Schema = Schema::new("s", &C2);
+        assert_ne!(S1.hash, S2.hash);
+        assert_eq!(S1.max_fields, 1);
+        assert!(S1.validate().is_ok());
+    }
+}

@@ -1,0 +1,48 @@
+//! Frame slots: which physical slot holds which frame, with one spare slot so that a new
+//! frame is built beside the old ones and committed only once it is complete.
+
+use crate::frame::{NO_FRAME, WINDOW};
+
+/// Physical slots: one per frame of the window plus the spare.
+pub(crate) const SLOTS: usize = WINDOW as usize + 1;
+
+/// Maps frames of the window to physical slots.
+#[derive(Clone, Debug)]
+pub(crate) struct Slots {
+    frame: [u32; SLOTS],
+    logical: [u8; WINDOW as usize],
+    spare: u8,
+}
+
+impl Slots {
+    pub(crate) fn new() -> Self {
+        let mut logical = [0u8; WINDOW as usize];
+        for (i, l) in logical.iter_mut().enumerate() {
+            *l = i as u8;
+        }
+        Slots { frame: [NO_FRAME; SLOTS], logical, spare: WINDOW as u8 }
+    }
+
+    /// The physical slot holding `frame`, if it is held.
+    #[inline]
+    pub(crate) fn find(&self, frame: u32) -> Option<usize> {
+        let p = usize::from(self.logical[(frame % WINDOW) as usize]);
+        (frame != NO_FRAME && self.frame[p] == frame).then_some(p)
+    }
+
+    /// The slot a new frame is built in.
+    #[inline]
+    pub(crate) fn spare(&self) -> usize {
+        usize::from(self.spare)
+    }
+
+    /// Makes the spare slot hold `frame`; the slot it replaces becomes the spare.
+    pub(crate) fn commit(&mut self, frame: u32) {
+        let l = (frame % WINDOW) as usize;
+        let old = self.logical[l];
+        self.logical[l] = self.spare;
+        self.frame[usize::from(self.spare)] = frame;
+        self.spare = old;
+        self.frame[usize::from(old)] = NO_FRAME;
+    }
+}

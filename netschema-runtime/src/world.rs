@@ -1,0 +1,168 @@
+//! The server's world archive: quantised rows of every entity for the frames in flight,
+//! shared by all client peers.
+
+use crate::frame::{NO_FRAME, WINDOW, age};
+use crate::schema::Schema;
+use crate::{Error, Result};
+
+/// Marks an entity slot with no entity.
+pub(crate) const NO_CLASS: u16 = u16::MAX;
+
+/// Caller-owned storage of a [`World`]; see [`WorldStorage::rows_len`] and friends for the
+/// sizes a capacity needs.
+#[derive(Debug)]
+pub struct WorldStorage<'a> {
+    /// `WINDOW × capacity × schema.max_fields` raw values.
+    pub rows: &'a mut [i32],
+    /// `WINDOW × capacity` class indices.
+    pub classes: &'a mut [u16],
+    /// `capacity` frame numbers: when the entity now at each id was spawned.
+    pub spawned: &'a mut [u32],
+}
+
+impl WorldStorage<'_> {
+    /// Length of [`WorldStorage::rows`] for `capacity` entities.
+    pub const fn rows_len(schema: &Schema, capacity: usize) -> usize {
+        WINDOW as usize * capacity * schema.max_fields
+    }
+
+    /// Length of [`WorldStorage::classes`] for `capacity` entities.
+    pub const fn classes_len(capacity: usize) -> usize {
+        WINDOW as usize * capacity
+    }
+}
+
+/// Quantised rows of all entities over the last [`WINDOW`] frames.
+///
+/// Entities are identified by the caller's ids `0..capacity`. Each [`World::begin_frame`]
+/// starts a new frame holding a copy of the previous one, which the caller then updates with
+/// [`World::set`] and [`World::remove`].
+#[derive(Debug)]
+pub struct World<'a> {
+    schema: &'a Schema,
+    capacity: usize,
+    rows: &'a mut [i32],
+    classes: &'a mut [u16],
+    spawned: &'a mut [u32],
+    frame: u32,
+}
+
+impl<'a> World<'a> {
+    /// A world of up to `capacity` entities in `storage`. No frame exists until the first
+    /// [`World::begin_frame`].
+    pub fn new(schema: &'a Schema, capacity: usize, storage: WorldStorage<'a>) -> Result<Self> {
+        schema.validate()?;
+        let WorldStorage { rows, classes, spawned } = storage;
+        let rows_len = WorldStorage::rows_len(schema, capacity);
+        let classes_len = WorldStorage::classes_len(capacity);
+        if rows.len() < rows_len || classes.len() < classes_len || spawned.len() < capacity {
+            return Err(Error::StorageTooSmall);
+        }
+        classes[..classes_len].fill(NO_CLASS);
+        Ok(World {
+            schema,
+            capacity,
+            rows: &mut rows[..rows_len],
+            classes: &mut classes[..classes_len],
+            spawned: &mut spawned[..capacity],
+            frame: NO_FRAME,
+        })
+    }
+
+    /// The schema of this world.
+    pub fn schema(&self) -> &'a Schema {
+        self.schema
+    }
+
+    /// Most entities the world holds.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The current frame, or `None` before the first [`World::begin_frame`].
+    pub fn frame(&self) -> Option<u32> {
+        (self.frame != NO_FRAME).then_some(self.frame)
+    }
+
+    #[inline]
+    fn slot(frame: u32) -> usize {
+        (frame % WINDOW) as usize
+    }
+
+    /// Starts the next frame as a copy of the current one and returns its number.
+    pub fn begin_frame(&mut self) -> u32 {
+        let next = self.frame.wrapping_add(1);
+        let (stride, cap) = (self.schema.max_fields, self.capacity);
+        let to = Self::slot(next);
+        if self.frame == NO_FRAME {
+            self.classes[to * cap..(to + 1) * cap].fill(NO_CLASS);
+        } else {
+            let from = Self::slot(self.frame);
+            self.classes.copy_within(from * cap..(from + 1) * cap, to * cap);
+            self.rows
+                .copy_within(from * cap * stride..(from + 1) * cap * stride, to * cap * stride);
+        }
+        self.frame = next;
+        next
+    }
+
+    /// Sets entity `id` in the current frame to `class` with raw values `row` (one per scalar
+    /// field of the class, clamped into each field's range). Setting an id to a different
+    /// class than it had counts as a new entity.
+    pub fn set(&mut self, id: usize, class: usize, row: &[i32]) -> Result<()> {
+        let fields = self.schema.classes.get(class).ok_or(Error::InvalidSchema)?.fields;
+        if id >= self.capacity || self.frame == NO_FRAME {
+            return Err(Error::CapacityExceeded);
+        }
+        if row.len() != fields.len() {
+            return Err(Error::InvalidSchema);
+        }
+        let at = Self::slot(self.frame) * self.capacity + id;
+        if self.classes[at] != class as u16 {
+            self.classes[at] = class as u16;
+            self.spawned[id] = self.frame;
+        }
+        let out = &mut self.rows[at * self.schema.max_fields..][..fields.len()];
+        for ((o, &v), field) in out.iter_mut().zip(row).zip(fields) {
+            *o = field.clamp(i64::from(v));
+        }
+        Ok(())
+    }
+
+    /// Removes entity `id` from the current frame (a no-op if it is absent).
+    pub fn remove(&mut self, id: usize) {
+        if id < self.capacity && self.frame != NO_FRAME {
+            self.classes[Self::slot(self.frame) * self.capacity + id] = NO_CLASS;
+        }
+    }
+
+    /// Whether `frame` is still held.
+    pub fn holds(&self, frame: u32) -> bool {
+        self.frame != NO_FRAME && age(self.frame, frame) < WINDOW
+    }
+
+    /// Class and raw values of entity `id` at `frame`, if it existed then and the frame is
+    /// still held.
+    #[inline]
+    pub fn get(&self, frame: u32, id: usize) -> Option<(usize, &[i32])> {
+        if id >= self.capacity || !self.holds(frame) {
+            return None;
+        }
+        let at = Self::slot(frame) * self.capacity + id;
+        let class = self.classes[at];
+        let fields = self.schema.classes.get(usize::from(class))?.fields.len();
+        Some((usize::from(class), &self.rows[at * self.schema.max_fields..][..fields]))
+    }
+
+    /// Frame at which the entity now at `id` was spawned.
+    pub(crate) fn spawned(&self, id: usize) -> u32 {
+        self.spawned.get(id).copied().unwrap_or(NO_FRAME)
+    }
+
+    /// One raw value of entity `id` at a held `frame` (the caller knows it exists).
+    #[inline]
+    pub(crate) fn value(&self, frame: u32, id: usize, field: usize) -> i32 {
+        let at = Self::slot(frame) * self.capacity + id;
+        self.rows[at * self.schema.max_fields + field]
+    }
+}

@@ -1,0 +1,225 @@
+//! End-to-end replication over simulated lossy links.
+
+mod support;
+
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::{Ack, Client, Error, Peer, World};
+use std::collections::BTreeMap;
+use support::*;
+
+const ENTITIES: usize = 300;
+const HANDLES: usize = 256;
+
+/// A world of balls that fly and bounce, and crates that sit; things spawn and despawn.
+struct Sim {
+    rng: Rng,
+    vel: Vec<(i32, i32, i32)>,
+}
+
+impl Sim {
+    fn new(seed: u64) -> Self {
+        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); ENTITIES] }
+    }
+
+    fn spawn(&mut self, world: &mut World<'_>, id: usize) {
+        let r = &mut self.rng;
+        if id % 5 == 4 {
+            world.set(id, 1, &[r.below(201) as i32 - 100, r.below(2) as i32]).unwrap();
+        } else {
+            let row = [
+                r.below(60_000) as i32 + 2000,
+                r.below(60_000) as i32 + 2000,
+                r.below(1024) as i32,
+                0,
+                0,
+            ];
+            self.vel[id] =
+                (r.below(81) as i32 - 40, r.below(81) as i32 - 40, r.below(21) as i32 - 10);
+            world.set(id, 0, &row).unwrap();
+        }
+    }
+
+    fn step(&mut self, world: &mut World<'_>) {
+        let frame = world.begin_frame();
+        for id in 0..ENTITIES {
+            let Some((class, row)) = world.get(frame, id) else {
+                if self.rng.chance(0.02) {
+                    self.spawn(world, id);
+                }
+                continue;
+            };
+            if self.rng.chance(0.003) {
+                world.remove(id);
+                continue;
+            }
+            let mut row = row.to_vec();
+            if class == 0 {
+                let v = &mut self.vel[id];
+                v.1 -= 2;
+                for (axis, vel) in [(0usize, &mut v.0), (1, &mut v.1)] {
+                    let next = row[axis] + *vel;
+                    if !(0..=65_535).contains(&next) {
+                        *vel = -*vel / 2;
+                    } else {
+                        row[axis] = next;
+                    }
+                }
+                row[2] = (row[2] + v.2).rem_euclid(1024);
+                if self.rng.chance(0.01) {
+                    row[3] = self.rng.below(4) as i32;
+                }
+                if self.rng.chance(0.02) {
+                    row[4] ^= 1;
+                }
+            } else if self.rng.chance(0.05) {
+                row[0] = (row[0] - 7).max(-100);
+            }
+            world.set(id, class, &row).unwrap();
+        }
+    }
+}
+
+/// The rows a client should hold for `frame`: handle → (class, values).
+fn expected(world: &World<'_>, peer: &Peer<'_>, frame: u32) -> BTreeMap<u32, (usize, Vec<i32>)> {
+    (0..ENTITIES)
+        .filter_map(|id| {
+            let h = peer.handle_of(id)?;
+            let (class, row) = world.get(frame, id)?;
+            Some((h, (class, row.to_vec())))
+        })
+        .collect()
+}
+
+struct Outcome {
+    accepted: usize,
+    rejected: usize,
+    bytes: usize,
+}
+
+/// Runs `frames` frames over a link and checks every accepted packet.
+fn run(
+    seed: u64,
+    frames: u32,
+    latency: (u32, u32),
+    loss: f64,
+    duplicate: f64,
+    corrupt: f64,
+) -> Outcome {
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, ENTITIES);
+    let mut world = wb.world(schema, ENTITIES).unwrap();
+    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
+    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
+    let mut cb = ClientBuffers::new(schema, HANDLES);
+    let mut client = cb.client(schema, HANDLES).unwrap();
+    let mut sim = Sim::new(seed);
+    let mut rng = Rng(seed ^ 0xabcdef);
+    let mut down = Link::new(latency, loss);
+    down.duplicate = duplicate;
+    down.corrupt = corrupt;
+    let mut up = Link::new(latency, loss);
+    let mut sent: BTreeMap<u32, BTreeMap<u32, (usize, Vec<i32>)>> = BTreeMap::new();
+    let mut out = Outcome { accepted: 0, rejected: 0, bytes: 0 };
+    let mut buf = vec![0u8; 64 * 1024];
+
+    for now in 0..frames {
+        sim.step(&mut world);
+        let frame = world.frame().unwrap();
+        for id in 0..ENTITIES {
+            // Visibility drifts: most entities visible, some flicker.
+            if rng.chance(0.01) || now == 0 {
+                peer.set_visible(id, rng.chance(0.8));
+            }
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        out.bytes += len;
+        sent.insert(frame, expected(&world, &peer, frame));
+        sent.retain(|&f, _| frame.wrapping_sub(f) < 64);
+        down.send(&mut rng, now, &buf[..len]);
+
+        for packet in down.receive(now) {
+            let before: Vec<_> = client.view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
+            let before_frame = client.frame();
+            match client.decode(&packet) {
+                Ok(f) => {
+                    out.accepted += 1;
+                    let want = &sent[&f];
+                    let got: BTreeMap<u32, (usize, Vec<i32>)> =
+                        client.view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect();
+                    assert_eq!(&got, want, "frame {f}: client view differs from server rows");
+                    assert_eq!(
+                        client.model_digest(f),
+                        peer.model_digest(f),
+                        "frame {f}: models differ"
+                    );
+                    if let Some(ack) = client.ack() {
+                        up.send(&mut rng, now, &ack_bytes(ack));
+                    }
+                }
+                Err(e) => {
+                    assert!(
+                        matches!(
+                            e,
+                            Error::StalePacket
+                                | Error::UnknownBaseline
+                                | Error::CheckMismatch
+                                | Error::Corrupt
+                        ),
+                        "unexpected error {e:?}"
+                    );
+                    out.rejected += 1;
+                    let after: Vec<_> = client.view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
+                    assert_eq!(before, after, "a rejected packet changed the view");
+                    assert_eq!(before_frame, client.frame());
+                }
+            }
+        }
+        for ack in up.receive(now) {
+            peer.receive_ack(&Ack::read(&ack).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn lossless_link_replicates_exactly() {
+    let o = run(1, 600, (0, 0), 0.0, 0.0, 0.0);
+    assert_eq!(o.rejected, 0);
+    assert_eq!(o.accepted, 600);
+}
+
+#[test]
+fn lossy_links_replicate_exactly() {
+    for (seed, latency, loss) in
+        [(2, (6, 6), 0.05), (3, (0, 10), 0.2), (4, (2, 10), 0.5), (5, (1, 4), 0.0)]
+    {
+        let o = run(seed, 1500, latency, loss, 0.05, 0.0);
+        assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
+    }
+}
+
+#[test]
+fn corrupted_packets_are_rejected_without_effect() {
+    let o = run(6, 1500, (0, 6), 0.05, 0.05, 0.1);
+    assert!(o.rejected > 50);
+    assert!(o.accepted > 600);
+}
+
+#[test]
+fn frame_numbers_wrap_past_65536() {
+    let o = run(7, 66_000, (3, 3), 0.02, 0.0, 0.0);
+    assert!(o.accepted > 60_000);
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let schema = &SCHEMA;
+    let mut cb = ClientBuffers::new(schema, HANDLES);
+    let mut client: Client<'_> = cb.client(schema, HANDLES).unwrap();
+    let mut rng = Rng(99);
+    for _ in 0..20_000 {
+        let len = rng.below(200) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let _ = client.decode(&bytes);
+    }
+}
