@@ -87,6 +87,13 @@ impl<M: BitModel> ResidualModel<M> {
         meter.cost
     }
 
+    /// Calls `f` with every probability of the model, in a fixed order.
+    pub fn for_each_prob(&self, mut f: impl FnMut(u32)) {
+        f(self.zero.p0());
+        f(self.sign.p0());
+        self.unary.iter().chain(self.escape.iter()).for_each(|m| f(m.p0()));
+    }
+
     /// Learns from `e` without measuring or coding it.
     #[inline]
     pub fn learn(&mut self, e: i32) {
