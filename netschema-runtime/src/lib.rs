@@ -36,6 +36,7 @@ pub mod prob;
 pub mod quant;
 pub mod residual;
 pub mod schema;
+mod snapshot;
 mod slots;
 pub mod world;
 
@@ -43,4 +44,5 @@ pub use ack::Ack;
 pub use client::{Client, ClientStorage, Event};
 pub use error::{Error, Result};
 pub use peer::{Peer, PeerStorage};
+pub use snapshot::Snapshot;
 pub use world::{World, WorldStorage};
