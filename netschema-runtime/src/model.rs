@@ -15,6 +15,19 @@ use crate::schema::{Field, MAX_CANDIDATES, Schema};
 pub const LOSER_PERIOD: u32 = 4;
 /// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
 pub const COST_DECAY: u32 = 4;
+/// A candidate counts as tied with the cheapest if it costs at most this much more per value
+/// (an eighth of a bit, in cost units) plus a sixteenth of the cheapest cost; ties go to the
+/// earlier candidate, so a simpler predictor keeps its place unless another is clearly better.
+pub const TIE_MARGIN: i32 = 32;
+
+/// Index of the first candidate whose cost is within the tie margin of the cheapest, among
+/// the candidates for which `usable` holds.
+#[inline]
+fn pick(costs: &[i32; MAX_CANDIDATES], n: usize, usable: impl Fn(usize) -> bool) -> Option<usize> {
+    let min = (0..n).filter(|&i| usable(i)).map(|i| costs[i]).min()?;
+    let limit = min.saturating_add(TIE_MARGIN + (min >> 4));
+    (0..n).find(|&i| usable(i) && costs[i] <= limit)
+}
 
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
 /// part of the packet structure): 436 bytes.
@@ -84,8 +97,8 @@ pub struct Prediction {
 
 impl Model {
     /// Picks the candidate with the lowest running cost among those `history` samples allow
-    /// (ties go to the earlier candidate) and computes its prediction. With no usable
-    /// candidate the newest sample is held (or 0 without history).
+    /// (near-ties, see [`TIE_MARGIN`], go to the earlier candidate) and computes its
+    /// prediction. With no usable candidate the newest sample is held (or 0 without history).
     #[inline]
     pub fn predict(
         &self,
@@ -94,12 +107,8 @@ impl Model {
         table: &PredictorTable,
         samples: &[i32],
     ) -> Prediction {
-        let mut best: Option<usize> = None;
-        for (i, p) in candidates.iter().enumerate() {
-            if p.samples() <= samples.len() && best.is_none_or(|b| self.costs[i] < self.costs[b]) {
-                best = Some(i);
-            }
-        }
+        let n = candidates.len().min(MAX_CANDIDATES);
+        let best = pick(&self.costs, n, |i| candidates[i].samples() <= samples.len());
         let value = match best.and_then(|i| table.get(candidates[i])) {
             Some(v) => v.predict(field, samples),
             None => samples.first().copied().unwrap_or_else(|| field.clamp(0)),
@@ -181,6 +190,11 @@ impl Model {
     pub fn code_flag<C: BinaryCoder>(&mut self, coder: &mut C, slot: usize, bit: bool) -> bool {
         let n = self.flags.len();
         coder.bit(&mut self.flags[slot % n], bit)
+    }
+
+    /// The candidate a field with full history would use now, as an index into `candidates`.
+    pub fn preferred(&self, candidates: &[Predictor]) -> Option<usize> {
+        pick(&self.costs, candidates.len().min(MAX_CANDIDATES), |_| true)
     }
 
     /// Running average cost of each candidate, in cost units per value.

@@ -223,6 +223,18 @@ impl<'a> Peer<'a> {
         Some(digest(&self.store.models[p * self.layout.len..][..self.layout.len]))
     }
 
+    /// The model of scalar `field` of `class` stored with `frame`, if the frame is held: what
+    /// the peer has learned about that field by then.
+    pub fn field_model(&self, frame: u32, class: usize, field: usize) -> Option<&Model> {
+        let p = self.slots.find(frame)?;
+        let fields = self.schema.classes.get(class)?.fields.len();
+        if field >= fields {
+            return None;
+        }
+        let at = ModelLayout::class_base(self.schema, class) + 1 + field;
+        self.store.models.get(p * self.layout.len + at)
+    }
+
     /// Acknowledged frames usable as references for `frame`: newest first, at most
     /// [`MAX_SAMPLES`], inside the window.
     fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize) {
