@@ -178,13 +178,22 @@ impl<'a> Client<'a> {
         }
         let h = self.handles as usize;
         self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
+        // Split the rows into the slot being written and the slots being read.
+        let mut chunks = self.store.rows.chunks_mut(h * self.schema.max_fields);
+        let mut slot_rows: [Option<&mut [i32]>; SLOTS] = core::array::from_fn(|_| chunks.next());
+        let new_rows = slot_rows[spare].take().ok_or(Error::StorageTooSmall)?;
+        let mut history_rows: [&[i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
+        for (rows, &p) in history_rows.iter_mut().zip(&history[..refs.len]) {
+            *rows = slot_rows[p].as_deref().ok_or(Error::StorageTooSmall)?;
+        }
         let mut side = DecoderSide {
             refs: &refs,
             handles: self.handles,
             stride: self.schema.max_fields,
             history,
+            history_rows,
             new: spare,
-            rows: self.store.rows,
+            new_rows,
             classes: self.store.classes,
             born: self.store.born,
         };
@@ -267,8 +276,9 @@ struct DecoderSide<'s> {
     handles: u32,
     stride: usize,
     history: [usize; MAX_SAMPLES],
+    history_rows: [&'s [i32]; MAX_SAMPLES],
     new: usize,
-    rows: &'s mut [i32],
+    new_rows: &'s mut [i32],
     classes: &'s mut [u16],
     born: &'s mut [u32],
 }
@@ -280,7 +290,7 @@ impl DecoderSide<'_> {
     }
 }
 
-impl Side for DecoderSide<'_> {
+impl<'s> Side<'s> for DecoderSide<'s> {
     const ENCODER: bool = false;
 
     fn handles(&self) -> u32 {
@@ -334,17 +344,23 @@ impl Side for DecoderSide<'_> {
     }
 
     #[inline]
-    fn sample(&self, h: u32, i: usize, field: usize) -> i32 {
-        self.rows[self.at(self.history[i], h) * self.stride + field]
+    fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES] {
+        let at = h as usize * self.stride;
+        let mut rows: [&'s [i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
+        for (row, slot) in rows.iter_mut().zip(&self.history_rows).take(k) {
+            *row = slot.get(at..at + self.stride).unwrap_or(&[]);
+        }
+        rows
     }
 
-    fn target(&self, _h: u32, _field: usize) -> i32 {
-        0
+    fn target_row(&self, _h: u32) -> &'s [i32] {
+        &[]
     }
 
     #[inline]
     fn store(&mut self, h: u32, field: usize, value: i32) {
-        let at = self.at(self.new, h) * self.stride + field;
-        self.rows[at] = value;
+        if let Some(v) = self.new_rows.get_mut(h as usize * self.stride + field) {
+            *v = value;
+        }
     }
 }

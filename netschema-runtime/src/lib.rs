@@ -36,8 +36,8 @@ pub mod prob;
 pub mod quant;
 pub mod residual;
 pub mod schema;
-mod snapshot;
 mod slots;
+mod snapshot;
 pub mod world;
 
 pub use ack::Ack;

@@ -10,9 +10,10 @@ use crate::prob::{BitModel, COST_FRAC_BITS, Prob, bit_cost};
 use crate::residual::ResidualModel;
 use crate::schema::{Field, MAX_CANDIDATES, Schema};
 
-/// Non-chosen candidates learn from every `LOSER_PERIOD`-th value of their field (both ends
-/// apply this identically); the chosen candidate learns from every value.
-pub const LOSER_PERIOD: u32 = 4;
+/// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
+/// updated and the non-chosen candidates' models learn (both ends apply this identically);
+/// the chosen candidate's model learns from every value it codes.
+pub const LEARN_PERIOD: u32 = 8;
 /// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
 pub const COST_DECAY: u32 = 4;
 /// A candidate counts as tied with the cheapest if it costs at most this much more per value
@@ -134,21 +135,24 @@ impl Model {
             let e = self.entry.code(coder, field.residual(target, prediction.value));
             return field.reconstruct(prediction.value, e);
         };
+        let residual = field.residual(target, prediction.value);
+        self.tick = self.tick.wrapping_add(1);
+        if !self.tick.is_multiple_of(LEARN_PERIOD) {
+            let e = self.residuals[chosen].code(coder, residual);
+            return field.reconstruct(prediction.value, e);
+        }
         let mut meter = Metered { inner: coder, cost: 0 };
-        let e = self.residuals[chosen].code(&mut meter, field.residual(target, prediction.value));
+        let e = self.residuals[chosen].code(&mut meter, residual);
         let value = field.reconstruct(prediction.value, e);
         average_in(&mut self.costs[chosen], meter.cost);
-        self.tick = self.tick.wrapping_add(1);
-        if self.tick.is_multiple_of(LOSER_PERIOD) {
-            for (i, p) in candidates.iter().enumerate() {
-                if i == chosen || p.samples() > samples.len() {
-                    continue;
-                }
-                if let Some(v) = table.get(*p) {
-                    let r = field.residual(value, v.predict(field, samples));
-                    let cost = self.residuals[i].observe(r);
-                    average_in(&mut self.costs[i], cost);
-                }
+        for (i, p) in candidates.iter().enumerate() {
+            if i == chosen || p.samples() > samples.len() {
+                continue;
+            }
+            if let Some(v) = table.get(*p) {
+                let r = field.residual(value, v.predict(field, samples));
+                let cost = self.residuals[i].observe(r);
+                average_in(&mut self.costs[i], cost);
             }
         }
         value

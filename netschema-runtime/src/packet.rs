@@ -80,8 +80,9 @@ impl Refs {
     }
 }
 
-/// What one end of the walk knows and keeps.
-pub(crate) trait Side {
+/// What one end of the walk knows and keeps. Rows it hands out live as long as the side
+/// (`'s`), independently of the borrow of the side itself.
+pub(crate) trait Side<'s> {
     /// True for the encoder: hints are real and the unchanged flag is computed.
     const ENCODER: bool;
     /// Number of handles.
@@ -102,10 +103,10 @@ pub(crate) trait Side {
     fn begin(&mut self, h: u32, class: usize, age: Option<u32>) -> Result<()>;
     /// How many of the history frames (from the newest) hold the same entity at `h`.
     fn history_len(&self, h: u32) -> usize;
-    /// Value of `field` of `h` at history frame `i`.
-    fn sample(&self, h: u32, i: usize, field: usize) -> i32;
-    /// Encoder: the value to send.
-    fn target(&self, h: u32, field: usize) -> i32;
+    /// Raw values of `h` at the first `k` history frames (newest first); the rest are empty.
+    fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES];
+    /// Encoder: the values to send for `h` (empty on the decoder).
+    fn target_row(&self, h: u32) -> &'s [i32];
     /// Records the value of `field` of `h` at the new frame.
     fn store(&mut self, h: u32, field: usize, value: i32);
 }
@@ -164,15 +165,20 @@ pub(crate) fn code_history<C: BinaryCoder>(
     Ok(())
 }
 
+/// Predictions of the fields of one entity cached between the encoder's two passes.
+const CACHED_FIELDS: usize = 32;
+
 #[inline(always)]
-fn gather<S: Side>(side: &S, h: u32, field: usize, k: usize, out: &mut [i32; MAX_SAMPLES]) {
-    for (i, o) in out.iter_mut().enumerate().take(k) {
-        *o = side.sample(h, i, field);
+fn gather(rows: &[&[i32]; MAX_SAMPLES], field: usize, k: usize) -> [i32; MAX_SAMPLES] {
+    let mut out = [0i32; MAX_SAMPLES];
+    for (o, row) in out.iter_mut().zip(rows).take(k) {
+        *o = row.get(field).copied().unwrap_or(0);
     }
+    out
 }
 
 /// Codes one entity present at both the baseline and the new frame.
-fn code_update<C: BinaryCoder, S: Side>(
+fn code_update<'s, C: BinaryCoder, S: Side<'s>>(
     coder: &mut C,
     side: &mut S,
     schema: &Schema,
@@ -190,34 +196,45 @@ fn code_update<C: BinaryCoder, S: Side>(
         .ok_or(Error::Corrupt)?
         .split_first_mut()
         .ok_or(Error::Corrupt)?;
-    let mut samples = [0i32; MAX_SAMPLES];
+    let rows = side.history_rows(h, k);
+    let targets = side.target_row(h);
 
-    // The context (did the entity stay still between its two newest samples?) and, on the
-    // encoder, whether every field equals its prediction.
-    let mut still = k >= 2;
+    // The context: did the entity stay still between its two newest samples?
+    let n = fields.len();
+    let still = k >= 2 && rows[0].iter().zip(rows[1]).take(n).all(|(a, b)| a == b);
+    // On the encoder: does every field equal its prediction? The predictions are kept for
+    // the coding pass.
+    let mut cache = [Prediction { candidate: None, value: 0 }; CACHED_FIELDS];
     let mut exact = S::ENCODER;
-    for (f, (field, model)) in fields.iter().zip(field_models.iter()).enumerate() {
-        if !still && !exact {
-            break;
-        }
-        gather(side, h, f, k, &mut samples);
-        still &= samples[0] == samples[1];
-        if exact {
-            let predicted = match field.coding {
-                Coding::Numeric(c) => model.predict(field, c, &refs.table, &samples[..k]).value,
-                Coding::Categorical => samples[0],
+    if S::ENCODER {
+        for (f, (field, model)) in fields.iter().zip(field_models.iter()).enumerate() {
+            let samples = gather(&rows, f, k);
+            let p = match field.coding {
+                Coding::Numeric(c) => model.predict(field, c, &refs.table, &samples[..k]),
+                Coding::Categorical => Prediction { candidate: None, value: samples[0] },
             };
-            exact = predicted == side.target(h, f);
+            if let Some(slot) = cache.get_mut(f) {
+                *slot = p;
+            }
+            if p.value != targets.get(f).copied().unwrap_or(0) {
+                exact = false;
+                if f >= CACHED_FIELDS {
+                    break;
+                }
+            }
         }
     }
     let unchanged = entity.code_flag(coder, usize::from(still), exact);
 
     for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
-        gather(side, h, f, k, &mut samples);
-        let target = if S::ENCODER { side.target(h, f) } else { 0 };
+        let samples = gather(&rows, f, k);
+        let target = targets.get(f).copied().unwrap_or(0);
         let value = match field.coding {
             Coding::Numeric(c) => {
-                let p = model.predict(field, c, &refs.table, &samples[..k]);
+                let p = match cache.get(f) {
+                    Some(&p) if S::ENCODER => p,
+                    _ => model.predict(field, c, &refs.table, &samples[..k]),
+                };
                 if unchanged {
                     p.value
                 } else {
@@ -234,7 +251,7 @@ fn code_update<C: BinaryCoder, S: Side>(
 }
 
 /// Codes one entering entity's values against the zero predictor.
-fn code_entry<C: BinaryCoder, S: Side>(
+fn code_entry<'s, C: BinaryCoder, S: Side<'s>>(
     coder: &mut C,
     side: &mut S,
     schema: &Schema,
@@ -246,8 +263,9 @@ fn code_entry<C: BinaryCoder, S: Side>(
     let fields = schema.classes.get(class).ok_or(Error::Corrupt)?.fields;
     let start = ModelLayout::class_base(schema, class) + 1;
     let field_models = models.get_mut(start..start + fields.len()).ok_or(Error::Corrupt)?;
+    let targets = side.target_row(h);
     for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
-        let target = if S::ENCODER { side.target(h, f) } else { 0 };
+        let target = targets.get(f).copied().unwrap_or(0);
         let value = match field.coding {
             Coding::Numeric(c) => {
                 let p = Prediction { candidate: None, value: field.clamp(0) };
@@ -266,7 +284,7 @@ const NO_HISTORY: PredictorTable = PredictorTable::new(&[]);
 
 /// Codes the body of a packet (everything between the header and the check value) and
 /// returns the check value of the frame.
-pub(crate) fn code_body<C: BinaryCoder, S: Side>(
+pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>>(
     coder: &mut C,
     side: &mut S,
     schema: &Schema,

@@ -386,7 +386,7 @@ impl EncoderSide<'_, '_> {
     }
 }
 
-impl Side for EncoderSide<'_, '_> {
+impl<'s> Side<'s> for EncoderSide<'s, '_> {
     const ENCODER: bool = true;
 
     fn handles(&self) -> u32 {
@@ -435,13 +435,18 @@ impl Side for EncoderSide<'_, '_> {
     }
 
     #[inline]
-    fn sample(&self, h: u32, i: usize, field: usize) -> i32 {
-        self.world.value(self.refs.history[i], self.entity(h), field)
+    fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES] {
+        let (world, id) = (self.world, self.entity(h));
+        let mut rows: [&'s [i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
+        for (row, &t) in rows.iter_mut().zip(&self.refs.history[..k.min(self.refs.len)]) {
+            *row = world.row(t, id);
+        }
+        rows
     }
 
     #[inline]
-    fn target(&self, h: u32, field: usize) -> i32 {
-        self.world.value(self.refs.frame, self.entity(h), field)
+    fn target_row(&self, h: u32) -> &'s [i32] {
+        self.world.row(self.refs.frame, self.entity(h))
     }
 
     fn store(&mut self, _h: u32, _field: usize, _value: i32) {}

@@ -57,6 +57,10 @@ impl Predictor {
     }
 }
 
+/// Largest magnitude of a numerator or denominator, in bits: with differences of at most 33
+/// bits and at most three terms, a dot product stays below 2^63.
+pub const MAX_WEIGHT_BITS: u32 = 28;
+
 /// Integer weights over a common positive denominator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PredictorVector {
@@ -86,7 +90,8 @@ const fn gcd(mut a: i64, mut b: i64) -> i64 {
 impl PredictorVector {
     /// The vector for `m` samples at the given offsets (frames before the predicted frame,
     /// newest first). Returns `None` if `m > MAX_SAMPLES`, an offset is 0, two offsets are
-    /// equal, or an offset exceeds 1024 (which keeps every product inside `i64`).
+    /// equal, an offset exceeds 1024, or a weight needs more than [`MAX_WEIGHT_BITS`] bits
+    /// (which keeps every dot product of 32-bit differences inside `i64`).
     pub const fn from_offsets(offsets: &[u32], m: usize) -> Option<PredictorVector> {
         if m > MAX_SAMPLES || m > offsets.len() {
             return None;
@@ -129,9 +134,16 @@ impl PredictorVector {
             i += 1;
         }
         let mut num = [0i64; MAX_SAMPLES];
+        let limit = 1i64 << MAX_WEIGHT_BITS;
+        if den >= limit {
+            return None;
+        }
         let mut i = 0;
         while i < m {
             num[i] = n[i] * (den / q[i]);
+            if num[i] >= limit || num[i] <= -limit {
+                return None;
+            }
             i += 1;
         }
         Some(PredictorVector { num, den, len: m })

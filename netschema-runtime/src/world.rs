@@ -159,10 +159,12 @@ impl<'a> World<'a> {
         self.spawned.get(id).copied().unwrap_or(NO_FRAME)
     }
 
-    /// One raw value of entity `id` at a held `frame` (the caller knows it exists).
+    /// The row of entity `id` at a held `frame`, `max_fields` long whatever its class (the
+    /// caller knows the entity exists); empty if `id` is out of range.
     #[inline]
-    pub(crate) fn value(&self, frame: u32, id: usize, field: usize) -> i32 {
-        let at = Self::slot(frame) * self.capacity + id;
-        self.rows[at * self.schema.max_fields + field]
+    pub(crate) fn row(&self, frame: u32, id: usize) -> &[i32] {
+        let stride = self.schema.max_fields;
+        let at = (Self::slot(frame) * self.capacity + id) * stride;
+        self.rows.get(at..at + stride).unwrap_or(&[])
     }
 }
