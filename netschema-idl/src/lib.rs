@@ -1,1 +1,55 @@
-//! The netschema schema compiler: the `.netidl` language, validation and Rust code generation.
+//! The netschema schema compiler: the `.netidl` language, its IR and validation.
+//!
+//! ```text
+//!  .netidl files ──lexer/parser──▶ ir::Schema ◀──(derive lowers #[netschema(...)] here)
+//!                                      │
+//!                                  validate ──▶ Diagnostics (rendered like rustc)
+//!                                      │
+//!                                  flatten ──▶ scalar fields in wire order ──▶ code generation
+//! ```
+//!
+//! - [`load`] / [`load_with`] read a root file and its imports through a [`FileSource`],
+//!   parse, merge and validate them, and return the [`ir::Schema`] with the files read.
+//! - [`parse_str`] does the same for one self-contained text.
+//! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
+//! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
+//!
+//! Errors are [`Diagnostic`]s with [`Span`]s; [`Diagnostics`] and [`Error`] render them, all in
+//! one pass and in a stable order, through both `Display` and `Debug`. The language itself is
+//! described in `docs/netidl.md`.
+//!
+//! ```
+//! let schema = netschema_idl::parse_str(
+//!     "demo.netidl",
+//!     "enum State { idle, moving }\n\
+//!      class Unit { hp: int(0, 100) predict(hold); state: State; }",
+//! )
+//! .unwrap();
+//! let unit = &schema.classes[0];
+//! let paths: Vec<_> = schema.flatten(unit).into_iter().map(|s| s.path).collect();
+//! assert_eq!(paths, ["hp", "state"]);
+//!
+//! let err = netschema_idl::parse_str("bad.netidl", "class Unit { hp: int(10, 0); }").unwrap_err();
+//! assert!(err.to_string().contains("`min` must be less than `max`"));
+//! ```
+
+pub mod diagnostic;
+mod error;
+pub mod flatten;
+mod hints;
+pub mod ir;
+mod lexer;
+pub mod limits;
+mod load;
+mod parser;
+pub mod source;
+pub mod span;
+pub mod validate;
+
+pub use diagnostic::{Diagnostic, Diagnostics, Label};
+pub use error::Error;
+pub use flatten::{ScalarField, ScalarKind};
+pub use load::{Loaded, load, load_with, parse_str};
+pub use source::{FileSource, FsSource, MemorySource, SourceMap};
+pub use span::{FileId, Span, Spanned};
+pub use validate::validate;

@@ -91,7 +91,7 @@ impl Balls {
             for axis in 0..2 {
                 if s[axis].abs() > 500.0 {
                     s[axis] = s[axis].clamp(-500.0, 500.0);
-                    s[axis + 3] = -0.8 * s[axis + 3];
+                    s[axis + 3] *= -0.8;
                 }
             }
             if s[2] < 0.0 {

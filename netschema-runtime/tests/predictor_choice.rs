@@ -128,3 +128,42 @@ fn clients_learn_nothing_about_hidden_entities() {
     };
     assert_eq!(packets_for_a(1), packets_for_a(2));
 }
+
+/// The client reports entities appearing, changing and disappearing.
+#[test]
+fn client_events_follow_the_view() {
+    use netschema_runtime::Event;
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, 4);
+    let mut world = wb.world(schema, 4).unwrap();
+    let mut pb = PeerBuffers::new(schema, 4, 4);
+    let mut peer = pb.peer(schema, 4, 4).unwrap();
+    let mut cb = ClientBuffers::new(schema, 4);
+    let mut client = cb.client(schema, 4).unwrap();
+    let mut buf = [0u8; 256];
+    let mut step = |world: &mut World<'_>, peer: &mut netschema_runtime::Peer<'_>| {
+        let len = peer.encode(world, &mut buf).unwrap();
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+        client.events().collect::<Vec<_>>()
+    };
+    peer.set_visible(0, true);
+    peer.set_visible(1, true);
+    world.begin_frame();
+    world.set(0, 0, &[10, 20, 30, 1, 0]).unwrap();
+    world.set(1, 1, &[5, 1]).unwrap();
+    let h0 = 0;
+    assert_eq!(
+        step(&mut world, &mut peer),
+        [Event::Created { handle: 0, class: 0 }, Event::Created { handle: 1, class: 1 }]
+    );
+    world.begin_frame();
+    world.set(0, 0, &[11, 20, 30, 1, 0]).unwrap();
+    assert_eq!(step(&mut world, &mut peer), [Event::Updated { handle: h0 }]);
+    world.begin_frame();
+    peer.set_visible(1, false);
+    assert_eq!(step(&mut world, &mut peer), [Event::Removed { handle: 1 }]);
+    world.begin_frame();
+    assert_eq!(step(&mut world, &mut peer), []);
+    assert_eq!(client.get(0).map(|(c, r)| (c, r.to_vec())), Some((0, vec![11, 20, 30, 1, 0])));
+}

@@ -1,0 +1,183 @@
+//! Flattening a class into the scalar fields the runtime codec works on.
+//!
+//! Wire order is field order; inside a field, vec components go `x`, `y`, `z`, array elements go
+//! by index, and a quaternion is its `largest` index followed by the three other components
+//! `c0`, `c1`, `c2` (in index order, skipping the largest). Paths name each scalar stably:
+//! `pos.x`, `color[2]`, `waypoints[1].y`, `orientation.largest`, `orientation.c0`.
+
+use crate::ir::{Class, FieldType, Precision, PredictorSet, Schema, TypeKind};
+use crate::limits::MAX_ARRAY_LEN;
+use crate::span::Span;
+
+/// One scalar of a flattened class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarField {
+    /// The stable path name (`pos.x`, `color[0]`, `orientation.largest`).
+    pub path: String,
+    /// The index of the class field this scalar comes from.
+    pub field: usize,
+    /// The scalar's kind.
+    pub kind: ScalarKind,
+    /// The candidate predictors; empty for transition-coded kinds
+    /// ([`ScalarKind::is_transition_coded`]).
+    pub predictors: PredictorSet,
+    /// The span of the field's kind.
+    pub span: Span,
+}
+
+/// The kind of one scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScalarKind {
+    /// An integer in `min..=max`.
+    Int {
+        /// Smallest value.
+        min: i32,
+        /// Largest value.
+        max: i32,
+    },
+    /// A fixed-point real in `min..=max`.
+    Fixed {
+        /// Smallest value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+        /// Step or bit count.
+        precision: Precision,
+    },
+    /// A wrapping angle of `bits` bits per turn.
+    Angle {
+        /// Bits per value.
+        bits: u32,
+    },
+    /// The index (0..4) of a quaternion's largest component: an enum of 4, transition-coded.
+    QuatLargest,
+    /// One of a quaternion's three smallest components, in ±1/√2 at `bits` bits.
+    QuatComponent {
+        /// Bits per component.
+        bits: u32,
+    },
+    /// A bool, transition-coded.
+    Bool,
+    /// An enum, transition-coded.
+    Enum {
+        /// The enum's name.
+        name: String,
+        /// Its number of cases (0 if the name does not resolve, which validation rejects).
+        cases: u32,
+    },
+}
+
+impl ScalarKind {
+    /// Whether the scalar is coded with a transition model (bool, enum, quaternion largest
+    /// index) rather than predicted.
+    pub fn is_transition_coded(&self) -> bool {
+        matches!(self, ScalarKind::QuatLargest | ScalarKind::Bool | ScalarKind::Enum { .. })
+    }
+
+    /// The number of distinct raw values (`None` if invalid or above `u64`).
+    pub fn cardinality(&self) -> Option<u64> {
+        match self {
+            ScalarKind::Int { min, max } => {
+                u64::try_from(i64::from(*max) - i64::from(*min) + 1).ok()
+            }
+            ScalarKind::Fixed { min, max, precision } => {
+                precision.steps(*min, *max)?.checked_add(1)
+            }
+            ScalarKind::Angle { bits } | ScalarKind::QuatComponent { bits } => {
+                1u64.checked_shl(*bits)
+            }
+            ScalarKind::QuatLargest => Some(4),
+            ScalarKind::Bool => Some(2),
+            ScalarKind::Enum { cases, .. } => Some(u64::from(*cases)),
+        }
+    }
+
+    /// Bits of a raw value written plainly: `ceil(log2(cardinality))` (informational; the codec
+    /// entropy-codes residuals).
+    pub fn bits(&self) -> Option<u32> {
+        let n = self.cardinality()?;
+        Some(if n <= 1 { 0 } else { u64::BITS - (n - 1).leading_zeros() })
+    }
+}
+
+impl Schema {
+    /// The scalar fields of `class` in wire order. Meant for validated schemas; on others it
+    /// does not panic (an unknown enum has 0 cases, out-of-range `int` bounds saturate and
+    /// arrays stop after [`MAX_ARRAY_LEN`] elements).
+    pub fn flatten(&self, class: &Class) -> Vec<ScalarField> {
+        let mut out = Vec::new();
+        for (index, field) in class.fields.iter().enumerate() {
+            let ctx = Ctx {
+                schema: self,
+                field: index,
+                predictors: field.predictors(),
+                span: field.ty.span,
+            };
+            ctx.push(&field.ty, field.name.clone(), &mut out);
+        }
+        out
+    }
+}
+
+struct Ctx<'a> {
+    schema: &'a Schema,
+    field: usize,
+    predictors: PredictorSet,
+    span: Span,
+}
+
+impl Ctx<'_> {
+    fn scalar(&self, path: String, kind: ScalarKind) -> ScalarField {
+        let predictors =
+            if kind.is_transition_coded() { PredictorSet::EMPTY } else { self.predictors };
+        ScalarField { path, field: self.field, kind, predictors, span: self.span }
+    }
+
+    fn push(&self, ty: &FieldType, path: String, out: &mut Vec<ScalarField>) {
+        let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+        match &ty.kind {
+            TypeKind::Int { min, max } => out.push(
+                self.scalar(path, ScalarKind::Int { min: clamp(min.value), max: clamp(max.value) }),
+            ),
+            TypeKind::Fixed { min, max, precision } => out.push(self.scalar(
+                path,
+                ScalarKind::Fixed { min: min.value, max: max.value, precision: precision.value },
+            )),
+            TypeKind::Angle { bits } => {
+                out.push(self.scalar(path, ScalarKind::Angle { bits: bits.value }))
+            }
+            TypeKind::Quat { bits } => {
+                out.push(self.scalar(format!("{path}.largest"), ScalarKind::QuatLargest));
+                for c in ["c0", "c1", "c2"] {
+                    out.push(self.scalar(
+                        format!("{path}.{c}"),
+                        ScalarKind::QuatComponent { bits: bits.value },
+                    ));
+                }
+            }
+            TypeKind::Bool => out.push(self.scalar(path, ScalarKind::Bool)),
+            TypeKind::Enum { name } => {
+                let cases = self
+                    .schema
+                    .find_enum(name)
+                    .map_or(0, |(_, e)| u32::try_from(e.cases.len()).unwrap_or(u32::MAX));
+                out.push(self.scalar(path, ScalarKind::Enum { name: name.clone(), cases }));
+            }
+            TypeKind::Vec2(elem) => {
+                for c in ["x", "y"] {
+                    self.push(elem, format!("{path}.{c}"), out);
+                }
+            }
+            TypeKind::Vec3(elem) => {
+                for c in ["x", "y", "z"] {
+                    self.push(elem, format!("{path}.{c}"), out);
+                }
+            }
+            TypeKind::Array { elem, len } => {
+                for i in 0..len.value.min(MAX_ARRAY_LEN) {
+                    self.push(elem, format!("{path}[{i}]"), out);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,614 @@
+//! The schema IR: what both front-ends (the `.netidl` parser and the derive) produce, what
+//! [`validate`](crate::validate()) checks and what code generation consumes.
+//!
+//! Every node carries [`Span`]s (see [`crate::span`]) so that validation errors point at the
+//! source; IR built by hand uses detached spans through the constructors below, and
+//! [`Schema::erase_spans`] detaches all spans so that two schemas can be compared by content.
+//!
+//! The IR says what the user wrote, with no defaults filled in: use [`Field::predictors`] for
+//! the effective predictor set and [`Schema::flatten`] for the scalar wire layout of a class.
+
+use core::fmt;
+
+use crate::limits;
+use crate::span::{Span, Spanned};
+
+/// A complete schema: the root file and everything it imports, merged.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Schema {
+    /// The schema's name: the root file's stem (`game` for `game.netidl`).
+    pub name: String,
+    /// Module documentation: the root file's `//!` comments, one line per `\n`.
+    pub docs: String,
+    /// Declared enums, imported files first (depth-first, in import order), then declaration order.
+    pub enums: Vec<Enum>,
+    /// Declared classes, in the same order as `enums`.
+    pub classes: Vec<Class>,
+}
+
+/// An enum: a field kind with a fixed list of named cases, coded by index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Enum {
+    /// The enum's name, unique among enums and classes.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// The cases, in declaration order; a case's index is its position here.
+    pub cases: Vec<EnumCase>,
+    /// Where the enum is named.
+    pub span: Span,
+}
+
+/// One case of an [`Enum`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumCase {
+    /// The case's name, unique within its enum.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// Where the case is named.
+    pub span: Span,
+}
+
+/// A class: a replicated entity type with a list of fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Class {
+    /// The class's name, unique among enums and classes.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// The fields, in wire order.
+    pub fields: Vec<Field>,
+    /// Where the class is named.
+    pub span: Span,
+}
+
+/// One field of a [`Class`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// The field's name, unique within its class.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// The field's kind.
+    pub ty: FieldType,
+    /// The `predict(...)` clause as written, or `None` for the default (see [`Field::predictors`]).
+    pub predict: Option<PredictClause>,
+    /// Where the field is named.
+    pub span: Span,
+}
+
+/// A `predict(...)` clause as written.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PredictClause {
+    /// The predictors in the order written (duplicates are a validation error).
+    pub predictors: Vec<Spanned<Predictor>>,
+    /// The whole clause.
+    pub span: Span,
+}
+
+/// The kind of a field, with the span of its spelling.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldType {
+    /// What kind it is.
+    pub kind: TypeKind,
+    /// The whole kind expression (`fixed(0, 1, bits = 8)`, `[bool; 4]`, …).
+    pub span: Span,
+}
+
+/// The field kinds (DESIGN §4.3). Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
+/// compounds: `Vec2`, `Vec3`, `Array`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeKind {
+    /// `int(min, max)`: an integer in `min..=max`; both bounds within `i32`, `min < max`.
+    Int {
+        /// Smallest value.
+        min: Spanned<i64>,
+        /// Largest value.
+        max: Spanned<i64>,
+    },
+    /// `fixed(min, max, res = R)` or `fixed(min, max, bits = N)`: a real in `min..=max`,
+    /// quantised to a step or to a number of bits.
+    Fixed {
+        /// Smallest value.
+        min: Spanned<f64>,
+        /// Largest value.
+        max: Spanned<f64>,
+        /// The quantisation step or bit count.
+        precision: Spanned<Precision>,
+    },
+    /// `angle(bits = N)`: a wrapping angle in radians, `2^N` steps per turn.
+    Angle {
+        /// Bits per value.
+        bits: Spanned<u32>,
+    },
+    /// `quat(bits = N)`: a unit quaternion, coded smallest-three (index of the largest
+    /// component, then the other three in ±1/√2 at `N` bits each).
+    Quat {
+        /// Bits per component.
+        bits: Spanned<u32>,
+    },
+    /// `bool`.
+    Bool,
+    /// A declared enum, by name.
+    Enum {
+        /// The enum's name.
+        name: String,
+    },
+    /// `vec2<K>`: components `x`, `y` of a numeric scalar kind.
+    Vec2(Box<FieldType>),
+    /// `vec3<K>`: components `x`, `y`, `z` of a numeric scalar kind.
+    Vec3(Box<FieldType>),
+    /// `[K; N]`: a fixed-length array.
+    Array {
+        /// The element kind.
+        elem: Box<FieldType>,
+        /// The number of elements.
+        len: Spanned<u32>,
+    },
+}
+
+/// How finely a `fixed` kind is quantised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Precision {
+    /// `res = R`: the step between two representable values.
+    Resolution(f64),
+    /// `bits = N`: `2^N` evenly spaced values from `min` to `max` inclusive.
+    Bits(u32),
+}
+
+impl Precision {
+    /// The raw step count of `fixed(min, max, self)`: values are coded as integers `0..=steps`.
+    ///
+    /// For `Bits(n)` it is `2^n - 1`. For `Resolution(r)` it is `ceil((max - min) / r)`, except
+    /// that a quotient within [`limits::STEP_TOLERANCE`] above an integer counts as that
+    /// integer, so `fixed(0, 20, res = 0.1)` has 200 steps despite binary rounding. `None` if
+    /// the parameters give no finite, positive count that fits in a `u64`.
+    pub fn steps(self, min: f64, max: f64) -> Option<u64> {
+        match self {
+            Precision::Bits(n) if n < 64 => Some((1u64 << n) - 1),
+            Precision::Bits(_) => None,
+            Precision::Resolution(r) => {
+                let q = (max - min) / r;
+                if r.is_nan() || r <= 0.0 || !q.is_finite() || q <= 0.0 || q >= u64::MAX as f64 {
+                    return None;
+                }
+                let near = q.round();
+                let steps =
+                    if (q - near).abs() <= limits::STEP_TOLERANCE { near } else { q.ceil() };
+                // `steps` is a positive integer below 2^64 here.
+                Some((steps as u64).max(1))
+            }
+        }
+    }
+}
+
+/// A predictor: how a numeric field's value is guessed from the values the client holds
+/// (DESIGN §4.4). The declaration order is the fixed tie-breaking order of predictor selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Predictor {
+    /// No samples: codes the value itself.
+    Zero,
+    /// The last acknowledged value.
+    Hold,
+    /// A line through the last two acknowledged values.
+    Linear,
+    /// A parabola through the last three.
+    Quadratic,
+    /// A cubic through the last four.
+    Cubic,
+}
+
+impl Predictor {
+    /// All predictors, in tie-breaking order.
+    pub const ALL: [Predictor; 5] = [
+        Predictor::Zero,
+        Predictor::Hold,
+        Predictor::Linear,
+        Predictor::Quadratic,
+        Predictor::Cubic,
+    ];
+
+    /// The name used in `predict(...)`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Predictor::Zero => "zero",
+            Predictor::Hold => "hold",
+            Predictor::Linear => "linear",
+            Predictor::Quadratic => "quadratic",
+            Predictor::Cubic => "cubic",
+        }
+    }
+
+    /// The predictor called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Predictor> {
+        Predictor::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// How many past samples the predictor uses (0 for `zero`, 4 for `cubic`).
+    pub fn samples(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Predictor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of predictors, iterated in tie-breaking order.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PredictorSet(u8);
+
+impl PredictorSet {
+    /// No predictor: the set of transition-coded scalars (bool, enum, quaternion largest index).
+    pub const EMPTY: PredictorSet = PredictorSet(0);
+
+    /// The set used when a numeric field has no `predict(...)` clause: hold, linear, quadratic.
+    /// This is the one place that defines the default.
+    pub const DEFAULT: PredictorSet = PredictorSet(
+        (1 << Predictor::Hold as u8)
+            | (1 << Predictor::Linear as u8)
+            | (1 << Predictor::Quadratic as u8),
+    );
+
+    /// Every predictor.
+    pub const ALL: PredictorSet = PredictorSet(0b1_1111);
+
+    /// Whether `p` is in the set.
+    pub fn contains(self, p: Predictor) -> bool {
+        self.0 & (1 << p as u8) != 0
+    }
+
+    /// Adds `p`; returns whether it was absent.
+    pub fn insert(&mut self, p: Predictor) -> bool {
+        let absent = !self.contains(p);
+        self.0 |= 1 << p as u8;
+        absent
+    }
+
+    /// The number of predictors in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The predictors in tie-breaking order.
+    pub fn iter(self) -> impl Iterator<Item = Predictor> {
+        Predictor::ALL.into_iter().filter(move |&p| self.contains(p))
+    }
+}
+
+impl FromIterator<Predictor> for PredictorSet {
+    fn from_iter<I: IntoIterator<Item = Predictor>>(iter: I) -> PredictorSet {
+        let mut set = PredictorSet::EMPTY;
+        for p in iter {
+            set.insert(p);
+        }
+        set
+    }
+}
+
+impl fmt::Debug for PredictorSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl Schema {
+    /// An empty schema called `name`.
+    pub fn new(name: impl Into<String>) -> Schema {
+        Schema { name: name.into(), ..Schema::default() }
+    }
+
+    /// The enum called `name` and its index in [`Schema::enums`].
+    pub fn find_enum(&self, name: &str) -> Option<(usize, &Enum)> {
+        self.enums.iter().enumerate().find(|(_, e)| e.name == name)
+    }
+
+    /// The class called `name` and its index in [`Schema::classes`].
+    pub fn find_class(&self, name: &str) -> Option<(usize, &Class)> {
+        self.classes.iter().enumerate().find(|(_, c)| c.name == name)
+    }
+
+    /// Replaces every span with [`Span::DETACHED`], so that schemas from different front-ends
+    /// (or hand-built ones) compare equal when their content is equal.
+    pub fn erase_spans(&mut self) {
+        for e in &mut self.enums {
+            e.span = Span::DETACHED;
+            for c in &mut e.cases {
+                c.span = Span::DETACHED;
+            }
+        }
+        for c in &mut self.classes {
+            c.span = Span::DETACHED;
+            for f in &mut c.fields {
+                f.span = Span::DETACHED;
+                f.ty.erase_spans();
+                if let Some(clause) = &mut f.predict {
+                    clause.span = Span::DETACHED;
+                    for p in &mut clause.predictors {
+                        p.span = Span::DETACHED;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Enum {
+    /// An undocumented enum with the given cases.
+    pub fn new<S: Into<String>>(
+        name: impl Into<String>,
+        cases: impl IntoIterator<Item = S>,
+    ) -> Enum {
+        Enum {
+            name: name.into(),
+            docs: String::new(),
+            cases: cases
+                .into_iter()
+                .map(|c| EnumCase { name: c.into(), docs: String::new(), span: Span::DETACHED })
+                .collect(),
+            span: Span::DETACHED,
+        }
+    }
+
+    /// The index of the case called `name`.
+    pub fn case_index(&self, name: &str) -> Option<usize> {
+        self.cases.iter().position(|c| c.name == name)
+    }
+}
+
+impl Class {
+    /// An undocumented class with the given fields.
+    pub fn new(name: impl Into<String>, fields: impl IntoIterator<Item = Field>) -> Class {
+        Class {
+            name: name.into(),
+            docs: String::new(),
+            fields: fields.into_iter().collect(),
+            span: Span::DETACHED,
+        }
+    }
+}
+
+impl Field {
+    /// An undocumented field with the default predictors.
+    pub fn new(name: impl Into<String>, ty: FieldType) -> Field {
+        Field { name: name.into(), docs: String::new(), ty, predict: None, span: Span::DETACHED }
+    }
+
+    /// This field with an explicit `predict(...)` clause.
+    pub fn with_predictors(mut self, predictors: impl IntoIterator<Item = Predictor>) -> Field {
+        self.predict = Some(PredictClause {
+            predictors: predictors.into_iter().map(Spanned::from).collect(),
+            span: Span::DETACHED,
+        });
+        self
+    }
+
+    /// This field with documentation.
+    pub fn with_docs(mut self, docs: impl Into<String>) -> Field {
+        self.docs = docs.into();
+        self
+    }
+
+    /// The effective predictor set of the field's numeric scalars: the `predict(...)` clause, or
+    /// [`PredictorSet::DEFAULT`] without one. Empty for fields made of bools or enums, which are
+    /// transition-coded.
+    pub fn predictors(&self) -> PredictorSet {
+        if !self.ty.is_predicted() {
+            return PredictorSet::EMPTY;
+        }
+        match &self.predict {
+            Some(clause) => clause.predictors.iter().map(|p| p.value).collect(),
+            None => PredictorSet::DEFAULT,
+        }
+    }
+}
+
+impl FieldType {
+    /// A kind with a detached span.
+    pub fn new(kind: TypeKind) -> FieldType {
+        FieldType { kind, span: Span::DETACHED }
+    }
+
+    /// `int(min, max)`.
+    pub fn int(min: i64, max: i64) -> FieldType {
+        FieldType::new(TypeKind::Int { min: min.into(), max: max.into() })
+    }
+
+    /// `fixed(min, max, res = res)`.
+    pub fn fixed_res(min: f64, max: f64, res: f64) -> FieldType {
+        FieldType::new(TypeKind::Fixed {
+            min: min.into(),
+            max: max.into(),
+            precision: Precision::Resolution(res).into(),
+        })
+    }
+
+    /// `fixed(min, max, bits = bits)`.
+    pub fn fixed_bits(min: f64, max: f64, bits: u32) -> FieldType {
+        FieldType::new(TypeKind::Fixed {
+            min: min.into(),
+            max: max.into(),
+            precision: Precision::Bits(bits).into(),
+        })
+    }
+
+    /// `angle(bits = bits)`.
+    pub fn angle(bits: u32) -> FieldType {
+        FieldType::new(TypeKind::Angle { bits: bits.into() })
+    }
+
+    /// `quat(bits = bits)`.
+    pub fn quat(bits: u32) -> FieldType {
+        FieldType::new(TypeKind::Quat { bits: bits.into() })
+    }
+
+    /// `bool`.
+    pub fn bool() -> FieldType {
+        FieldType::new(TypeKind::Bool)
+    }
+
+    /// The enum called `name`.
+    pub fn enumeration(name: impl Into<String>) -> FieldType {
+        FieldType::new(TypeKind::Enum { name: name.into() })
+    }
+
+    /// `vec2<elem>`.
+    pub fn vec2(elem: FieldType) -> FieldType {
+        FieldType::new(TypeKind::Vec2(Box::new(elem)))
+    }
+
+    /// `vec3<elem>`.
+    pub fn vec3(elem: FieldType) -> FieldType {
+        FieldType::new(TypeKind::Vec3(Box::new(elem)))
+    }
+
+    /// `[elem; len]`.
+    pub fn array(elem: FieldType, len: u32) -> FieldType {
+        FieldType::new(TypeKind::Array { elem: Box::new(elem), len: len.into() })
+    }
+
+    /// The scalar kind at the bottom of vecs and arrays.
+    pub fn scalar(&self) -> &FieldType {
+        match &self.kind {
+            TypeKind::Vec2(elem) | TypeKind::Vec3(elem) | TypeKind::Array { elem, .. } => {
+                elem.scalar()
+            }
+            _ => self,
+        }
+    }
+
+    /// Whether the field's scalars are predicted (int, fixed, angle, quat) rather than
+    /// transition-coded (bool, enum).
+    pub fn is_predicted(&self) -> bool {
+        !matches!(self.scalar().kind, TypeKind::Bool | TypeKind::Enum { .. })
+    }
+
+    /// The kind's name as written in `.netidl` (`int`, `vec2`, `array`, the enum's name, …).
+    pub fn kind_name(&self) -> &str {
+        match &self.kind {
+            TypeKind::Int { .. } => "int",
+            TypeKind::Fixed { .. } => "fixed",
+            TypeKind::Angle { .. } => "angle",
+            TypeKind::Quat { .. } => "quat",
+            TypeKind::Bool => "bool",
+            TypeKind::Enum { name } => name,
+            TypeKind::Vec2(_) => "vec2",
+            TypeKind::Vec3(_) => "vec3",
+            TypeKind::Array { .. } => "array",
+        }
+    }
+
+    fn erase_spans(&mut self) {
+        self.span = Span::DETACHED;
+        match &mut self.kind {
+            TypeKind::Int { min, max } => {
+                min.span = Span::DETACHED;
+                max.span = Span::DETACHED;
+            }
+            TypeKind::Fixed { min, max, precision } => {
+                min.span = Span::DETACHED;
+                max.span = Span::DETACHED;
+                precision.span = Span::DETACHED;
+            }
+            TypeKind::Angle { bits } | TypeKind::Quat { bits } => bits.span = Span::DETACHED,
+            TypeKind::Bool | TypeKind::Enum { .. } => {}
+            TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => elem.erase_spans(),
+            TypeKind::Array { elem, len } => {
+                len.span = Span::DETACHED;
+                elem.erase_spans();
+            }
+        }
+    }
+}
+
+/// Writes the kind in `.netidl` syntax.
+impl fmt::Display for FieldType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            TypeKind::Int { min, max } => write!(f, "int({}, {})", min.value, max.value),
+            TypeKind::Fixed { min, max, precision } => {
+                write!(f, "fixed({:?}, {:?}, ", min.value, max.value)?;
+                match precision.value {
+                    Precision::Resolution(r) => write!(f, "res = {r:?})"),
+                    Precision::Bits(n) => write!(f, "bits = {n})"),
+                }
+            }
+            TypeKind::Angle { bits } => write!(f, "angle(bits = {})", bits.value),
+            TypeKind::Quat { bits } => write!(f, "quat(bits = {})", bits.value),
+            TypeKind::Bool => f.write_str("bool"),
+            TypeKind::Enum { name } => f.write_str(name),
+            TypeKind::Vec2(elem) => write!(f, "vec2<{elem}>"),
+            TypeKind::Vec3(elem) => write!(f, "vec3<{elem}>"),
+            TypeKind::Array { elem, len } => write!(f, "[{elem}; {}]", len.value),
+        }
+    }
+}
+
+fn write_docs(f: &mut fmt::Formatter<'_>, docs: &str, marker: &str, indent: &str) -> fmt::Result {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    for line in docs.split('\n') {
+        if line.is_empty() {
+            writeln!(f, "{indent}{marker}")?;
+        } else {
+            writeln!(f, "{indent}{marker} {line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the schema as one `.netidl` file (imports already merged), which parses back to the
+/// same IR up to spans.
+impl fmt::Display for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_docs(f, &self.docs, "//!", "")?;
+        let mut first = self.docs.is_empty();
+        for e in &self.enums {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            write_docs(f, &e.docs, "///", "")?;
+            writeln!(f, "enum {} {{", e.name)?;
+            for c in &e.cases {
+                write_docs(f, &c.docs, "///", "    ")?;
+                writeln!(f, "    {},", c.name)?;
+            }
+            writeln!(f, "}}")?;
+        }
+        for c in &self.classes {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            write_docs(f, &c.docs, "///", "")?;
+            writeln!(f, "class {} {{", c.name)?;
+            for field in &c.fields {
+                write_docs(f, &field.docs, "///", "    ")?;
+                write!(f, "    {}: {}", field.name, field.ty)?;
+                if let Some(clause) = &field.predict {
+                    f.write_str(" predict(")?;
+                    for (i, p) in clause.predictors.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        f.write_str(p.value.name())?;
+                    }
+                    f.write_str(")")?;
+                }
+                writeln!(f, ";")?;
+            }
+            writeln!(f, "}}")?;
+        }
+        Ok(())
+    }
+}

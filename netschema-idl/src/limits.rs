@@ -1,0 +1,39 @@
+//! The numeric limits of the schema language, in one place.
+//!
+//! The validator enforces them; code generators and the runtime may rely on them.
+
+/// Most bits of a quantised scalar (`fixed(.., bits = N)`, `angle`, `quat` components), and the
+/// most bits the raw step count of a `fixed(.., res = R)` may need.
+pub const MAX_BITS: u32 = 31;
+
+/// Fewest bits of an `angle` or of a `fixed(.., bits = N)`.
+pub const MIN_BITS: u32 = 1;
+
+/// Fewest bits of each `quat` component (one bit cannot code a value in ±1/√2 usefully).
+pub const MIN_QUAT_BITS: u32 = 2;
+
+/// Largest raw step count of a `fixed` kind: values are coded as `0..=steps`, in [`MAX_BITS`] bits.
+pub const MAX_FIXED_STEPS: u64 = (1 << MAX_BITS) - 1;
+
+/// Fewest cases of an enum.
+pub const MIN_ENUM_CASES: usize = 1;
+
+/// Most cases of an enum.
+pub const MAX_ENUM_CASES: usize = 65_536;
+
+/// Shortest array.
+pub const MIN_ARRAY_LEN: u32 = 1;
+
+/// Longest array.
+pub const MAX_ARRAY_LEN: u32 = 1024;
+
+/// Smallest `int` bound.
+pub const INT_MIN: i64 = i32::MIN as i64;
+
+/// Largest `int` bound.
+pub const INT_MAX: i64 = i32::MAX as i64;
+
+/// How far `(max - min) / res` may sit above an integer and still count as that integer when
+/// the step count of a `fixed(.., res = R)` is computed (absorbs decimal rounding such as
+/// `20 / 0.1 = 200.00000000000003`); see [`Precision::steps`](crate::ir::Precision::steps).
+pub const STEP_TOLERANCE: f64 = 1e-6;

@@ -1,0 +1,744 @@
+//! The `.netidl` recursive-descent parser: tokens to IR, with error recovery.
+//!
+//! Syntax errors are reported and the parser resynchronises at the next `;` or `}` (inside a
+//! class or enum) or at the next `enum`/`class`/`import` (at the top level), so one pass
+//! reports every error it can. Items whose body had a syntax error are recorded as
+//! *poisoned*, so validation does not add follow-on errors about them (an enum whose cases
+//! failed to parse is not also reported as empty).
+
+mod kind;
+
+use crate::diagnostic::Diagnostic;
+use crate::ir::{
+    Class, Enum, EnumCase, Field, FieldType, PredictClause, Predictor, Schema, TypeKind,
+};
+use crate::lexer::{self, Tok, Token};
+use crate::span::{FileId, Span, Spanned};
+use kind::{KindBuilder, saturate_u32};
+
+/// How deeply kinds may nest (`[vec2<..>; N]` is depth 2); deeper input is rejected.
+const MAX_DEPTH: usize = 8;
+
+/// The result of parsing one file.
+#[derive(Debug, Default)]
+pub(crate) struct Parsed {
+    /// The file's items (the schema name is left empty; the loader sets it).
+    pub(crate) schema: Schema,
+    /// The file's imports, in order.
+    pub(crate) imports: Vec<Import>,
+    /// Spans of items whose bodies had syntax errors.
+    pub(crate) poisoned: Vec<Span>,
+    /// Whether an `import` was too malformed to follow (its names would be missing).
+    pub(crate) broken_import: bool,
+}
+
+/// An `import "path";` statement.
+#[derive(Debug, Clone)]
+pub(crate) struct Import {
+    /// The path as written (relative to the importing file).
+    pub(crate) path: String,
+    /// The string literal.
+    pub(crate) span: Span,
+}
+
+/// Parses one file, appending syntax errors to `diags`. `text` must be shorter than 4 GiB.
+pub(crate) fn parse(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Parsed {
+    let tokens = lexer::lex(file, text, diags);
+    let mut parser = Parser { text, tokens, pos: 0, diags, out: Parsed::default() };
+    parser.file();
+    parser.out
+}
+
+/// A numeric literal, possibly negated or a ratio.
+#[derive(Clone, Copy, Debug)]
+struct Num {
+    value: f64,
+    /// The value if the literal is a plain (possibly negative) integer.
+    int: Option<i128>,
+    span: Span,
+}
+
+/// One argument of a kind: `value` or `name = value`.
+#[derive(Clone, Debug)]
+struct Arg {
+    name: Option<(String, Span)>,
+    value: Num,
+}
+
+struct Parser<'a, 'd> {
+    text: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    diags: &'d mut Vec<Diagnostic>,
+    out: Parsed,
+}
+
+impl<'a> Parser<'a, '_> {
+    // ----- token helpers -------------------------------------------------------------------
+
+    fn nth(&self, n: usize) -> Token {
+        let last = self.tokens.len().saturating_sub(1);
+        self.tokens
+            .get((self.pos + n).min(last))
+            .copied()
+            .unwrap_or(Token { kind: Tok::Eof, span: Span::DETACHED })
+    }
+
+    fn tok(&self) -> Token {
+        self.nth(0)
+    }
+
+    fn at(&self, kind: Tok) -> bool {
+        self.tok().kind == kind
+    }
+
+    fn at_word(&self, word: &str) -> bool {
+        let t = self.tok();
+        t.kind == Tok::Ident && self.text_of(t) == word
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.tok();
+        if t.kind != Tok::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, kind: Tok) -> Option<Token> {
+        if self.at(kind) { Some(self.bump()) } else { None }
+    }
+
+    fn text_of(&self, t: Token) -> &'a str {
+        self.text.get(t.span.range()).unwrap_or("")
+    }
+
+    /// The empty span just after the previous token.
+    fn prev_end(&self) -> Span {
+        match self.pos.checked_sub(1).and_then(|i| self.tokens.get(i)) {
+            Some(t) => t.span.end_point(),
+            None => self.tok().span,
+        }
+    }
+
+    /// The span from `start` to the end of the previous token.
+    fn since(&self, start: Span) -> Span {
+        start.to(self.prev_end())
+    }
+
+    fn describe(&self, t: Token) -> String {
+        match t.kind {
+            Tok::Eof => "end of file".into(),
+            Tok::DocOuter | Tok::DocInner => "doc comment".into(),
+            Tok::Str | Tok::BadStr => "string literal".into(),
+            _ => {
+                let text = self.text_of(t);
+                if text.chars().count() > 24 {
+                    let short: String = text.chars().take(24).collect();
+                    format!("`{short}…`")
+                } else {
+                    format!("`{text}`")
+                }
+            }
+        }
+    }
+
+    fn error(&mut self, diag: Diagnostic) {
+        self.diags.push(diag);
+    }
+
+    /// Reports "expected `what`, found …" at the current token.
+    fn expected(&mut self, what: &str) {
+        let t = self.tok();
+        let found = self.describe(t);
+        self.error(
+            Diagnostic::error(format!("expected {what}, found {found}"))
+                .with_label(t.span, format!("expected {what}")),
+        );
+    }
+
+    /// Reports a missing terminator `what` just after the previous token.
+    fn expected_after(&mut self, what: &str) {
+        let t = self.tok();
+        let found = self.describe(t);
+        let mut diag = Diagnostic::error(format!("expected {what}, found {found}"))
+            .with_label(self.prev_end(), format!("expected {what}"));
+        if t.kind != Tok::Eof {
+            diag = diag.with_secondary(t.span, "unexpected token");
+        }
+        self.error(diag);
+    }
+
+    /// Whether the current token starts a top-level item (`enum X`, `class X`, `import "…"`).
+    fn at_item_start(&self) -> bool {
+        let next = self.nth(1).kind;
+        (self.at_word("enum") || self.at_word("class")) && next == Tok::Ident
+            || self.at_word("import") && matches!(next, Tok::Str | Tok::BadStr)
+    }
+
+    /// Whether the current token starts a field (`name:`).
+    fn at_field_start(&self) -> bool {
+        self.at(Tok::DocOuter) || self.at(Tok::Ident) && self.nth(1).kind == Tok::Colon
+    }
+
+    /// Skips to just after the next `;`, or to the next `}` or item start, keeping braces
+    /// balanced.
+    fn skip_to_field_end(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok().kind {
+                Tok::Eof => return,
+                Tok::Semi if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                Tok::RBrace if depth == 0 => return,
+                Tok::RBrace => depth -= 1,
+                Tok::LBrace => depth += 1,
+                _ if depth == 0 && self.at_item_start() => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Skips to the next top-level item start (or the end), skipping whole `{ … }` blocks.
+    fn skip_item(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok().kind {
+                Tok::Eof => return,
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    self.bump();
+                    if depth == 0 {
+                        return;
+                    }
+                    continue;
+                }
+                _ if depth == 0 && self.at_item_start() => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Collects consecutive `///` comments: the joined text and their span.
+    fn docs(&mut self) -> Option<(String, Span)> {
+        let first = self.tok().span;
+        let mut lines = Vec::new();
+        while let Some(t) = self.eat(Tok::DocOuter) {
+            lines.push(lexer::doc_text(self.text_of(t)));
+        }
+        if lines.is_empty() { None } else { Some((lines.join("\n"), self.since(first))) }
+    }
+
+    /// Reports and skips `//!` comments after the start of the file; whether there were any.
+    fn stray_inner_docs(&mut self) -> bool {
+        let mut any = false;
+        while let Some(t) = self.eat(Tok::DocInner) {
+            any = true;
+            self.error(
+                Diagnostic::error("file doc comment `//!` after the start of the file")
+                    .with_label(t.span, "not at the start of the file")
+                    .with_help("`//!` documents the file and must come before any item; use `///` to document the next item"),
+            );
+        }
+        any
+    }
+
+    fn dangling_docs(&mut self, span: Span) {
+        self.error(
+            Diagnostic::error("doc comment is not followed by anything to document")
+                .with_label(span, "this doc comment documents nothing")
+                .with_help("doc comments (`///`) go right before an enum, a case, a class or a field; use `//` for other comments"),
+        );
+    }
+
+    // ----- items -------------------------------------------------------------------------
+
+    fn file(&mut self) {
+        let mut file_docs = Vec::new();
+        while let Some(t) = self.eat(Tok::DocInner) {
+            file_docs.push(lexer::doc_text(self.text_of(t)).to_owned());
+        }
+        self.out.schema.docs = file_docs.join("\n");
+        loop {
+            self.stray_inner_docs();
+            let docs = self.docs();
+            let t = self.tok();
+            if t.kind == Tok::Eof {
+                if let Some((_, span)) = docs {
+                    self.dangling_docs(span);
+                }
+                return;
+            }
+            if t.kind == Tok::DocInner {
+                if let Some((_, span)) = docs {
+                    self.dangling_docs(span);
+                }
+                continue;
+            }
+            let docs_text = docs.as_ref().map(|d| d.0.clone()).unwrap_or_default();
+            match (t.kind, self.text_of(t)) {
+                (Tok::Ident, "import") => {
+                    if let Some((_, span)) = docs {
+                        self.error(
+                            Diagnostic::error("doc comments cannot document an import")
+                                .with_label(span, "this doc comment documents nothing")
+                                .with_help("use `//` for a comment on an import"),
+                        );
+                    }
+                    self.import();
+                }
+                (Tok::Ident, "enum") => self.enumeration(docs_text),
+                (Tok::Ident, "class") => self.class(docs_text),
+                (Tok::Ident, word @ ("struct" | "message" | "table" | "type" | "entity")) => {
+                    self.error(
+                        Diagnostic::error(format!(
+                            "expected `enum`, `class` or `import`, found `{word}`"
+                        ))
+                        .with_label(t.span, "unknown item keyword")
+                        .with_help("classes are declared with `class`"),
+                    );
+                    self.class(docs_text);
+                }
+                _ => {
+                    self.expected("`enum`, `class` or `import`");
+                    self.bump();
+                    self.skip_item();
+                }
+            }
+        }
+    }
+
+    fn import(&mut self) {
+        self.bump();
+        if self.eat(Tok::BadStr).is_some() {
+            // Already reported; the rest of the line went into the string.
+            self.out.broken_import = true;
+            return;
+        }
+        let Some(t) = self.eat(Tok::Str) else {
+            self.out.broken_import = true;
+            self.expected("a file path in quotes");
+            self.skip_to_field_end();
+            return;
+        };
+        let path = lexer::string_value(self.text_of(t));
+        if path.is_empty() {
+            self.error(
+                Diagnostic::error("empty import path")
+                    .with_label(t.span, "expected a path relative to this file"),
+            );
+        } else {
+            self.out.imports.push(Import { path, span: t.span });
+        }
+        if self.eat(Tok::Semi).is_none() {
+            self.expected_after("`;`");
+            if !self.at_item_start() && !self.at(Tok::DocOuter) {
+                self.skip_to_field_end();
+            }
+        }
+    }
+
+    /// Parses `keyword Name {`, returning the name and its span, or `None` after recovery.
+    fn item_head(&mut self, what: &str) -> Option<(String, Span)> {
+        self.bump();
+        let Some(name) = self.eat(Tok::Ident) else {
+            self.expected(&format!("{what} name"));
+            self.skip_item();
+            return None;
+        };
+        if self.eat(Tok::LBrace).is_none() {
+            self.expected("`{`");
+            self.skip_item();
+            return None;
+        }
+        Some((self.text_of(name).to_owned(), name.span))
+    }
+
+    /// Reports an unclosed `{` of the item named at `name`.
+    fn unclosed(&mut self, what: &str, name: Span) {
+        let t = self.tok();
+        let found = self.describe(t);
+        self.error(
+            Diagnostic::error(format!("expected `}}`, found {found}"))
+                .with_label(t.span, "expected `}`")
+                .with_secondary(name, format!("this {what} is not closed")),
+        );
+    }
+
+    fn enumeration(&mut self, docs: String) {
+        let Some((name, span)) = self.item_head("an enum") else {
+            return;
+        };
+        let mut cases = Vec::new();
+        let mut poisoned = false;
+        loop {
+            poisoned |= self.stray_inner_docs();
+            let case_docs = self.docs();
+            if self.at(Tok::RBrace) || self.at(Tok::Eof) || self.at_item_start() {
+                if let Some((_, span)) = case_docs {
+                    self.dangling_docs(span);
+                    poisoned = true;
+                }
+                if self.eat(Tok::RBrace).is_none() {
+                    self.unclosed("enum", span);
+                    poisoned = true;
+                }
+                break;
+            }
+            let Some(t) = self.eat(Tok::Ident) else {
+                self.expected("an enum case");
+                poisoned = true;
+                self.skip_to_case_end();
+                continue;
+            };
+            cases.push(EnumCase {
+                name: self.text_of(t).to_owned(),
+                docs: case_docs.map(|d| d.0).unwrap_or_default(),
+                span: t.span,
+            });
+            if self.eat(Tok::Comma).is_some() || self.at(Tok::RBrace) {
+                continue;
+            }
+            poisoned = true;
+            if self.at(Tok::Ident) || self.at(Tok::DocOuter) {
+                self.expected_after("`,`");
+            } else {
+                self.expected("`,` or `}`");
+                self.skip_to_case_end();
+            }
+        }
+        if poisoned {
+            self.out.poisoned.push(span);
+        }
+        self.out.schema.enums.push(Enum { name, docs, cases, span });
+    }
+
+    /// Skips to just after the next `,`, or to the next `}` or item start.
+    fn skip_to_case_end(&mut self) {
+        loop {
+            match self.tok().kind {
+                Tok::Eof | Tok::RBrace => return,
+                Tok::Comma => {
+                    self.bump();
+                    return;
+                }
+                _ if self.at_item_start() => return,
+                _ => {
+                    self.bump();
+                }
+            }
+        }
+    }
+
+    fn class(&mut self, docs: String) {
+        let Some((name, span)) = self.item_head("a class") else {
+            return;
+        };
+        let mut fields = Vec::new();
+        let mut poisoned = false;
+        loop {
+            poisoned |= self.stray_inner_docs();
+            let field_docs = self.docs();
+            if self.at(Tok::RBrace) || self.at(Tok::Eof) || self.at_item_start() {
+                if let Some((_, span)) = field_docs {
+                    self.dangling_docs(span);
+                    poisoned = true;
+                }
+                if self.eat(Tok::RBrace).is_none() {
+                    self.unclosed("class", span);
+                    poisoned = true;
+                }
+                break;
+            }
+            let docs = field_docs.map(|d| d.0).unwrap_or_default();
+            match self.field(docs) {
+                Some((field, clean)) => {
+                    poisoned |= !clean;
+                    fields.push(field);
+                }
+                None => poisoned = true,
+            }
+        }
+        if poisoned {
+            self.out.poisoned.push(span);
+        }
+        self.out.schema.classes.push(Class { name, docs, fields, span });
+    }
+
+    /// Parses one field. Returns the field and whether it parsed without error, or `None` if
+    /// it could not be built (after recovering to the end of the field).
+    fn field(&mut self, docs: String) -> Option<(Field, bool)> {
+        let Some(name) = self.eat(Tok::Ident) else {
+            self.expected("a field name");
+            self.bump();
+            self.skip_to_field_end();
+            return None;
+        };
+        if self.eat(Tok::Colon).is_none() {
+            let word = self.text_of(name);
+            let t = self.tok();
+            let found = self.describe(t);
+            let mut diag = Diagnostic::error(format!(
+                "expected `:` after the field name `{word}`, found {found}"
+            ))
+            .with_label(t.span, "expected `:`");
+            if t.kind == Tok::Ident {
+                diag = diag.with_help("fields are written `name: kind;`");
+            }
+            self.error(diag);
+            self.skip_to_field_end();
+            return None;
+        }
+        let Some(ty) = self.ty(0) else {
+            self.skip_to_field_end();
+            return None;
+        };
+        let mut clean = true;
+        let mut predict: Option<PredictClause> = None;
+        while self.at_word("predict") {
+            let start = self.tok().span;
+            let clause = self.predict_clause();
+            if let Some(first) = &predict {
+                self.error(
+                    Diagnostic::error("duplicate `predict` clause")
+                        .with_label(self.since(start), "second clause")
+                        .with_secondary(first.span, "first clause")
+                        .with_help("list all predictors in one `predict(...)`"),
+                );
+                clean = false;
+            } else {
+                match clause {
+                    Some(c) => predict = Some(c),
+                    None => clean = false,
+                }
+            }
+        }
+        if self.eat(Tok::Semi).is_none() {
+            clean = false;
+            if self.at(Tok::Comma) {
+                let t = self.bump();
+                self.error(
+                    Diagnostic::error("expected `;`, found `,`")
+                        .with_label(t.span, "expected `;`")
+                        .with_help("fields end with `;`"),
+                );
+            } else {
+                self.expected_after("`;`");
+                if !(self.at(Tok::RBrace) || self.at_field_start() || self.at_item_start()) {
+                    self.skip_to_field_end();
+                }
+            }
+        }
+        Some((
+            Field { name: self.text_of(name).to_owned(), docs, ty, predict, span: name.span },
+            clean,
+        ))
+    }
+
+    /// Parses `predict(name, ...)`. Unknown names are reported and left out; `None` if the
+    /// clause is malformed or named only unknown predictors.
+    fn predict_clause(&mut self) -> Option<PredictClause> {
+        let start = self.bump().span;
+        if self.eat(Tok::LParen).is_none() {
+            self.expected("`(`");
+            return None;
+        }
+        let mut predictors = Vec::new();
+        let mut unknown = false;
+        loop {
+            if self.eat(Tok::RParen).is_some() {
+                break;
+            }
+            let Some(t) = self.eat(Tok::Ident) else {
+                self.expected("a predictor name");
+                self.skip_in_parens();
+                return None;
+            };
+            let word = self.text_of(t);
+            match Predictor::from_name(word) {
+                Some(p) => predictors.push(Spanned::new(p, t.span)),
+                None => {
+                    unknown = true;
+                    self.error(
+                        Diagnostic::error(format!("unknown predictor `{word}`"))
+                            .with_label(t.span, "not a predictor")
+                            .with_help(
+                                "the predictors are zero, hold, linear, quadratic and cubic",
+                            ),
+                    );
+                }
+            }
+            if self.eat(Tok::Comma).is_none() && !self.at(Tok::RParen) {
+                self.expected("`,` or `)`");
+                self.skip_in_parens();
+                return None;
+            }
+        }
+        if unknown && predictors.is_empty() {
+            return None;
+        }
+        Some(PredictClause { predictors, span: self.since(start) })
+    }
+
+    /// Skips to just after the `)` closing the current parenthesis (or to a `;`/`}`).
+    fn skip_in_parens(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok().kind {
+                Tok::Eof | Tok::Semi | Tok::RBrace | Tok::LBrace => return,
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    self.bump();
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                    continue;
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    // ----- kinds -------------------------------------------------------------------------
+
+    fn ty(&mut self, depth: usize) -> Option<FieldType> {
+        let start = self.tok();
+        if depth >= MAX_DEPTH {
+            self.error(
+                Diagnostic::error("field kind nested too deeply")
+                    .with_label(start.span, format!("more than {MAX_DEPTH} levels of nesting")),
+            );
+            return None;
+        }
+        match start.kind {
+            Tok::LBracket => self.array(depth),
+            Tok::Ident => self.named_kind(depth),
+            _ => {
+                self.expected("a field kind");
+                None
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<FieldType> {
+        let open = self.bump().span;
+        let elem = self.ty(depth + 1)?;
+        if self.eat(Tok::Semi).is_none() {
+            self.expected_after("`;`");
+            if let Some(last) = self.diags.last_mut() {
+                last.help = Some("arrays are written `[kind; length]`".into());
+            }
+            return None;
+        }
+        let len = self.number()?;
+        let Some(int) = len.int else {
+            self.error(
+                Diagnostic::error("array length must be an integer")
+                    .with_label(len.span, "not an integer"),
+            );
+            return None;
+        };
+        if self.eat(Tok::RBracket).is_none() {
+            self.expected("`]`");
+            return None;
+        }
+        Some(FieldType {
+            kind: TypeKind::Array {
+                elem: Box::new(elem),
+                len: Spanned::new(saturate_u32(int), len.span),
+            },
+            span: self.since(open),
+        })
+    }
+
+    fn named_kind(&mut self, depth: usize) -> Option<FieldType> {
+        let name_tok = self.bump();
+        let name = self.text_of(name_tok);
+        let generic = if self.eat(Tok::Lt).is_some() {
+            let inner = self.ty(depth + 1)?;
+            if self.eat(Tok::Gt).is_none() {
+                self.expected("`>`");
+                return None;
+            }
+            Some(inner)
+        } else {
+            None
+        };
+        let args = if self.eat(Tok::LParen).is_some() { Some(self.args()?) } else { None };
+        let span = self.since(name_tok.span);
+        let kind =
+            KindBuilder::new(name, name_tok.span, span, &mut *self.diags).build(generic, args)?;
+        Some(FieldType { kind, span })
+    }
+
+    /// Parses arguments after `(` up to and including `)`.
+    fn args(&mut self) -> Option<Vec<Arg>> {
+        let mut args = Vec::new();
+        loop {
+            if self.eat(Tok::RParen).is_some() {
+                return Some(args);
+            }
+            let name = if self.at(Tok::Ident) && self.nth(1).kind == Tok::Eq {
+                let t = self.bump();
+                self.bump();
+                Some((self.text_of(t).to_owned(), t.span))
+            } else {
+                None
+            };
+            let Some(value) = self.number() else {
+                self.skip_in_parens();
+                return None;
+            };
+            args.push(Arg { name, value });
+            if self.eat(Tok::Comma).is_none() && !self.at(Tok::RParen) {
+                self.expected("`,` or `)`");
+                self.skip_in_parens();
+                return None;
+            }
+        }
+    }
+
+    /// Parses `-`? literal (`/` literal)?.
+    fn number(&mut self) -> Option<Num> {
+        let start = self.tok().span;
+        let negative = self.eat(Tok::Minus).is_some();
+        let (mut value, mut int) = self.literal()?;
+        if self.eat(Tok::Slash).is_some() {
+            let (den, _) = self.literal()?;
+            value /= den;
+            int = None;
+        }
+        if negative {
+            value = -value;
+            int = int.map(|i| -i);
+        }
+        Some(Num { value, int, span: self.since(start) })
+    }
+
+    fn literal(&mut self) -> Option<(f64, Option<i128>)> {
+        let t = self.tok();
+        if !matches!(t.kind, Tok::Int | Tok::Float) {
+            self.expected("a number");
+            return None;
+        }
+        self.bump();
+        let digits: String = self.text_of(t).chars().filter(|&c| c != '_').collect();
+        let value = digits.parse::<f64>().unwrap_or(f64::INFINITY);
+        let int = match t.kind {
+            Tok::Int => Some(
+                digits
+                    .parse::<u128>()
+                    .map_or(i128::MAX, |v| i128::try_from(v).unwrap_or(i128::MAX)),
+            ),
+            _ => None,
+        };
+        Some((value, int))
+    }
+}

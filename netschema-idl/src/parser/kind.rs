@@ -1,0 +1,281 @@
+//! Checking the parameters of a named kind (`int(..)`, `fixed(..)`, `vec2<..>`, …) and
+//! building its IR.
+
+use super::{Arg, Num};
+use crate::diagnostic::Diagnostic;
+use crate::hints;
+use crate::ir::{FieldType, Precision, TypeKind};
+use crate::span::{Span, Spanned};
+
+pub(super) fn saturate_u32(v: i128) -> u32 {
+    u32::try_from(v.max(0)).unwrap_or(u32::MAX)
+}
+
+fn saturate_i64(v: i128) -> i64 {
+    i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Checks the parameters of a named kind and builds it, reporting every problem found.
+pub(super) struct KindBuilder<'a, 'd> {
+    name: &'a str,
+    name_span: Span,
+    span: Span,
+    diags: &'d mut Vec<Diagnostic>,
+    ok: bool,
+}
+
+impl<'a, 'd> KindBuilder<'a, 'd> {
+    /// A builder for the kind called `name` (at `name_span`) spelled over `span`.
+    pub(super) fn new(
+        name: &'a str,
+        name_span: Span,
+        span: Span,
+        diags: &'d mut Vec<Diagnostic>,
+    ) -> Self {
+        KindBuilder { name, name_span, span, diags, ok: true }
+    }
+
+    fn error(&mut self, diag: Diagnostic) {
+        self.ok = false;
+        self.diags.push(diag);
+    }
+
+    pub(super) fn build(
+        mut self,
+        generic: Option<FieldType>,
+        args: Option<Vec<Arg>>,
+    ) -> Option<TypeKind> {
+        let name = self.name;
+        let kind = match name {
+            "int" | "fixed" | "angle" | "quat" | "bool" => {
+                if let Some(g) = &generic {
+                    self.error(
+                        Diagnostic::error(format!("`{name}` takes no component kind"))
+                            .with_label(g.span, "unexpected `<...>`"),
+                    );
+                }
+                match name {
+                    "int" => self.int(args),
+                    "fixed" => self.fixed(args),
+                    "angle" | "quat" => self.bits_kind(args),
+                    _ => {
+                        if args.is_some() {
+                            self.error(
+                                Diagnostic::error("`bool` takes no parameters")
+                                    .with_label(self.span, "write just `bool`"),
+                            );
+                        }
+                        Some(TypeKind::Bool)
+                    }
+                }
+            }
+            "vec2" | "vec3" => {
+                if args.is_some() {
+                    self.error(
+                        Diagnostic::error(format!("`{name}` takes no parameters"))
+                            .with_label(self.span, "unexpected parameters")
+                            .with_help(format!(
+                                "put the parameters on the component kind: `{name}<fixed(-1, 1, bits = 12)>`"
+                            )),
+                    );
+                }
+                match generic {
+                    Some(elem) if name == "vec2" => Some(TypeKind::Vec2(Box::new(elem))),
+                    Some(elem) => Some(TypeKind::Vec3(Box::new(elem))),
+                    None => {
+                        self.error(
+                            Diagnostic::error(format!("`{name}` needs a component kind"))
+                                .with_label(self.name_span, "missing `<kind>`")
+                                .with_help(format!("e.g. `{name}<fixed(-1, 1, bits = 12)>`")),
+                        );
+                        None
+                    }
+                }
+            }
+            _ if generic.is_some() || args.is_some() => {
+                let mut diag = Diagnostic::error(format!("unknown kind `{name}`"))
+                    .with_label(self.name_span, "not a field kind");
+                diag = diag.with_help(hints::kind_hint(name));
+                self.error(diag);
+                None
+            }
+            _ => Some(TypeKind::Enum { name: name.to_owned() }),
+        };
+        if self.ok { kind } else { None }
+    }
+
+    /// Splits arguments into positional values and named ones, reporting duplicates and names
+    /// not in `allowed`.
+    fn split<'x>(
+        &mut self,
+        args: &'x [Arg],
+        allowed: &[&str],
+        usage: &str,
+    ) -> (Vec<Num>, Vec<(&'x str, Span, Num)>) {
+        let mut positional = Vec::new();
+        let mut named: Vec<(&str, Span, Num)> = Vec::new();
+        for arg in args {
+            match &arg.name {
+                None => positional.push(arg.value),
+                Some((n, span)) => {
+                    if !allowed.contains(&n.as_str()) {
+                        let kind = self.name;
+                        self.error(
+                            Diagnostic::error(format!("`{kind}` has no parameter `{n}`"))
+                                .with_label(*span, "unknown parameter")
+                                .with_help(format!("write `{usage}`")),
+                        );
+                    } else if let Some((_, first, _)) = named.iter().find(|(m, _, _)| *m == n) {
+                        let first = *first;
+                        self.error(
+                            Diagnostic::error(format!("parameter `{n}` is given twice"))
+                                .with_label(*span, "given again here")
+                                .with_secondary(first, "first given here"),
+                        );
+                    } else {
+                        named.push((n.as_str(), *span, arg.value));
+                    }
+                }
+            }
+        }
+        (positional, named)
+    }
+
+    fn bounds(&mut self, positional: &[Num], usage: &str) -> Option<(Num, Num)> {
+        match positional {
+            [min, max] => Some((*min, *max)),
+            _ => {
+                let kind = self.name;
+                let n = positional.len();
+                let label = match positional.first() {
+                    Some(first) => first.span.to(positional[n - 1].span),
+                    None => self.span,
+                };
+                self.error(
+                    Diagnostic::error(format!("`{kind}` takes 2 bounds, found {n}"))
+                        .with_label(label, "expected `min, max`")
+                        .with_help(format!("write `{usage}`")),
+                );
+                None
+            }
+        }
+    }
+
+    fn int(&mut self, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+        const USAGE: &str = "int(min, max)";
+        let Some(args) = args else {
+            self.error(
+                Diagnostic::error("`int` needs bounds")
+                    .with_label(self.name_span, "expected `int(min, max)`"),
+            );
+            return None;
+        };
+        let (positional, _) = self.split(&args, &[], USAGE);
+        let (min, max) = self.bounds(&positional, USAGE)?;
+        let mut int = |n: Num| match n.int {
+            Some(v) => Some(Spanned::new(saturate_i64(v), n.span)),
+            None => {
+                self.error(
+                    Diagnostic::error("`int` bounds must be integers")
+                        .with_label(n.span, "not an integer")
+                        .with_help("use `fixed(min, max, res = R)` for real numbers"),
+                );
+                None
+            }
+        };
+        let (min, max) = (int(min), int(max));
+        Some(TypeKind::Int { min: min?, max: max? })
+    }
+
+    fn fixed(&mut self, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+        const USAGE: &str = "fixed(min, max, res = R)` or `fixed(min, max, bits = N)";
+        let Some(args) = args else {
+            self.error(
+                Diagnostic::error("`fixed` needs bounds and a precision")
+                    .with_label(self.name_span, "expected `fixed(min, max, res = R)`")
+                    .with_help(format!("write `{USAGE}`")),
+            );
+            return None;
+        };
+        let (positional, named) = self.split(&args, &["res", "bits"], USAGE);
+        let bounds = self.bounds(&positional, USAGE);
+        let precision = match named.as_slice() {
+            // An unknown parameter was reported; it was probably meant as the precision.
+            [] if args.iter().any(|a| a.name.is_some()) => None,
+            [] => {
+                self.error(
+                    Diagnostic::error("`fixed` needs a precision")
+                        .with_label(self.span, "missing `res = R` or `bits = N`")
+                        .with_help("e.g. `fixed(0, 20, res = 0.01)` or `fixed(0, 20, bits = 12)`"),
+                );
+                None
+            }
+            [(which, span, value)] => {
+                let whole = span.to(value.span);
+                if *which == "res" {
+                    Some(Spanned::new(Precision::Resolution(value.value), whole))
+                } else {
+                    self.bits_value(*value).map(|b| Spanned::new(Precision::Bits(b.value), whole))
+                }
+            }
+            [(first, first_span, _), (second, second_span, _), ..] => {
+                let (first, second, first_span, second_span) =
+                    (*first, *second, *first_span, *second_span);
+                self.error(
+                    Diagnostic::error(format!("`{first}` and `{second}` cannot both be given"))
+                        .with_label(second_span, format!("`{second}` given here"))
+                        .with_secondary(first_span, format!("`{first}` given here"))
+                        .with_help(
+                            "give either a resolution (`res = R`) or a bit count (`bits = N`)",
+                        ),
+                );
+                None
+            }
+        };
+        let (min, max) = bounds?;
+        Some(TypeKind::Fixed {
+            min: Spanned::new(min.value, min.span),
+            max: Spanned::new(max.value, max.span),
+            precision: precision?,
+        })
+    }
+
+    fn bits_value(&mut self, value: Num) -> Option<Spanned<u32>> {
+        match value.int {
+            Some(v) => Some(Spanned::new(saturate_u32(v), value.span)),
+            None => {
+                self.error(
+                    Diagnostic::error("`bits` must be an integer")
+                        .with_label(value.span, "not an integer"),
+                );
+                None
+            }
+        }
+    }
+
+    fn bits_kind(&mut self, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+        let name = self.name;
+        let usage = format!("{name}(bits = N)");
+        let args = args.unwrap_or_default();
+        let (positional, named) = self.split(&args, &["bits"], &usage);
+        if let Some(first) = positional.first() {
+            self.error(
+                Diagnostic::error(format!("`{name}` takes a named `bits = N`"))
+                    .with_label(first.span, "expected `bits = N`")
+                    .with_help(format!("write `{usage}`")),
+            );
+            return None;
+        }
+        let Some((_, span, value)) = named.first() else {
+            self.error(
+                Diagnostic::error(format!("`{name}` needs a bit count"))
+                    .with_label(self.span, "missing `bits = N`")
+                    .with_help(format!("write `{usage}`")),
+            );
+            return None;
+        };
+        let bits = self.bits_value(*value)?;
+        let bits = Spanned::new(bits.value, span.to(value.span));
+        Some(if name == "angle" { TypeKind::Angle { bits } } else { TypeKind::Quat { bits } })
+    }
+}

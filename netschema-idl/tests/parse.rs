@@ -1,0 +1,325 @@
+//! Positive tests: schemas that compile, the IR they give, and how it flattens.
+
+use netschema_idl::ir::{
+    Class, Enum, Field, FieldType, Precision, Predictor, PredictorSet, Schema, TypeKind,
+};
+use netschema_idl::{MemorySource, ScalarKind, load, load_with, parse_str};
+
+const GAME: &str = include_str!("schemas/game.netidl");
+const COMMON: &str = include_str!("schemas/common.netidl");
+
+fn documented_enum(name: &str, docs: &str, cases: &[(&str, &str)]) -> Enum {
+    let mut e = Enum::new(name, cases.iter().map(|c| c.0));
+    e.docs = docs.into();
+    for (case, (_, d)) in e.cases.iter_mut().zip(cases) {
+        case.docs = (*d).into();
+    }
+    e
+}
+
+/// The IR `tests/schemas/game.netidl` (with its import) must produce, built by hand.
+fn expected_game() -> Schema {
+    use Predictor::*;
+    let mut particle = Class::new(
+        "Particle",
+        [
+            Field::new("pos", FieldType::vec2(FieldType::fixed_res(-64.0, 64.0, 1.0 / 512.0)))
+                .with_docs("Position in metres."),
+            Field::new("color", FieldType::array(FieldType::int(0, 255), 3)),
+            Field::new("heading", FieldType::angle(10)).with_predictors([Hold, Linear]),
+            Field::new("orientation", FieldType::quat(9)),
+            Field::new("alive", FieldType::bool()),
+            Field::new("state", FieldType::enumeration("UnitState")),
+            Field::new("hp", FieldType::int(0, 1000)).with_predictors([Hold]),
+            Field::new("speed", FieldType::fixed_bits(0.0, 20.0, 12))
+                .with_predictors([Zero, Hold, Linear, Quadratic, Cubic]),
+        ],
+    );
+    particle.docs = "A particle of the particle system.".into();
+    let mut unit = Class::new(
+        "Unit",
+        [
+            Field::new("path", FieldType::array(FieldType::vec3(FieldType::int(-10, 10)), 2)),
+            Field::new("flags", FieldType::array(FieldType::bool(), 2)),
+            Field::new("rank", FieldType::enumeration("Rank")),
+            Field::new("mass", FieldType::fixed_res(0.5, 1000.0, 0.25)),
+        ],
+    );
+    unit.docs = "A unit of the battle.".into();
+    Schema {
+        name: "game".into(),
+        docs: "The demo game's replicated state.\n\nParticles and units.".into(),
+        enums: vec![
+            documented_enum(
+                "UnitState",
+                "What a unit is doing.",
+                &[
+                    ("idle", ""),
+                    ("moving", "Walking to a target."),
+                    ("attacking", ""),
+                    ("dead", ""),
+                ],
+            ),
+            Enum::new("Rank", ["private", "sergeant", "captain"]),
+        ],
+        classes: vec![particle, unit],
+    }
+}
+
+fn memory_game() -> MemorySource {
+    MemorySource::new().with("schemas/game.netidl", GAME).with("schemas/common.netidl", COMMON)
+}
+
+#[test]
+fn complete_schema_gives_expected_ir() {
+    let loaded = load_with(&memory_game(), "schemas/game.netidl").expect("compiles");
+    let mut schema = loaded.schema;
+    schema.erase_spans();
+    assert_eq!(schema, expected_game());
+    let files: Vec<_> =
+        loaded.files.iter().map(|p| p.to_string_lossy().replace('\\', "/")).collect();
+    assert_eq!(files, ["schemas/game.netidl", "schemas/common.netidl"]);
+}
+
+#[test]
+fn loads_from_the_file_system() {
+    let loaded = load("tests/schemas/game.netidl").expect("compiles");
+    let mut schema = loaded.schema;
+    schema.erase_spans();
+    assert_eq!(schema, expected_game());
+    assert_eq!(loaded.files.len(), 2);
+    assert!(loaded.files[1].ends_with("common.netidl"));
+}
+
+#[test]
+fn spans_point_at_the_source() {
+    let loaded = load_with(&memory_game(), "schemas/game.netidl").expect("compiles");
+    let schema = &loaded.schema;
+    let particle = &schema.classes[0];
+    let at = |span: netschema_idl::Span| &GAME[span.range()];
+    assert_eq!(at(particle.span), "Particle");
+    assert_eq!(at(particle.fields[0].span), "pos");
+    assert_eq!(at(particle.fields[0].ty.span), "vec2<fixed(-64.0, 64.0, res = 1/512)>");
+    let TypeKind::Vec2(elem) = &particle.fields[0].ty.kind else { panic!("vec2") };
+    let TypeKind::Fixed { min, precision, .. } = &elem.kind else { panic!("fixed") };
+    assert_eq!(at(min.span), "-64.0");
+    assert_eq!(at(precision.span), "res = 1/512");
+    let heading = particle.fields[2].predict.as_ref().expect("clause");
+    assert_eq!(at(heading.span), "predict(hold, linear)");
+    assert_eq!(at(heading.predictors[1].span), "linear");
+    // The imported enum's spans are in the other file (file 1).
+    assert_eq!(schema.enums[0].span.file, netschema_idl::FileId(1));
+    assert_eq!(&COMMON[schema.enums[0].span.range()], "UnitState");
+}
+
+#[test]
+fn flatten_lists_scalars_in_wire_order() {
+    let schema = load_with(&memory_game(), "schemas/game.netidl").expect("compiles").schema;
+    let particle = &schema.classes[0];
+    let flat = schema.flatten(particle);
+    let paths: Vec<&str> = flat.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "pos.x",
+            "pos.y",
+            "color[0]",
+            "color[1]",
+            "color[2]",
+            "heading",
+            "orientation.largest",
+            "orientation.c0",
+            "orientation.c1",
+            "orientation.c2",
+            "alive",
+            "state",
+            "hp",
+            "speed",
+        ]
+    );
+    let fields: Vec<usize> = flat.iter().map(|s| s.field).collect();
+    assert_eq!(fields, [0, 0, 1, 1, 1, 2, 3, 3, 3, 3, 4, 5, 6, 7]);
+
+    let by_path = |p: &str| flat.iter().find(|s| s.path == p).expect("path");
+    use Predictor::*;
+    assert_eq!(
+        by_path("pos.y").kind,
+        ScalarKind::Fixed { min: -64.0, max: 64.0, precision: Precision::Resolution(1.0 / 512.0) }
+    );
+    assert_eq!(by_path("pos.y").predictors, PredictorSet::DEFAULT);
+    assert_eq!(by_path("color[2]").kind, ScalarKind::Int { min: 0, max: 255 });
+    assert_eq!(by_path("heading").predictors.iter().collect::<Vec<_>>(), [Hold, Linear]);
+    assert_eq!(by_path("orientation.largest").kind, ScalarKind::QuatLargest);
+    assert!(by_path("orientation.largest").predictors.is_empty());
+    assert_eq!(by_path("orientation.c1").kind, ScalarKind::QuatComponent { bits: 9 });
+    assert_eq!(by_path("orientation.c1").predictors, PredictorSet::DEFAULT);
+    assert_eq!(by_path("alive").kind, ScalarKind::Bool);
+    assert!(by_path("alive").predictors.is_empty());
+    assert_eq!(by_path("state").kind, ScalarKind::Enum { name: "UnitState".into(), cases: 4 });
+    assert!(by_path("state").predictors.is_empty());
+    assert_eq!(by_path("hp").predictors.iter().collect::<Vec<_>>(), [Hold]);
+    assert_eq!(by_path("speed").predictors, PredictorSet::ALL);
+
+    // Bit widths of the raw values (the range is inclusive: -64..=64 at 1/512 is 65537 values).
+    let bits: Vec<u32> = flat.iter().map(|s| s.kind.bits().expect("valid")).collect();
+    assert_eq!(bits, [17, 17, 8, 8, 8, 10, 2, 9, 9, 9, 1, 2, 10, 12]);
+
+    let unit = &schema.classes[1];
+    let paths: Vec<String> = schema.flatten(unit).into_iter().map(|s| s.path).collect();
+    assert_eq!(
+        paths,
+        [
+            "path[0].x",
+            "path[0].y",
+            "path[0].z",
+            "path[1].x",
+            "path[1].y",
+            "path[1].z",
+            "flags[0]",
+            "flags[1]",
+            "rank",
+            "mass",
+        ]
+    );
+}
+
+#[test]
+fn display_round_trips() {
+    let schema = load_with(&memory_game(), "schemas/game.netidl").expect("compiles").schema;
+    let printed = schema.to_string();
+    let mut reparsed =
+        parse_str("game.netidl", &printed).unwrap_or_else(|e| panic!("{printed}\n{e}"));
+    reparsed.erase_spans();
+    assert_eq!(reparsed, expected_game(), "{printed}");
+}
+
+#[test]
+fn default_predictors_and_steps() {
+    let schema = parse_str(
+        "t.netidl",
+        "enum E { a } class C { a: fixed(0, 20, res = 0.1); b: [E; 2]; c: quat(bits = 2) predict(cubic); }",
+    )
+    .expect("compiles");
+    let c = &schema.classes[0];
+    assert_eq!(c.fields[0].predictors(), PredictorSet::DEFAULT);
+    assert_eq!(
+        PredictorSet::DEFAULT.iter().collect::<Vec<_>>(),
+        [Predictor::Hold, Predictor::Linear, Predictor::Quadratic]
+    );
+    assert_eq!(c.fields[1].predictors(), PredictorSet::EMPTY);
+    assert_eq!(c.fields[2].predictors().iter().collect::<Vec<_>>(), [Predictor::Cubic]);
+    // 20 / 0.1 is 200.00000000000003 in binary; the tolerance makes it 200 steps.
+    assert_eq!(Precision::Resolution(0.1).steps(0.0, 20.0), Some(200));
+    assert_eq!(Precision::Resolution(0.3).steps(0.0, 1.0), Some(4));
+    assert_eq!(Precision::Bits(12).steps(0.0, 20.0), Some(4095));
+    assert_eq!(Precision::Resolution(0.0).steps(0.0, 1.0), None);
+    // The range is inclusive: 64 - 1/512 as the top bound makes 2^16 values.
+    assert_eq!(Precision::Resolution(1.0 / 512.0).steps(-64.0, 63.998046875), Some(65535));
+    assert_eq!(Precision::Resolution(1.0 / 512.0).steps(-64.0, 64.0), Some(65536));
+}
+
+#[test]
+fn empty_file_and_comments_only() {
+    let schema = parse_str("empty.netidl", "").expect("compiles");
+    assert_eq!(schema, Schema::new("empty"));
+    let schema = parse_str("c.netidl", "// nothing\n/* at /* all */ */\n//! not first? it is\n")
+        .expect("compiles");
+    assert_eq!(schema.docs, "not first? it is");
+}
+
+#[test]
+fn imports_merge_once_in_dependency_order() {
+    let files = MemorySource::new()
+        .with(
+            "root.netidl",
+            "import \"a.netidl\"; import \"sub/b.netidl\"; class R { x: A; y: B; }",
+        )
+        .with("a.netidl", "import \"sub/b.netidl\"; enum A { a }")
+        .with("sub/b.netidl", "import \"../c.netidl\"; enum B { b }")
+        .with("c.netidl", "//! ignored\nclass C { z: bool; }");
+    let loaded = load_with(&files, "./root.netidl").expect("compiles");
+    let names: Vec<&str> = loaded
+        .schema
+        .enums
+        .iter()
+        .map(|e| e.name.as_str())
+        .chain(loaded.schema.classes.iter().map(|c| c.name.as_str()))
+        .collect();
+    assert_eq!(names, ["B", "A", "C", "R"]);
+    assert_eq!(loaded.schema.name, "root");
+    assert_eq!(loaded.schema.docs, "");
+    assert_eq!(loaded.files.len(), 4);
+}
+
+#[test]
+fn errors_render_through_display_and_debug() {
+    let files = MemorySource::new()
+        .with("root.netidl", "import \"gone.netidl\";\nclass R { x: bool; }")
+        .with("other.netidl", "");
+    let err = load_with(&files, "root.netidl").expect_err("missing import");
+    let shown = err.to_string();
+    assert_eq!(shown, format!("{err:?}"));
+    assert!(shown.contains("cannot read imported file `gone.netidl`: file not found"), "{shown}");
+    assert!(shown.contains("--> root.netidl:1:8"), "{shown}");
+    assert_eq!(err.files().len(), 1);
+    assert_eq!(err.diagnostics().len(), 1);
+
+    let err = load_with(&files, "nope.netidl").expect_err("missing root");
+    assert_eq!(
+        err.to_string(),
+        "error: cannot read schema file `nope.netidl`: file not found\n\nerror: aborting due to 1 previous error\n"
+    );
+}
+
+#[test]
+fn parse_str_rejects_imports() {
+    let err = parse_str("x.netidl", "import \"y.netidl\";").expect_err("no imports");
+    assert!(err.to_string().contains("imports are not available"), "{err}");
+}
+
+#[test]
+fn diagnostics_are_sorted_by_file_then_position() {
+    let files = MemorySource::new()
+        .with("root.netidl", "import \"b.netidl\";\nclass R { x: int(3, 1); y: Q; }")
+        .with("b.netidl", "class B { z: angle(bits = 0); }\nenum E {}");
+    let err = load_with(&files, "root.netidl").expect_err("invalid");
+    let spans: Vec<(u32, u32)> = err
+        .diagnostics()
+        .iter()
+        .map(|d| d.primary_span().map(|s| (s.file.0, s.start)).expect("located"))
+        .collect();
+    let mut sorted = spans.clone();
+    sorted.sort();
+    assert_eq!(spans, sorted);
+    assert_eq!(spans.len(), 4);
+}
+
+#[test]
+fn hand_built_ir_validates_with_detached_spans() {
+    let mut schema = Schema::new("hand");
+    schema.classes.push(Class::new("C", [Field::new("x", FieldType::angle(0))]));
+    let errors = netschema_idl::validate(&schema).expect_err("bits = 0");
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].primary_span().expect("labelled").is_detached());
+    // Rendering without sources leaves the snippet out.
+    let text = errors[0].render(&netschema_idl::SourceMap::new());
+    assert_eq!(text, "error: `angle` bits must be between 1 and 31\n\n");
+}
+
+#[test]
+fn stray_file_docs_inside_a_class_do_not_swallow_fields() {
+    let err =
+        parse_str("x.netidl", "class C {\n//! late\n a: bool;\n b: Nope;\n}").expect_err("errors");
+    let messages: Vec<&str> = err.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        ["file doc comment `//!` after the start of the file", "unknown type `Nope`"]
+    );
+}
+
+#[test]
+fn errors_are_send_sync_and_static() {
+    fn check<T: Send + Sync + 'static + std::error::Error>() {}
+    check::<netschema_idl::Error>();
+    check::<netschema_idl::Diagnostics>();
+}
