@@ -80,7 +80,9 @@ impl<'a> Encoder<'a> {
 
     #[inline(always)]
     fn shift_low(&mut self) {
-        if (self.low as u32) < 0xFF00_0000 || self.low >> 32 != 0 {
+        // With nothing pending, the top byte must become the cache even if it is 0xFF: there
+        // is no cache byte yet for a run of 0xFF to follow (no carry can reach a first 0xFF).
+        if (self.low as u32) < 0xFF00_0000 || self.low >> 32 != 0 || self.pending == 0 {
             let carry = (self.low >> 32) as u8;
             // The very first call has nothing pending: the byte LZMA would write here is
             // always zero, and is skipped.
