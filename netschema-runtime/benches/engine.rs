@@ -1,6 +1,7 @@
 //! Replication engine benchmark: 1000 entities of 5 fields moving ballistically and bouncing,
 //! latency 6 frames, 0 % and 5 % loss. Reports encode and decode time per frame (criterion)
-//! and prints bytes per frame and memory per client.
+//! and prints bytes per frame and memory per client. With `ENGINE_BENCH_COSTS` set it also
+//! prints each field's candidate costs (1/256 bit per value) and preferred candidate.
 
 use std::collections::VecDeque;
 use std::hint::black_box;
@@ -153,6 +154,17 @@ fn run(frames: usize, loss: f64) -> (Vec<Duration>, Vec<Duration>, Vec<usize>) {
             && let Some(Some(ack)) = up.pop_front()
         {
             peer.receive_ack(&ack);
+        }
+        if frame + 1 == WARMUP_FRAMES + frames && std::env::var_os("ENGINE_BENCH_COSTS").is_some() {
+            for (f, field) in FIELDS.iter().enumerate() {
+                let m = peer.field_model(world.frame().unwrap_or(0), 0, f).expect("held");
+                eprintln!(
+                    "{}: costs {:?} preferred {:?}",
+                    field.name,
+                    m.candidate_costs(),
+                    m.preferred()
+                );
+            }
         }
         if frame >= WARMUP_FRAMES {
             enc.push(e);

@@ -168,7 +168,9 @@ impl<'a> Client<'a> {
                 let p = self.slots.find(b).ok_or(Error::UnknownBaseline)?;
                 self.store.models.copy_within(p * m..(p + 1) * m, spare * m);
             }
-            None => self.store.models[spare * m..(spare + 1) * m].fill(Model::default()),
+            None => {
+                ModelLayout::reset(self.schema, &mut self.store.models[spare * m..(spare + 1) * m])
+            }
         }
         let models = &mut self.store.models[spare * m..(spare + 1) * m];
         packet::code_history(&mut dec, &mut models[ModelLayout::PACKET], &mut refs)?;

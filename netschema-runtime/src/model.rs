@@ -5,15 +5,15 @@
 //! ends, so a lost packet only means its models are never used as a starting point.
 
 use crate::coder::BinaryCoder;
-use crate::predict::{Predictor, PredictorTable};
+use crate::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::prob::{BitModel, COST_FRAC_BITS, Prob, bit_cost};
 use crate::residual::ResidualModel;
-use crate::schema::{Field, MAX_CANDIDATES, Schema};
+use crate::schema::{Coding, Field, MAX_CANDIDATES, Schema};
 
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
 /// updated and the non-chosen candidates' models learn (both ends apply this identically);
 /// the chosen candidate's model learns from every value it codes.
-pub const LEARN_PERIOD: u32 = 8;
+pub const LEARN_PERIOD: u32 = 16;
 /// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
 pub const COST_DECAY: u32 = 4;
 /// A candidate counts as tied with the cheapest if it costs at most this much more per value
@@ -44,7 +44,13 @@ pub struct Model {
     flags: [Prob; 8],
     /// Values seen, for scheduling the learning of losing candidates.
     tick: u32,
+    /// The candidate [`pick`] chooses for each history length `0..=MAX_SAMPLES`
+    /// ([`NO_CHOICE`] if none is usable), kept in step with `costs`.
+    choice: [u8; MAX_SAMPLES + 1],
 }
+
+/// Marks a history length for which no candidate is usable.
+const NO_CHOICE: u8 = u8::MAX;
 
 impl Default for Model {
     fn default() -> Self {
@@ -54,6 +60,7 @@ impl Default for Model {
             entry: ResidualModel::default(),
             flags: [Prob::HALF; 8],
             tick: 0,
+            choice: [NO_CHOICE; MAX_SAMPLES + 1],
         }
     }
 }
@@ -91,12 +98,28 @@ fn average_in(avg: &mut i32, cost: u32) {
 #[derive(Clone, Copy, Debug)]
 pub struct Prediction {
     /// Index of the chosen candidate, or `None` when none had enough history.
-    pub candidate: Option<usize>,
+    pub candidate: Option<u8>,
     /// The predicted raw value.
     pub value: i32,
 }
 
 impl Model {
+    /// A cold model for a field with these candidate predictors.
+    pub fn for_candidates(candidates: &[Predictor]) -> Model {
+        let mut m = Model::default();
+        m.refresh_choice(candidates);
+        m
+    }
+
+    /// Recomputes the choice for every history length from the running costs.
+    fn refresh_choice(&mut self, candidates: &[Predictor]) {
+        let n = candidates.len().min(MAX_CANDIDATES);
+        for (k, choice) in self.choice.iter_mut().enumerate() {
+            *choice = pick(&self.costs, n, |i| candidates[i].samples() <= k)
+                .map_or(NO_CHOICE, |i| i as u8);
+        }
+    }
+
     /// Picks the candidate with the lowest running cost among those `history` samples allow
     /// (near-ties, see [`TIE_MARGIN`], go to the earlier candidate) and computes its
     /// prediction. With no usable candidate the newest sample is held (or 0 without history).
@@ -108,13 +131,13 @@ impl Model {
         table: &PredictorTable,
         samples: &[i32],
     ) -> Prediction {
-        let n = candidates.len().min(MAX_CANDIDATES);
-        let best = pick(&self.costs, n, |i| candidates[i].samples() <= samples.len());
-        let value = match best.and_then(|i| table.get(candidates[i])) {
+        let choice = self.choice[samples.len().min(MAX_SAMPLES)];
+        let best = candidates.get(usize::from(choice)).map(|&p| (choice, p));
+        let value = match best.and_then(|(_, p)| table.get(p)) {
             Some(v) => v.predict(field, samples),
             None => samples.first().copied().unwrap_or_else(|| field.clamp(0)),
         };
-        Prediction { candidate: best, value }
+        Prediction { candidate: best.map(|(i, _)| i), value }
     }
 
     /// Codes the residual of `target` against `prediction`, learns from it, and returns the
@@ -131,7 +154,7 @@ impl Model {
         prediction: Prediction,
         target: i32,
     ) -> i32 {
-        let Some(chosen) = prediction.candidate else {
+        let Some(chosen) = prediction.candidate.map(usize::from) else {
             let e = self.entry.code(coder, field.residual(target, prediction.value));
             return field.reconstruct(prediction.value, e);
         };
@@ -155,6 +178,7 @@ impl Model {
                 average_in(&mut self.costs[i], cost);
             }
         }
+        self.refresh_choice(candidates);
         value
     }
 
@@ -196,9 +220,11 @@ impl Model {
         coder.bit(&mut self.flags[slot % n], bit)
     }
 
-    /// The candidate a field with full history would use now, as an index into `candidates`.
-    pub fn preferred(&self, candidates: &[Predictor]) -> Option<usize> {
-        pick(&self.costs, candidates.len().min(MAX_CANDIDATES), |_| true)
+    /// The candidate a field with full history would use now, as an index into its
+    /// candidate list.
+    pub fn preferred(&self) -> Option<usize> {
+        let choice = self.choice[MAX_SAMPLES];
+        (choice != NO_CHOICE).then_some(usize::from(choice))
     }
 
     /// Running average cost of each candidate, in cost units per value.
@@ -221,6 +247,9 @@ impl Model {
             mix(u64::from(f.p0()));
         }
         mix(u64::from(self.tick));
+        for c in self.choice {
+            mix(u64::from(c));
+        }
         h
     }
 }
@@ -243,6 +272,25 @@ impl ModelLayout {
 
     /// Index of the packet-structure model.
     pub const PACKET: usize = 0;
+
+    /// Resets `models` (one frame's set, `len` long) to the cold state of `schema`.
+    pub fn reset(schema: &Schema, models: &mut [Model]) {
+        let mut slots = models.iter_mut();
+        if let Some(packet) = slots.next() {
+            *packet = Model::default();
+        }
+        for class in schema.classes {
+            if let Some(entity) = slots.next() {
+                *entity = Model::default();
+            }
+            for (field, model) in class.fields.iter().zip(slots.by_ref()) {
+                *model = match field.coding {
+                    Coding::Numeric(candidates) => Model::for_candidates(candidates),
+                    Coding::Categorical => Model::default(),
+                };
+            }
+        }
+    }
 
     /// Index of the entity-level model of `class`; its fields follow it.
     pub fn class_base(schema: &Schema, class: usize) -> usize {

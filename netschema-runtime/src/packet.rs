@@ -166,7 +166,7 @@ pub(crate) fn code_history<C: BinaryCoder>(
 }
 
 /// Predictions of the fields of one entity cached between the encoder's two passes.
-const CACHED_FIELDS: usize = 32;
+const CACHED_FIELDS: usize = 16;
 
 #[inline(always)]
 fn gather(rows: &[&[i32]; MAX_SAMPLES], field: usize, k: usize) -> [i32; MAX_SAMPLES] {

@@ -315,7 +315,9 @@ impl<'a> Peer<'a> {
         let m = self.layout.len;
         match refs.base().and_then(|b| self.slots.find(b)) {
             Some(p) => self.store.models.copy_within(p * m..(p + 1) * m, spare * m),
-            None => self.store.models[spare * m..(spare + 1) * m].fill(Model::default()),
+            None => {
+                ModelLayout::reset(self.schema, &mut self.store.models[spare * m..(spare + 1) * m])
+            }
         }
         let models = &mut self.store.models[spare * m..(spare + 1) * m];
 

@@ -156,30 +156,29 @@ impl PredictorVector {
 
     /// Applies the vector to `samples` (newest first) of `field` and returns the prediction,
     /// inside the field's range. Differences are taken relative to the newest sample (wrapped
-    /// for wrapping fields); if the sum overflows `i64` the newest sample is returned.
-    #[inline]
+    /// for wrapping fields), which the weights' bound keeps inside `i64`. With fewer samples
+    /// than the vector needs, the prediction is 0 clamped into the range.
+    #[inline(always)]
     pub fn predict(&self, field: &Field, samples: &[i32]) -> i32 {
-        if self.len == 0 {
+        let len = self.len.min(MAX_SAMPLES);
+        if len == 0 || samples.len() < len {
             return field.clamp(0);
         }
-        let (Some(&newest), Some(rest)) = (samples.first(), samples.get(1..self.len)) else {
-            return field.clamp(0);
-        };
+        let (weights, samples) = (&self.num[..len], &samples[..len]);
+        let newest = samples[0];
         let mut acc: i64 = 0;
-        for (k, &s) in rest.iter().enumerate() {
-            let diff = if field.wraps {
-                field.residual(s, newest) as i64
-            } else {
-                s as i64 - newest as i64
-            };
-            match self.num[k + 1].checked_mul(diff).and_then(|t| acc.checked_add(t)) {
-                Some(a) => acc = a,
-                None => return newest,
+        if field.wraps {
+            for i in 1..len {
+                acc += weights[i] * i64::from(field.residual(samples[i], newest));
+            }
+        } else {
+            for i in 1..len {
+                acc += weights[i] * (i64::from(samples[i]) - i64::from(newest));
             }
         }
         // Round half up: floor((acc + den/2) / den).
-        let delta = (acc + self.den / 2).div_euclid(self.den);
-        field.clamp(newest as i64 + delta)
+        let delta = if self.den == 1 { acc } else { (acc + self.den / 2).div_euclid(self.den) };
+        field.clamp(i64::from(newest) + delta)
     }
 }
 

@@ -65,10 +65,13 @@ impl Field {
     /// Clamps a raw value into the field's range (wrapping it for wrapping fields).
     #[inline]
     pub fn clamp(&self, v: i64) -> i32 {
-        if self.wraps {
-            (self.min as i64 + (v - self.min as i64).rem_euclid(self.span() as i64)) as i32
+        let (min, max) = (i64::from(self.min), i64::from(self.max));
+        if (min..=max).contains(&v) {
+            v as i32
+        } else if self.wraps {
+            (min + (v - min).rem_euclid(self.span() as i64)) as i32
         } else {
-            v.clamp(self.min as i64, self.max as i64) as i32
+            v.clamp(min, max) as i32
         }
     }
 
@@ -90,9 +93,15 @@ impl Field {
     /// Always inside the field's range, whatever `residual` is.
     #[inline]
     pub fn reconstruct(&self, prediction: i32, residual: i32) -> i32 {
-        let span = self.span() as i64;
-        let v = prediction as i64 + residual as i64 - self.min as i64;
-        (self.min as i64 + v.rem_euclid(span)) as i32
+        let (min, max, span) = (i64::from(self.min), i64::from(self.max), self.span() as i64);
+        let mut v = i64::from(prediction) + i64::from(residual);
+        // A residual from `residual` is within half a span, so one step brings it back.
+        if v > max {
+            v -= span;
+        } else if v < min {
+            v += span;
+        }
+        if (min..=max).contains(&v) { v as i32 } else { (min + (v - min).rem_euclid(span)) as i32 }
     }
 }
 

@@ -60,13 +60,7 @@ fn replicate(schema: &Schema, frames: i32) -> (f64, [Option<usize>; 3]) {
         }
     }
     let frame = world.frame().unwrap();
-    let fields = &schema.classes[0].fields;
-    let preferred = core::array::from_fn(|f| {
-        let netschema_runtime::schema::Coding::Numeric(c) = fields[f].coding else {
-            unreachable!()
-        };
-        peer.field_model(frame, 0, f).unwrap().preferred(c)
-    });
+    let preferred = core::array::from_fn(|f| peer.field_model(frame, 0, f).unwrap().preferred());
     (tail as f64 / 50.0, preferred)
 }
 
