@@ -309,7 +309,7 @@ impl<'a> Peer<'a> {
         let spare = self.slots.spare();
         self.assign_handles(world, frame, spare);
         let (history, len) = self.references(frame);
-        let len = if len > 0 && history[..len].iter().all(|&t| world.holds(t)) { len } else { 0 };
+        let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let refs = Refs::new(frame, &history[..len]);
 
         let m = self.layout.len;
