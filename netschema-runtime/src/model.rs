@@ -31,7 +31,7 @@ fn pick(costs: &[i32; MAX_CANDIDATES], n: usize, usable: impl Fn(usize) -> bool)
 }
 
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
-/// part of the packet structure): 436 bytes.
+/// part of the packet structure): 444 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Model {
     /// One residual model per candidate predictor, in the field's candidate order.
@@ -295,5 +295,25 @@ impl ModelLayout {
     /// Index of the entity-level model of `class`; its fields follow it.
     pub fn class_base(schema: &Schema, class: usize) -> usize {
         1 + class + schema.model_offset(class)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_size_is_as_documented() {
+        // docs/protocol.md and the per-client memory figures rely on this.
+        assert_eq!(core::mem::size_of::<Model>(), 444);
+    }
+
+    #[test]
+    fn cold_choice_prefers_the_first_usable_candidate() {
+        let m = Model::for_candidates(&[Predictor::Linear, Predictor::Hold]);
+        assert_eq!(m.choice[0], NO_CHOICE);
+        assert_eq!(m.choice[1], 1, "only hold is usable with one sample");
+        assert_eq!(m.choice[2], 0);
+        assert_eq!(m.preferred(), Some(0));
     }
 }

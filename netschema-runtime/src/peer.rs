@@ -235,22 +235,33 @@ impl<'a> Peer<'a> {
         self.store.models.get(p * self.layout.len + at)
     }
 
-    /// Acknowledged frames usable as references for `frame`: newest first, at most
-    /// [`MAX_SAMPLES`], inside the window.
+    /// Acknowledged frames used as references for `frame`, newest first, at most
+    /// [`MAX_SAMPLES`], inside the window: the newest acknowledged frame as the baseline, then
+    /// frames as near as possible to twice, three and four times its distance.
+    ///
+    /// Spacing the samples like the baseline keeps the predictor weights those of evenly
+    /// spaced samples (2, −1 for linear; 3, −3, 1 for quadratic), so quantisation noise is not
+    /// amplified when the baseline is several frames old; with a baseline one frame old this is
+    /// simply the four newest frames.
     fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize) {
+        let acked =
+            |back: u32| self.slots.find(frame.wrapping_sub(back)).is_some_and(|p| self.acked[p]);
         let mut out = [0u32; MAX_SAMPLES];
-        let mut len = 0;
-        for back in 1..WINDOW {
-            let t = frame.wrapping_sub(back);
-            if let Some(p) = self.slots.find(t)
-                && self.acked[p]
-            {
-                out[len] = t;
-                len += 1;
-                if len == MAX_SAMPLES {
-                    break;
-                }
-            }
+        let Some(base) = (1..WINDOW).find(|&back| acked(back)) else {
+            return (out, 0);
+        };
+        out[0] = frame.wrapping_sub(base);
+        let mut len = 1;
+        let mut previous = base;
+        while len < MAX_SAMPLES {
+            let target = base * (len as u32 + 1);
+            let nearest = (previous + 1..WINDOW)
+                .filter(|&back| acked(back))
+                .min_by_key(|&back| back.abs_diff(target));
+            let Some(back) = nearest else { break };
+            out[len] = frame.wrapping_sub(back);
+            previous = back;
+            len += 1;
         }
         (out, len)
     }
