@@ -64,7 +64,7 @@ fn main() -> Result<(), netschema::Error> {
                 POS.quantise(60.0 * (t * 0.5 + phase).cos()),
                 POS.quantise(60.0 * (t * 0.5 + phase).sin()),
                 HEADING.quantise(t * 0.5 + phase + std::f64::consts::FRAC_PI_2),
-                i32::from((tick / 90 + id as u32) % 3 == 0),
+                i32::from((tick / 90 + id as u32).is_multiple_of(3)),
             ];
             world.set(id, 0, &row)?;
         }
