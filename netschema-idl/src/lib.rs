@@ -33,6 +33,10 @@
 //! assert!(err.to_string().contains("`min` must be less than `max`"));
 //! ```
 
+pub mod codegen;
+#[cfg(feature = "compare")]
+pub mod compare;
+mod config;
 pub mod diagnostic;
 mod error;
 pub mod flatten;
@@ -46,6 +50,7 @@ pub mod source;
 pub mod span;
 pub mod validate;
 
+pub use config::Config;
 pub use diagnostic::{Diagnostic, Diagnostics, Label};
 pub use error::Error;
 pub use flatten::{ScalarField, ScalarKind};

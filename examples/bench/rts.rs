@@ -1,0 +1,413 @@
+//! An RTS-like battle (`schemas/rts.netidl`), seen by player 0.
+//!
+//! Four players start in the corners of a 256 m map with a base, a barracks and 60 units each.
+//! Workers walk between their base and a mine; soldiers and archers march along jittered paths
+//! through the centre towards an enemy base, and fight any enemy unit they see: they close in,
+//! strike when in range and their cooldown has run out, and a unit whose hit points reach zero
+//! dies. Bases train workers and barracks train soldiers and archers, which replace the dead
+//! (each player keeps at most 110 units). The client is player 0: it sees its own units and
+//! buildings, and enemies within sight of them (10 m of a unit, 20 m of a building).
+
+use netschema_idl::compare::{Rng, Snapshot};
+use netschema_runtime::predict::Predictor;
+use netschema_runtime::quant::{AngleQuant, FixedQuant, IntQuant};
+use netschema_runtime::schema::{Class, Field, Schema};
+
+use crate::Recording;
+
+/// The schema's source.
+pub(crate) const NETIDL: &str = include_str!("schemas/rts.netidl");
+
+const POS: FixedQuant = match FixedQuant::with_resolution(0.0, 256.0, 1.0 / 32.0) {
+    Ok(q) => q,
+    Err(_) => panic!("pos"),
+};
+const HEADING: AngleQuant = match AngleQuant::new(8) {
+    Ok(q) => q,
+    Err(_) => panic!("heading"),
+};
+const HP: IntQuant = match IntQuant::new(0, 200) {
+    Ok(q) => q,
+    Err(_) => panic!("hp"),
+};
+const COOLDOWN: IntQuant = match IntQuant::new(0, 63) {
+    Ok(q) => q,
+    Err(_) => panic!("cooldown"),
+};
+const DEFAULT: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
+const HOLD: &[Predictor] = &[Predictor::Hold];
+const HOLD_LINEAR: &[Predictor] = &[Predictor::Hold, Predictor::Linear];
+static UNIT: [Field; 8] = [
+    Field::categorical("owner", 4),
+    Field::categorical("kind", 3),
+    Field::numeric("pos.x", POS.raw_min(), POS.raw_max(), false, DEFAULT),
+    Field::numeric("pos.y", POS.raw_min(), POS.raw_max(), false, DEFAULT),
+    Field::numeric("heading", HEADING.raw_min(), HEADING.raw_max(), true, HOLD_LINEAR),
+    Field::numeric("hp", HP.raw_min(), HP.raw_max(), false, HOLD_LINEAR),
+    Field::numeric("cooldown", COOLDOWN.raw_min(), COOLDOWN.raw_max(), false, HOLD_LINEAR),
+    Field::categorical("state", 3),
+];
+static BUILDING: [Field; 5] = [
+    Field::categorical("owner", 4),
+    Field::numeric("pos.x", POS.raw_min(), POS.raw_max(), false, HOLD),
+    Field::numeric("pos.y", POS.raw_min(), POS.raw_max(), false, HOLD),
+    Field::numeric("hp", 0, 2000, false, HOLD),
+    Field::numeric("progress", 0, 255, false, HOLD_LINEAR),
+];
+static CLASSES: [Class; 2] =
+    [Class { name: "Unit", fields: &UNIT }, Class { name: "Building", fields: &BUILDING }];
+/// The runtime descriptors of `rts.netidl`, written by hand until code generation lands.
+pub(crate) static SCHEMA: Schema = Schema::new("rts", &CLASSES);
+
+const RATE: f64 = 60.0;
+const MAP: f64 = 256.0;
+const PLAYERS: usize = 4;
+const START_UNITS: usize = 60;
+const MAX_UNITS: usize = 110;
+const SIGHT: f64 = 10.0;
+const BUILDING_SIGHT: f64 = 20.0;
+const CELL: f64 = 16.0;
+const CELLS: usize = (MAP / CELL) as usize;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Worker,
+    Soldier,
+    Archer,
+}
+
+impl Kind {
+    /// Speed (m/s), hit points, range (m), damage, cooldown (frames).
+    fn stats(self) -> (f64, i32, f64, i32, i32) {
+        match self {
+            Kind::Worker => (3.0, 60, 0.0, 0, 0),
+            Kind::Soldier => (3.5, 150, 1.5, 12, 40),
+            Kind::Archer => (3.2, 90, 9.0, 8, 60),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Idle,
+    Moving,
+    Attacking,
+}
+
+struct Unit {
+    id: u32,
+    owner: usize,
+    kind: Kind,
+    pos: [f64; 2],
+    heading: f64,
+    hp: i32,
+    cooldown: i32,
+    state: State,
+    path: Vec<[f64; 2]>,
+    next: usize,
+    wait: u32,
+    /// Workers: whether the unit is walking to the mine.
+    outbound: bool,
+}
+
+struct Building {
+    id: u32,
+    owner: usize,
+    pos: [f64; 2],
+    hp: i32,
+    progress: i32,
+    rate: i32,
+    trains_workers: bool,
+}
+
+fn corner(p: usize) -> [f64; 2] {
+    [if p.is_multiple_of(2) { 32.0 } else { MAP - 32.0 }, if p < 2 { 32.0 } else { MAP - 32.0 }]
+}
+
+fn toward(from: [f64; 2], to: [f64; 2], d: f64) -> [f64; 2] {
+    let (dx, dy) = (to[0] - from[0], to[1] - from[1]);
+    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+    [from[0] + dx / len * d, from[1] + dy / len * d]
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}
+
+fn mine(p: usize) -> [f64; 2] {
+    let c = corner(p);
+    [c[0], if p < 2 { c[1] + 36.0 } else { c[1] - 36.0 }]
+}
+
+fn jitter(rng: &mut Rng, p: [f64; 2], r: f64) -> [f64; 2] {
+    [
+        (p[0] + rng.range(-r, r)).clamp(2.0, MAP - 2.0),
+        (p[1] + rng.range(-r, r)).clamp(2.0, MAP - 2.0),
+    ]
+}
+
+/// A march from `from` through the centre to a random enemy base.
+fn war_path(rng: &mut Rng, owner: usize, from: [f64; 2]) -> Vec<[f64; 2]> {
+    let enemy = (owner + 1 + rng.below(PLAYERS as u64 - 1) as usize) % PLAYERS;
+    let centre = [MAP / 2.0, MAP / 2.0];
+    let goal = corner(enemy);
+    let mid1 = [(from[0] + centre[0]) / 2.0, (from[1] + centre[1]) / 2.0];
+    let mid2 = [(goal[0] + centre[0]) / 2.0, (goal[1] + centre[1]) / 2.0];
+    vec![
+        jitter(rng, mid1, 12.0),
+        jitter(rng, centre, 20.0),
+        jitter(rng, mid2, 12.0),
+        jitter(rng, goal, 10.0),
+    ]
+}
+
+fn new_unit(rng: &mut Rng, id: u32, owner: usize, kind: Kind, at: [f64; 2]) -> Unit {
+    let (_, hp, ..) = kind.stats();
+    Unit {
+        id,
+        owner,
+        kind,
+        pos: jitter(rng, at, 6.0),
+        heading: rng.range(-3.1, 3.1),
+        hp,
+        cooldown: 0,
+        state: State::Idle,
+        path: Vec::new(),
+        next: 0,
+        wait: rng.below(120) as u32,
+        outbound: true,
+    }
+}
+
+fn cell_of(p: [f64; 2]) -> (usize, usize) {
+    (
+        (p[0] / CELL).clamp(0.0, CELLS as f64 - 1.0) as usize,
+        (p[1] / CELL).clamp(0.0, CELLS as f64 - 1.0) as usize,
+    )
+}
+
+/// Unit indices by grid cell.
+fn grid(units: &[Unit]) -> Vec<Vec<usize>> {
+    let mut g = vec![Vec::new(); CELLS * CELLS];
+    for (i, u) in units.iter().enumerate() {
+        let (cx, cy) = cell_of(u.pos);
+        g[cy * CELLS + cx].push(i);
+    }
+    g
+}
+
+/// Units within `r` (< CELL) of `p` for which `keep` holds.
+fn near(
+    g: &[Vec<usize>],
+    units: &[Unit],
+    p: [f64; 2],
+    r: f64,
+    mut keep: impl FnMut(&Unit) -> bool,
+) -> Vec<usize> {
+    let (cx, cy) = cell_of(p);
+    let mut out = Vec::new();
+    for y in cy.saturating_sub(1)..(cy + 2).min(CELLS) {
+        for x in cx.saturating_sub(1)..(cx + 2).min(CELLS) {
+            for &i in &g[y * CELLS + x] {
+                if keep(&units[i]) && dist(units[i].pos, p) <= r {
+                    out.push(i);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Simulates `frames` frames and records what player 0 sees.
+pub(crate) fn record(frames: usize, seed: u64) -> Recording {
+    let mut rng = Rng(seed ^ 0x0072_7473);
+    let mut buildings = Vec::new();
+    for p in 0..PLAYERS {
+        let c = corner(p);
+        let barracks = toward(c, [MAP / 2.0, MAP / 2.0], 14.0);
+        buildings.push(Building {
+            id: (2 * p) as u32,
+            owner: p,
+            pos: c,
+            hp: 2000,
+            progress: 0,
+            rate: 1,
+            trains_workers: true,
+        });
+        buildings.push(Building {
+            id: (2 * p + 1) as u32,
+            owner: p,
+            pos: barracks,
+            hp: 1500,
+            progress: 0,
+            rate: 3,
+            trains_workers: false,
+        });
+    }
+    let mut next_id = 100u32;
+    let mut units = Vec::new();
+    for p in 0..PLAYERS {
+        for i in 0..START_UNITS {
+            let kind = match i % 3 {
+                0 => Kind::Worker,
+                1 => Kind::Soldier,
+                _ => Kind::Archer,
+            };
+            // Fighters start on their way, between their corner and the centre, so that the
+            // armies meet within seconds.
+            let c = corner(p);
+            let at = match kind {
+                Kind::Worker => c,
+                _ => {
+                    let f = rng.range(0.35, 0.85);
+                    [c[0] + (MAP / 2.0 - c[0]) * f, c[1] + (MAP / 2.0 - c[1]) * f]
+                }
+            };
+            units.push(new_unit(&mut rng, next_id, p, kind, at));
+            next_id += 1;
+        }
+    }
+    let dt = 1.0 / RATE;
+    let mut snapshots = Vec::with_capacity(frames);
+    for _ in 0..frames {
+        // Combat and movement.
+        let g = grid(&units);
+        let mut damage = vec![0i32; units.len()];
+        // Decide first (every unit sees the others as they were), then act.
+        let decisions: Vec<Option<usize>> = (0..units.len())
+            .map(|i| {
+                let u = &units[i];
+                if u.kind == Kind::Worker {
+                    return None;
+                }
+                near(&g, &units, u.pos, SIGHT, |o| o.owner != u.owner && o.hp > 0)
+                    .into_iter()
+                    .min_by(|&a, &b| {
+                        dist(units[a].pos, u.pos).total_cmp(&dist(units[b].pos, u.pos))
+                    })
+            })
+            .collect();
+        let positions: Vec<[f64; 2]> = units.iter().map(|u| u.pos).collect();
+        for (i, target) in decisions.into_iter().enumerate() {
+            let (speed, _, range, hit, cd) = units[i].kind.stats();
+            let u = &mut units[i];
+            u.cooldown = (u.cooldown - 1).max(0);
+            match target {
+                Some(e) => {
+                    let ep = positions[e];
+                    u.heading = (ep[1] - u.pos[1]).atan2(ep[0] - u.pos[0]);
+                    if dist(ep, u.pos) <= range {
+                        u.state = State::Attacking;
+                        if u.cooldown == 0 {
+                            damage[e] += hit;
+                            u.cooldown = cd;
+                        }
+                    } else {
+                        u.state = State::Moving;
+                        u.pos = toward(u.pos, ep, speed * dt);
+                    }
+                }
+                None if u.next < u.path.len() => {
+                    let wp = u.path[u.next];
+                    u.state = State::Moving;
+                    u.heading = (wp[1] - u.pos[1]).atan2(wp[0] - u.pos[0]);
+                    if dist(wp, u.pos) <= speed * dt {
+                        u.pos = wp;
+                        u.next += 1;
+                        u.wait = 30 + rng.below(150) as u32;
+                    } else {
+                        u.pos = toward(u.pos, wp, speed * dt);
+                    }
+                }
+                None => {
+                    u.state = State::Idle;
+                    if u.wait > 0 {
+                        u.wait -= 1;
+                    } else {
+                        u.next = 0;
+                        u.path = if u.kind == Kind::Worker {
+                            u.outbound = !u.outbound;
+                            let to = if u.outbound { corner(u.owner) } else { mine(u.owner) };
+                            vec![jitter(&mut rng, to, 4.0)]
+                        } else {
+                            war_path(&mut rng, u.owner, u.pos)
+                        };
+                    }
+                }
+            }
+        }
+        for (u, d) in units.iter_mut().zip(&damage) {
+            u.hp -= d;
+        }
+        units.retain(|u| u.hp > 0);
+        // Training.
+        for b in buildings.iter_mut() {
+            b.progress += b.rate;
+            if b.progress >= 255 {
+                b.progress = 0;
+                let count = units.iter().filter(|u| u.owner == b.owner).count();
+                if count < MAX_UNITS {
+                    let kind = if b.trains_workers {
+                        Kind::Worker
+                    } else if rng.chance(0.5) {
+                        Kind::Soldier
+                    } else {
+                        Kind::Archer
+                    };
+                    units.push(new_unit(&mut rng, next_id, b.owner, kind, b.pos));
+                    next_id += 1;
+                }
+            }
+        }
+        // What player 0 sees.
+        let g = grid(&units);
+        let mut seen = vec![false; units.len()];
+        for (i, u) in units.iter().enumerate() {
+            if u.owner == 0 {
+                seen[i] = true;
+                for j in near(&g, &units, u.pos, SIGHT, |o| o.owner != 0) {
+                    seen[j] = true;
+                }
+            }
+        }
+        let mut s = Snapshot::new();
+        for b in &buildings {
+            let visible = b.owner == 0
+                || units.iter().any(|u| u.owner == 0 && dist(u.pos, b.pos) <= SIGHT + 6.0);
+            if b.owner == 0 {
+                // Own buildings see around them.
+                for j in 0..units.len() {
+                    if units[j].owner != 0 && dist(units[j].pos, b.pos) <= BUILDING_SIGHT {
+                        seen[j] = true;
+                    }
+                }
+            }
+            if visible {
+                let row = [
+                    b.owner as i32,
+                    POS.quantise(b.pos[0]),
+                    POS.quantise(b.pos[1]),
+                    b.hp,
+                    b.progress,
+                ];
+                s.push(b.id, 1, &row);
+            }
+        }
+        for (u, _) in units.iter().zip(&seen).filter(|(_, s)| **s) {
+            let row = [
+                u.owner as i32,
+                u.kind as i32,
+                POS.quantise(u.pos[0]),
+                POS.quantise(u.pos[1]),
+                HEADING.quantise(u.heading),
+                HP.quantise(u.hp),
+                COOLDOWN.quantise(u.cooldown),
+                u.state as i32,
+            ];
+            s.push(u.id, 0, &row);
+        }
+        snapshots.push(s);
+    }
+    let capacity = snapshots.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
+    Recording { name: "rts", rate_hz: RATE, schema: &SCHEMA, capacity, snapshots }
+}

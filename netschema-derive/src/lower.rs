@@ -1,0 +1,787 @@
+//! Lowering `syn::DeriveInput` into the netschema IR, and mapping diagnostics back to spans.
+
+use netschema_idl::codegen::{self, Options};
+use netschema_idl::ir::{
+    Class, Enum, Field, FieldType, Precision, PredictClause, Predictor, Schema, TypeKind,
+};
+use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
+use syn::punctuated::Punctuated;
+use syn::{Data, DeriveInput, Expr, Fields, Lit, Token, Type, UnOp};
+
+/// Collects errors so that every mistake is reported in one pass.
+#[derive(Default)]
+struct Ctxt {
+    errors: Option<syn::Error>,
+    /// Spans handed to the IR: an IR span's `start` indexes this table.
+    spans: Vec<Span>,
+}
+
+impl Ctxt {
+    fn error(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    fn error_at(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    fn push(&mut self, err: syn::Error) {
+        match &mut self.errors {
+            Some(all) => all.combine(err),
+            None => self.errors = Some(err),
+        }
+    }
+
+    fn span(&mut self, tokens: &impl ToTokens) -> IrSpan {
+        let span = tokens.to_token_stream().into_iter().next().map_or(Span::call_site(), |t| {
+            // Cover the whole expression where the compiler can join spans.
+            let first = t.span();
+            let last = tokens.to_token_stream().into_iter().last().map_or(first, |t| t.span());
+            first.join(last).unwrap_or(first)
+        });
+        let index = u32::try_from(self.spans.len()).unwrap_or(u32::MAX - 1);
+        self.spans.push(span);
+        IrSpan::new(FileId(0), index, index + 1)
+    }
+
+    fn spanned<T>(&mut self, value: T, tokens: &impl ToTokens) -> IrSpanned<T> {
+        IrSpanned::new(value, self.span(tokens))
+    }
+
+    /// Reports a validator diagnostic at its primary span, with its help and notes.
+    fn diagnostic(&mut self, d: &Diagnostic) {
+        let span = d
+            .primary_span()
+            .filter(|s| s.file == FileId(0))
+            .and_then(|s| self.spans.get(s.start as usize).copied())
+            .unwrap_or(Span::call_site());
+        let mut message = d.message.clone();
+        if let Some(label) = d.labels.iter().find(|l| l.primary && !l.message.is_empty()) {
+            message.push_str(&format!(": {}", label.message));
+        }
+        if let Some(help) = &d.help {
+            message.push_str(&format!("\n\n= help: {help}"));
+        }
+        for note in &d.notes {
+            message.push_str(&format!("\n= note: {note}"));
+        }
+        self.error_at(span, message);
+    }
+
+    fn finish(self) -> syn::Result<()> {
+        match self.errors {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+}
+
+fn docs(attrs: &[syn::Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) = &nv.value
+        {
+            let text = s.value();
+            lines.push(text.strip_prefix(' ').unwrap_or(&text).trim_end().to_owned());
+        }
+    }
+    lines.join("\n")
+}
+
+/// Reads `#[netschema(crate = "path")]` on the item; reports anything else.
+fn item_options(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Options {
+    let mut path: Option<syn::Path> = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("netschema")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                if path.is_some() {
+                    cx.error(&meta.path, "duplicate `crate` attribute");
+                }
+                match lit.parse::<syn::Path>() {
+                    Ok(p) => path = Some(p),
+                    Err(_) => cx.error(&lit, "`crate` must be a path, such as `\"::netschema\"`"),
+                }
+                Ok(())
+            } else {
+                Err(meta.error(
+                    "unknown netschema attribute on the item: expected `crate = \"path\"` (field kinds go on fields)",
+                ))
+            }
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    match path {
+        Some(p) => Options::new().crate_path(p),
+        None => Options::new(),
+    }
+}
+
+/// `#[derive(SnapshotEnum)]`.
+pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let mut cx = Ctxt::default();
+    let options = item_options(&mut cx, &input.attrs);
+    if !input.generics.params.is_empty() {
+        cx.error(&input.generics, "`SnapshotEnum` cannot be derived for generic enums");
+    }
+    let mut cases = Vec::new();
+    match &input.data {
+        Data::Enum(data) => {
+            if data.variants.is_empty() {
+                cx.error(&input.ident, "an enum needs at least one case to be replicated");
+            }
+            for v in &data.variants {
+                if !matches!(v.fields, Fields::Unit) {
+                    cx.error(&v.fields, "`SnapshotEnum` variants cannot have fields");
+                }
+                for attr in v.attrs.iter().filter(|a| a.path().is_ident("netschema")) {
+                    cx.error(attr, "netschema attributes are not supported on enum variants");
+                }
+                cases.push(v.ident.clone());
+            }
+            if data.variants.len() > netschema_idl::limits::MAX_ENUM_CASES {
+                cx.error(
+                    &input.ident,
+                    format!(
+                        "enum has {} cases, more than the limit of {}",
+                        data.variants.len(),
+                        netschema_idl::limits::MAX_ENUM_CASES
+                    ),
+                );
+            }
+        }
+        _ => cx.error(&input.ident, "`SnapshotEnum` can only be derived for enums"),
+    }
+    cx.finish()?;
+    let ident = &input.ident;
+    Ok(codegen::enum_impl(&quote!(#ident), &cases, &options))
+}
+
+/// `#[derive(Snapshot)]`.
+pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let mut cx = Ctxt::default();
+    let mut options = item_options(&mut cx, &input.attrs);
+    if !input.generics.params.is_empty() {
+        cx.error(&input.generics, "`Snapshot` cannot be derived for generic structs");
+    }
+    let fields = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(&named.named),
+            Fields::Unnamed(f) => {
+                cx.error(f, "`Snapshot` needs a struct with named fields");
+                None
+            }
+            Fields::Unit => {
+                cx.error(&input.ident, "`Snapshot` needs a struct with named fields");
+                None
+            }
+        },
+        Data::Enum(e) => {
+            cx.error(
+                e.enum_token,
+                "`Snapshot` can only be derived for structs; derive `SnapshotEnum` for an enum used as a field",
+            );
+            None
+        }
+        Data::Union(u) => {
+            cx.error(u.union_token, "`Snapshot` can only be derived for structs");
+            None
+        }
+    };
+    let Some(fields) = fields else {
+        cx.finish()?;
+        return Ok(TokenStream::new());
+    };
+
+    let class_name = input.ident.unraw().to_string();
+    let mut class = Class::new(class_name, []);
+    class.docs = docs(&input.attrs);
+    class.span = cx.span(&input.ident);
+    let mut schema = Schema::new("derive");
+    for f in fields {
+        let Some(ident) = &f.ident else { continue };
+        if let Some(field) = lower_field(&mut cx, &mut schema, &mut options, ident, f) {
+            class.fields.push(field);
+        }
+    }
+    let lowered_all = class.fields.len() == fields.len();
+    schema.classes.push(class);
+    // Validation only makes sense on what lowered; skip it if a field is missing (its errors
+    // are already reported, and e.g. "class has no fields" would be a follow-on error).
+    if lowered_all && let Err(diags) = netschema_idl::validate(&schema) {
+        for d in &diags {
+            cx.diagnostic(d);
+        }
+    }
+    cx.finish()?;
+    let ident = &input.ident;
+    Ok(codegen::snapshot_impl(&schema, 0, &quote!(#ident), &options))
+}
+
+/// What the attributes of one field say.
+#[derive(Default)]
+struct FieldAttrs {
+    kind: Option<Expr>,
+    predict: Option<(Vec<IrSpanned<Predictor>>, IrSpan)>,
+}
+
+const KINDS: &str = "`int(min, max)`, `fixed(min, max, res = R)`, `fixed(min, max, bits = N)`, `angle(bits = N)`, `quat(bits = N)`, `vec2(K)`, `vec3(K)` or `bool`";
+
+fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("netschema")) {
+        let items = match attr.parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated) {
+            Ok(items) => items,
+            Err(e) => {
+                cx.push(e);
+                continue;
+            }
+        };
+        if items.is_empty() {
+            cx.error(
+                attr,
+                format!("empty netschema attribute: expected a kind ({KINDS}) or `predict(...)`"),
+            );
+        }
+        for item in items {
+            let name = head_name(&item);
+            match name.as_deref() {
+                Some("predict") => {
+                    if out.predict.is_some() {
+                        cx.error(&item, "duplicate `predict(...)`");
+                        continue;
+                    }
+                    out.predict = Some(predict(cx, &item));
+                }
+                Some("int" | "fixed" | "angle" | "quat" | "vec2" | "vec3" | "bool") => {
+                    if let Some(first) = &out.kind {
+                        let first = head_name(first).unwrap_or_default();
+                        cx.error(
+                            &item,
+                            format!("a field has one kind, and `{first}` is already given"),
+                        );
+                        continue;
+                    }
+                    out.kind = Some(item);
+                }
+                Some("crate") => {
+                    cx.error(&item, "`crate = \"...\"` goes on the struct, not on a field")
+                }
+                Some("enum") => cx.error(
+                    &item,
+                    "enum fields need no attribute: derive `SnapshotEnum` on the enum type",
+                ),
+                _ => cx.error(
+                    &item,
+                    format!(
+                        "unknown netschema attribute: expected a kind ({KINDS}) or `predict(...)`"
+                    ),
+                ),
+            }
+        }
+    }
+    out
+}
+
+/// The name at the head of `int(..)`, `bool` or `crate = ..`.
+fn head_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Call(c) => head_name(&c.func),
+        Expr::Path(p) => {
+            p.path.get_ident().map(|i| i.unraw().to_string()).or_else(|| {
+                (p.path.segments.len() == 1).then(|| p.path.segments[0].ident.to_string())
+            })
+        }
+        Expr::Assign(a) => head_name(&a.left),
+        _ => None,
+    }
+}
+
+fn predict(cx: &mut Ctxt, item: &Expr) -> (Vec<IrSpanned<Predictor>>, IrSpan) {
+    let span = cx.span(item);
+    let mut list = Vec::new();
+    let Expr::Call(call) = item else {
+        cx.error(item, "expected a list of predictors: `predict(hold, linear)`");
+        return (list, span);
+    };
+    for arg in &call.args {
+        let name = match arg {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        match name.as_deref().and_then(Predictor::from_name) {
+            Some(p) => list.push(cx.spanned(p, arg)),
+            None => cx.error(
+                arg,
+                "unknown predictor: expected one of `zero`, `hold`, `linear`, `quadratic`, `cubic`",
+            ),
+        }
+    }
+    (list, span)
+}
+
+/// The shape of a field's Rust type.
+enum Shape<'a> {
+    /// `[elem; len]`.
+    Array { elem: &'a Type, len: Option<u32>, ty: &'a Type },
+    /// Anything else.
+    Leaf(&'a Type),
+}
+
+fn shape(ty: &Type) -> Shape<'_> {
+    match ty {
+        Type::Array(a) => {
+            let len = match &a.len {
+                Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) => n.base10_parse::<u32>().ok(),
+                _ => None,
+            };
+            Shape::Array { elem: &a.elem, len, ty }
+        }
+        Type::Group(g) => shape(&g.elem),
+        Type::Paren(p) => shape(&p.elem),
+        _ => Shape::Leaf(ty),
+    }
+}
+
+/// How many array levels a kind's natural type has: `vec2`, `vec3` and `quat` are arrays.
+fn kind_depth(kind: &Expr) -> usize {
+    match head_name(kind).as_deref() {
+        Some("vec2" | "vec3" | "quat") => 1,
+        _ => 0,
+    }
+}
+
+fn type_depth(ty: &Type) -> usize {
+    match shape(ty) {
+        Shape::Array { elem, .. } => 1 + type_depth(elem),
+        Shape::Leaf(_) => 0,
+    }
+}
+
+fn array_len(cx: &mut Ctxt, ty: &Type, len: Option<u32>) -> IrSpanned<u32> {
+    let Type::Array(a) = ty else { return 0.into() };
+    match len {
+        Some(n) => cx.spanned(n, &a.len),
+        None => {
+            cx.error(&a.len, "array length must be an integer literal");
+            cx.spanned(1, &a.len)
+        }
+    }
+}
+
+fn lower_field(
+    cx: &mut Ctxt,
+    schema: &mut Schema,
+    options: &mut Options,
+    ident: &syn::Ident,
+    f: &syn::Field,
+) -> Option<Field> {
+    let attrs = field_attrs(cx, &f.attrs);
+    let ty = match &attrs.kind {
+        Some(kind) => {
+            let want = kind_depth(kind);
+            let have = type_depth(&f.ty);
+            if have == want {
+                lower_kind(cx, kind, &f.ty)?
+            } else if have == want + 1 {
+                let Shape::Array { elem, len, ty } = shape(&f.ty) else { return None };
+                let len = array_len(cx, ty, len);
+                let elem = lower_kind(cx, kind, elem)?;
+                FieldType {
+                    kind: TypeKind::Array { elem: Box::new(elem), len },
+                    span: cx.span(&f.ty),
+                }
+            } else {
+                let name = head_name(kind).unwrap_or_default();
+                let expected = match want {
+                    0 => format!("a scalar or an array of scalars for `{name}`"),
+                    _ => format!("an array `[T; N]` (or an array of them) for `{name}`"),
+                };
+                cx.error(&f.ty, format!("type does not fit the kind: expected {expected}"));
+                return None;
+            }
+        }
+        None => lower_by_type(cx, schema, options, ident, &f.ty)?,
+    };
+    let predict = attrs.predict.map(|(predictors, span)| PredictClause { predictors, span });
+    Some(Field {
+        name: ident.unraw().to_string(),
+        docs: docs(&f.attrs),
+        ty,
+        predict,
+        span: cx.span(ident),
+    })
+}
+
+/// A field without a kind attribute: `bool`, an enum type, or arrays of them.
+fn lower_by_type(
+    cx: &mut Ctxt,
+    schema: &mut Schema,
+    options: &mut Options,
+    ident: &syn::Ident,
+    ty: &Type,
+) -> Option<FieldType> {
+    match shape(ty) {
+        Shape::Array { elem, len, ty: arr } => {
+            let len = array_len(cx, arr, len);
+            let elem = lower_by_type(cx, schema, options, ident, elem)?;
+            Some(FieldType {
+                kind: TypeKind::Array { elem: Box::new(elem), len },
+                span: cx.span(arr),
+            })
+        }
+        Shape::Leaf(leaf) => {
+            let span = cx.span(leaf);
+            let Type::Path(p) = leaf else {
+                cx.error(leaf, format!("unsupported field type: a replicated field is a bool, an enum deriving `SnapshotEnum`, a number with a kind attribute ({KINDS}), or an array of those"));
+                return None;
+            };
+            if p.qself.is_none() && p.path.is_ident("bool") {
+                return Some(FieldType { kind: TypeKind::Bool, span });
+            }
+            let last = p.path.segments.last()?;
+            let name = last.ident.unraw().to_string();
+            if p.qself.is_none() && p.path.segments.len() == 1 && primitive(&name).is_some() {
+                let hint = match primitive(&name) {
+                    Some(Prim::Int) => "`#[netschema(int(min, max))]`",
+                    _ => {
+                        "`#[netschema(fixed(min, max, res = R))]` or `#[netschema(angle(bits = N))]`"
+                    }
+                };
+                cx.error(
+                    leaf,
+                    format!("field `{}` of type `{name}` needs a kind: add {hint}", ident.unraw()),
+                );
+                return None;
+            }
+            if !last.arguments.is_none() {
+                cx.error(leaf, "unsupported field type: generic types cannot be replicated; an enum field's type must derive `SnapshotEnum`");
+                return None;
+            }
+            // An enum deriving `SnapshotEnum`: its case count is only known to the compiler,
+            // so the IR gets a one-case stand-in and the code reads `<T as SnapshotEnum>::CASES`.
+            let tokens = leaf.to_token_stream();
+            let mut ir_name = name.clone();
+            let mut n = 2;
+            while let Some(existing) = options_enum(options, &ir_name) {
+                if existing.to_string() == tokens.to_string() {
+                    break;
+                }
+                ir_name = format!("{name}_{n}");
+                n += 1;
+            }
+            if schema.find_enum(&ir_name).is_none() {
+                schema.enums.push(Enum::new(ir_name.clone(), ["case"]));
+                *options = std::mem::take(options).enum_type(ir_name.clone(), tokens);
+            }
+            Some(FieldType { kind: TypeKind::Enum { name: ir_name }, span })
+        }
+    }
+}
+
+fn options_enum(options: &Options, name: &str) -> Option<TokenStream> {
+    options.enum_type_of(name).cloned()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Prim {
+    Int,
+    Real,
+}
+
+fn primitive(name: &str) -> Option<Prim> {
+    match name {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => Some(Prim::Int),
+        "f32" | "f64" => Some(Prim::Real),
+        _ => None,
+    }
+}
+
+/// Checks that a leaf Rust type suits a kind, where it is a primitive that obviously does not.
+fn check_leaf(cx: &mut Ctxt, kind: &str, ty: &Type) {
+    let name = match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    let Some(name) = name else { return };
+    let (prim, is_bool) = (primitive(&name), name == "bool");
+    let bad = match kind {
+        "int" => prim == Some(Prim::Real) || is_bool,
+        "fixed" | "angle" | "quat" => prim == Some(Prim::Int) || is_bool,
+        "bool" => prim.is_some(),
+        _ => false,
+    };
+    if bad {
+        let want = match kind {
+            "int" => "an integer type",
+            "bool" => "`bool`",
+            _ => "`f32` or `f64`",
+        };
+        cx.error(ty, format!("`{kind}` needs {want}, not `{name}`"));
+    }
+}
+
+/// Lowers a kind expression against the Rust type it describes (already depth-matched).
+fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
+    let span = cx.span(kind);
+    let name = head_name(kind)?;
+    let args: Vec<&Expr> = match kind {
+        Expr::Call(c) => c.args.iter().collect(),
+        _ => Vec::new(),
+    };
+    if name != "bool" && !matches!(kind, Expr::Call(_)) {
+        cx.error(kind, format!("`{name}` needs parameters: expected {KINDS}"));
+        return None;
+    }
+    let (positional, named) = split_args(cx, &args);
+    let ty_kind = match name.as_str() {
+        "bool" => {
+            check_leaf(cx, "bool", ty);
+            if matches!(kind, Expr::Call(_)) {
+                cx.error(kind, "`bool` takes no parameters");
+            }
+            TypeKind::Bool
+        }
+        "int" => {
+            check_leaf(cx, "int", ty);
+            no_named(cx, &named, "int");
+            let [min, max] = bounds(cx, kind, &positional, "int(min, max)")?;
+            let min = int_value(cx, min)?;
+            let max = int_value(cx, max)?;
+            TypeKind::Int { min, max }
+        }
+        "fixed" => {
+            check_leaf(cx, "fixed", ty);
+            let [min, max] = bounds(cx, kind, &positional, "fixed(min, max, res = R)")?;
+            let (min, max) = (real_value(cx, min), real_value(cx, max));
+            let mut precision = None;
+            for (key, value) in &named {
+                let p = match key.to_string().as_str() {
+                    "res" => real_value(cx, value)
+                        .map(|v| cx.spanned(Precision::Resolution(v.value), *value)),
+                    "bits" => {
+                        bits_value(cx, value).map(|v| cx.spanned(Precision::Bits(v.value), *value))
+                    }
+                    other => {
+                        cx.error(
+                            key,
+                            format!(
+                                "unknown parameter `{other}` of `fixed`: expected `res` or `bits`"
+                            ),
+                        );
+                        continue;
+                    }
+                };
+                if precision.is_some() {
+                    cx.error(key, "`fixed` takes one of `res = R` or `bits = N`, not both");
+                    continue;
+                }
+                precision = Some(p);
+            }
+            let Some(precision) = precision else {
+                cx.error(kind, "`fixed` needs a precision: `res = R` (the step) or `bits = N`");
+                return None;
+            };
+            TypeKind::Fixed { min: min?, max: max?, precision: precision? }
+        }
+        "angle" | "quat" => {
+            check_leaf(cx, &name, leaf_of(ty));
+            if let Some(extra) = positional.first() {
+                cx.error(extra, format!("`{name}` takes only `bits = N`"));
+            }
+            let mut bits = None;
+            for (key, value) in &named {
+                if key != "bits" {
+                    cx.error(
+                        key,
+                        format!("unknown parameter `{key}` of `{name}`: expected `bits`"),
+                    );
+                } else if bits.is_some() {
+                    cx.error(key, "duplicate `bits`");
+                } else {
+                    bits = Some(bits_value(cx, value));
+                }
+            }
+            let Some(bits) = bits else {
+                cx.error(kind, format!("`{name}` needs `bits = N`"));
+                return None;
+            };
+            let bits = bits?;
+            if name == "angle" { TypeKind::Angle { bits } } else { TypeKind::Quat { bits } }
+        }
+        "vec2" | "vec3" => {
+            let n = if name == "vec2" { 2 } else { 3 };
+            let Shape::Array { elem, len, ty: arr } = shape(ty) else { return None };
+            if len != Some(n) {
+                let Type::Array(a) = arr else { return None };
+                cx.error(&a.len, format!("`{name}` needs an array of length {n}"));
+            }
+            if !named.is_empty() || positional.len() != 1 {
+                cx.error(
+                    kind,
+                    format!(
+                        "`{name}` takes one component kind: `{name}(fixed(-1.0, 1.0, bits = 8))`"
+                    ),
+                );
+                return None;
+            }
+            let inner = positional[0];
+            if kind_depth(inner) != 0 {
+                cx.error(inner, "nested vectors are not supported: a vector's components must be int, fixed or angle");
+                return None;
+            }
+            let elem = lower_kind(cx, inner, elem)?;
+            if name == "vec2" {
+                TypeKind::Vec2(Box::new(elem))
+            } else {
+                TypeKind::Vec3(Box::new(elem))
+            }
+        }
+        _ => return None,
+    };
+    if name == "quat" {
+        let Shape::Array { len, ty: arr, .. } = shape(ty) else { return None };
+        if len != Some(4) {
+            let Type::Array(a) = arr else { return None };
+            cx.error(&a.len, "`quat` needs `[f32; 4]` (or `[f64; 4]`), as `[x, y, z, w]`");
+        }
+    }
+    Some(FieldType { kind: ty_kind, span })
+}
+
+/// The innermost element type of an array type.
+fn leaf_of(ty: &Type) -> &Type {
+    match shape(ty) {
+        Shape::Array { elem, .. } => leaf_of(elem),
+        Shape::Leaf(t) => t,
+    }
+}
+
+fn split_args<'a>(
+    cx: &mut Ctxt,
+    args: &[&'a Expr],
+) -> (Vec<&'a Expr>, Vec<(syn::Ident, &'a Expr)>) {
+    let mut positional = Vec::new();
+    let mut named = Vec::new();
+    for &arg in args {
+        match arg {
+            Expr::Assign(a) => match &*a.left {
+                Expr::Path(p) if p.path.get_ident().is_some() => {
+                    if let Some(key) = p.path.get_ident() {
+                        named.push((key.clone(), &*a.right));
+                    }
+                }
+                other => cx.error(other, "expected a parameter name"),
+            },
+            _ => positional.push(arg),
+        }
+    }
+    (positional, named)
+}
+
+fn no_named(cx: &mut Ctxt, named: &[(syn::Ident, &Expr)], kind: &str) {
+    for (key, _) in named {
+        cx.error(key, format!("`{kind}` takes no named parameters"));
+    }
+}
+
+fn bounds<'a>(
+    cx: &mut Ctxt,
+    kind: &Expr,
+    positional: &[&'a Expr],
+    usage: &str,
+) -> Option<[&'a Expr; 2]> {
+    match positional {
+        [min, max] => Some([min, max]),
+        [_, _, extra, ..] => {
+            cx.error(extra, format!("too many bounds: expected `{usage}`"));
+            None
+        }
+        _ => {
+            cx.error(kind, format!("expected two bounds: `{usage}`"));
+            None
+        }
+    }
+}
+
+/// A number as written: a literal, optionally negated, or a ratio of two.
+fn number(e: &Expr) -> Option<Num> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Int(i) => {
+                Some(Num { int: i.base10_parse::<i64>().ok(), real: i.base10_parse::<f64>().ok()? })
+            }
+            Lit::Float(f) => Some(Num { int: None, real: f.base10_parse::<f64>().ok()? }),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+            let n = number(&u.expr)?;
+            Some(Num { int: n.int.map(|i| -i), real: -n.real })
+        }
+        Expr::Paren(p) => number(&p.expr),
+        Expr::Group(g) => number(&g.expr),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Div(_)) => {
+            let (a, d) = (number(&b.left)?, number(&b.right)?);
+            Some(Num { int: None, real: a.real / d.real })
+        }
+        _ => None,
+    }
+}
+
+struct Num {
+    /// The value, if it is an integer literal (optionally negated).
+    int: Option<i64>,
+    /// The value in `f64` (a ratio is divided in `f64`, as in `.netidl`).
+    real: f64,
+}
+
+fn int_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<i64>> {
+    match number(e) {
+        Some(Num { int: Some(i), .. }) => Some(cx.spanned(i, e)),
+        Some(_) => {
+            cx.error(e, "`int` bounds must be integers");
+            None
+        }
+        None => {
+            cx.error(e, "expected an integer literal");
+            None
+        }
+    }
+}
+
+fn real_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<f64>> {
+    match number(e) {
+        Some(n) => Some(cx.spanned(n.real, e)),
+        None => {
+            cx.error(
+                e,
+                "expected a number: a literal, optionally negated, or a ratio such as `1 / 512`",
+            );
+            None
+        }
+    }
+}
+
+fn bits_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<u32>> {
+    let value = match e {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    match value {
+        Some(v) => Some(cx.spanned(v, e)),
+        None => {
+            cx.error(e, "`bits` must be a non-negative integer literal");
+            None
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! Comparing netschema with the obvious alternatives on the same data (feature `compare`).
+//!
+//! This is the machinery behind the benchmark example (`cargo run --release --example bench`)
+//! and the planned `netschema profile` command. It knows nothing about any game: its input is
+//! a sequence of quantised [`Snapshot`]s (one per frame, the entities one client sees, as raw
+//! `i32` rows of a runtime [`Schema`]), and it replays them through every [`Technique`] over the
+//! same simulated [`Link`]:
+//!
+//! ```text
+//! snapshots ──▶ technique encoder ──packet──▶ link (latency, loss) ──▶ technique decoder
+//!                      ▲                                                     │ decoded frame,
+//!                      └────────────── ack ◀── link (latency, loss) ◀───────┘ checked against
+//!                                                                              the input
+//! ```
+//!
+//! The techniques ([`techniques::all`]) are the ones seed 000 §7.2 compares, plus seed 001's
+//! bit-packing and the real engine:
+//!
+//! | name        | what is sent                                                                |
+//! |-------------|------------------------------------------------------------------------------|
+//! | `BC`        | bitcode of the whole quantised snapshot                                     |
+//! | `BD-Z6/Z9`  | bytes differenced against the acked baseline, then zlib level 6 / 9         |
+//! | `BD-zstd`   | the same, then zstd level 3                                                 |
+//! | `PD-Z6`     | prediction residuals as plain integers, then zlib level 6                   |
+//! | `fiedler`   | seed 001's final hand bit-packing (the cube schema only)                    |
+//! | `netschema` | the runtime's `World` / `Peer` / `Client`                                   |
+//!
+//! [`run`] measures one technique (bytes, encode and decode times, memory, verification);
+//! [`report`] prints tables and writes JSON and SVG plots of the results.
+
+pub mod bytes;
+pub mod fiedler;
+pub mod link;
+pub mod netschema;
+pub mod report;
+pub mod techniques;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+pub use link::{Link, Rng};
+pub use netschema_runtime::Ack;
+pub use netschema_runtime::schema::Schema;
+
+/// What went wrong while comparing.
+#[derive(Debug)]
+pub enum Error {
+    /// The technique cannot code this schema or these snapshots (e.g. `fiedler` on anything
+    /// but the cube schema).
+    Unsupported(String),
+    /// A packet did not decode.
+    Decode(String),
+    /// A packet could not be written.
+    Encode(String),
+    /// Writing a report failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unsupported(s) => write!(f, "unsupported: {s}"),
+            Error::Decode(s) => write!(f, "decode failed: {s}"),
+            Error::Encode(s) => write!(f, "encode failed: {s}"),
+            Error::Io(e) => write!(f, "i/o error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+impl From<netschema_runtime::Error> for Error {
+    fn from(e: netschema_runtime::Error) -> Self {
+        Error::Decode(e.to_string())
+    }
+}
+
+/// One frame of what a client should hold: entities with their class and quantised row.
+///
+/// Entities are kept in ascending id order; ids name an entity for its whole life and are not
+/// reused for another one (a respawned particle gets a new id).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Entity ids, strictly ascending.
+    pub ids: Vec<u32>,
+    /// Class index of each entity.
+    pub classes: Vec<u16>,
+    /// Start of each entity's row in [`Snapshot::values`].
+    pub starts: Vec<u32>,
+    /// The rows of all entities, one raw value per scalar field of the class.
+    pub values: Vec<i32>,
+}
+
+impl Snapshot {
+    /// An empty snapshot.
+    pub fn new() -> Self {
+        Snapshot::default()
+    }
+
+    /// Removes every entity.
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.classes.clear();
+        self.starts.clear();
+        self.values.clear();
+    }
+
+    /// Appends an entity; its id must be larger than every id already present.
+    pub fn push(&mut self, id: u32, class: u16, row: &[i32]) {
+        debug_assert!(self.ids.last().is_none_or(|&last| last < id), "ids must ascend");
+        self.ids.push(id);
+        self.classes.push(class);
+        self.starts.push(self.values.len() as u32);
+        self.values.extend_from_slice(row);
+    }
+
+    /// Number of entities.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there is no entity.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The row of the `i`-th entity.
+    pub fn row(&self, i: usize) -> &[i32] {
+        let start = self.starts[i] as usize;
+        let end = self.starts.get(i + 1).map_or(self.values.len(), |&s| s as usize);
+        &self.values[start..end]
+    }
+
+    /// Checks the snapshot against `schema`: ids ascending, classes known, rows of the right
+    /// length and inside each field's range.
+    pub fn validate(&self, schema: &Schema) -> Result<(), Error> {
+        let n = self.ids.len();
+        if self.classes.len() != n || self.starts.len() != n {
+            return Err(Error::Unsupported("snapshot columns differ in length".into()));
+        }
+        for i in 0..n {
+            if i > 0 && self.ids[i - 1] >= self.ids[i] {
+                return Err(Error::Unsupported("snapshot ids do not ascend".into()));
+            }
+            let class = schema
+                .classes
+                .get(usize::from(self.classes[i]))
+                .ok_or_else(|| Error::Unsupported("unknown class".into()))?;
+            let row = self.row(i);
+            if row.len() != class.fields.len() {
+                return Err(Error::Unsupported(format!(
+                    "row of class {} has wrong length",
+                    class.name
+                )));
+            }
+            for (v, f) in row.iter().zip(class.fields) {
+                if *v < f.min || *v > f.max {
+                    return Err(Error::Unsupported(format!(
+                        "value {v} of {}.{} outside {}..={}",
+                        class.name, f.name, f.min, f.max
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What every technique is told before it starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup {
+    /// The schema of the snapshots.
+    pub schema: &'static Schema,
+    /// Most entities any snapshot holds.
+    pub capacity: usize,
+}
+
+/// The two halves of a technique for one connection.
+pub type Halves = (Box<dyn Encoder>, Box<dyn Decoder>);
+
+/// A way of sending snapshots: a factory of matched encoder and decoder halves.
+pub trait Technique {
+    /// Short name, as in the tables (`BC`, `BD-Z6`, …).
+    fn name(&self) -> &'static str;
+    /// A fresh encoder (the server's state for one client) and decoder (the client's).
+    fn start(&self, setup: &Setup) -> Result<Halves, Error>;
+}
+
+/// The server half of a technique, for one client.
+pub trait Encoder {
+    /// Work a server does once per frame for all its clients (netschema's world archive),
+    /// called before [`Encoder::encode`] and timed apart from it: the per-client encode time
+    /// leaves it out. Most techniques have none.
+    fn capture(&mut self, _frame: u32, _snapshot: &Snapshot) -> Result<(), Error> {
+        Ok(())
+    }
+    /// Writes the packet for `frame` (frames are numbered from 0, one per call, ascending)
+    /// into `out` (cleared first).
+    fn encode(&mut self, frame: u32, snapshot: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error>;
+    /// What the decoder should produce for the snapshot just encoded, if the technique names
+    /// entities differently from the input (netschema's clients see handles, not ids).
+    fn expected(&self, _snapshot: &Snapshot) -> Option<Snapshot> {
+        None
+    }
+    /// Takes an acknowledgement from the client.
+    fn receive_ack(&mut self, ack: &Ack);
+    /// Bytes of state the server keeps for this client (besides any world state shared by
+    /// all clients).
+    fn memory_bytes(&self) -> usize;
+}
+
+/// The client half of a technique.
+pub trait Decoder {
+    /// Decodes a packet into `out` and returns its frame.
+    fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error>;
+    /// The acknowledgement to send after the last decode.
+    fn ack(&self) -> Option<Ack>;
+    /// Bytes of state the client keeps.
+    fn memory_bytes(&self) -> usize;
+}
+
+/// How a comparison run is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct RunConfig {
+    /// One-way latency of the link, in frames (both directions).
+    pub latency: u32,
+    /// Probability that a datagram (packet or ack) is lost.
+    pub loss: f64,
+    /// Seed of the link's losses (the same for every technique).
+    pub seed: u64,
+    /// Frames at the start left out of the statistics (cold start).
+    pub warmup: usize,
+}
+
+/// Measurements of one technique over one run.
+#[derive(Clone, Debug)]
+pub struct TechniqueResult {
+    /// Technique name.
+    pub name: String,
+    /// Packet bytes of every frame (including the warm-up).
+    pub bytes: Vec<usize>,
+    /// Encode time of every frame.
+    pub encode: Vec<Duration>,
+    /// Time of the shared per-frame work ([`Encoder::capture`]) of every frame.
+    pub capture: Vec<Duration>,
+    /// Decode time of every packet that arrived.
+    pub decode: Vec<Duration>,
+    /// Server-side bytes per client at the end of the run.
+    pub server_memory: usize,
+    /// Client-side bytes at the end of the run.
+    pub client_memory: usize,
+    /// Packets that arrived and were decoded and checked.
+    pub verified_frames: usize,
+    /// Packets that arrived but failed to decode or decoded to something else than was sent.
+    pub mismatches: usize,
+    /// The first mismatch, for the report.
+    pub first_error: Option<String>,
+    /// Frames left out of the statistics.
+    pub warmup: usize,
+}
+
+impl TechniqueResult {
+    /// Whether every decoded frame matched its input (and at least one was decoded).
+    pub fn verified(&self) -> bool {
+        self.mismatches == 0 && self.verified_frames > 0
+    }
+}
+
+/// Runs one technique over `snapshots` and measures it. `progress` is called after every
+/// frame with the number of frames done.
+pub fn run(
+    technique: &dyn Technique,
+    setup: &Setup,
+    snapshots: &[Snapshot],
+    config: &RunConfig,
+    mut progress: impl FnMut(usize),
+) -> Result<TechniqueResult, Error> {
+    let (mut encoder, mut decoder) = technique.start(setup)?;
+    let mut down = Link::new(config.latency, config.loss, config.seed);
+    let mut up = Link::new(config.latency, config.loss, config.seed ^ 0x5eed_u64.rotate_left(32));
+    let mut result = TechniqueResult {
+        name: technique.name().to_string(),
+        bytes: Vec::with_capacity(snapshots.len()),
+        encode: Vec::with_capacity(snapshots.len()),
+        capture: Vec::with_capacity(snapshots.len()),
+        decode: Vec::with_capacity(snapshots.len()),
+        server_memory: 0,
+        client_memory: 0,
+        verified_frames: 0,
+        mismatches: 0,
+        first_error: None,
+        warmup: config.warmup,
+    };
+    // What the client should hold for each frame in flight.
+    let mut expected: std::collections::VecDeque<(u32, Snapshot)> = Default::default();
+    let mut packet = Vec::new();
+    let mut decoded = Snapshot::new();
+    for (i, snapshot) in snapshots.iter().enumerate() {
+        let frame = i as u32;
+        let t = Instant::now();
+        encoder.capture(frame, snapshot)?;
+        result.capture.push(t.elapsed());
+        let t = Instant::now();
+        encoder.encode(frame, snapshot, &mut packet)?;
+        result.encode.push(t.elapsed());
+        result.bytes.push(packet.len());
+        let want = encoder.expected(snapshot).unwrap_or_else(|| snapshot.clone());
+        expected.push_back((frame, want));
+        while expected.len() > config.latency as usize + 2 {
+            expected.pop_front();
+        }
+        down.send(frame, &packet);
+        for arrived in down.receive(frame) {
+            let t = Instant::now();
+            let outcome = decoder.decode(&arrived, &mut decoded);
+            let elapsed = t.elapsed();
+            match outcome {
+                Ok(f) => {
+                    result.decode.push(elapsed);
+                    let ok =
+                        expected.iter().find(|(e, _)| *e == f).is_some_and(|(_, s)| *s == decoded);
+                    if ok {
+                        result.verified_frames += 1;
+                    } else {
+                        result.mismatches += 1;
+                        result.first_error.get_or_insert_with(|| {
+                            format!("frame {f} decoded to a different snapshot")
+                        });
+                    }
+                    if let Some(ack) = decoder.ack() {
+                        let mut b = [0u8; Ack::WIRE_LEN];
+                        if ack.write(&mut b).is_ok() {
+                            up.send(frame, &b);
+                        }
+                    }
+                }
+                Err(e) => {
+                    result.mismatches += 1;
+                    result.first_error.get_or_insert_with(|| e.to_string());
+                }
+            }
+        }
+        for bytes in up.receive(frame) {
+            if let Ok(ack) = Ack::read(&bytes) {
+                encoder.receive_ack(&ack);
+            }
+        }
+        progress(i + 1);
+    }
+    result.server_memory = encoder.memory_bytes();
+    result.client_memory = decoder.memory_bytes();
+    Ok(result)
+}

@@ -1,0 +1,136 @@
+//! Every technique decodes exactly what was sent over a lossy link.
+
+use netschema_runtime::predict::Predictor;
+use netschema_runtime::schema::{Class, Field, Schema};
+
+use super::{Rng, RunConfig, Setup, Snapshot, run, techniques};
+
+const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
+static BALL: [Field; 4] = [
+    Field::numeric("x", 0, 65_535, false, MOVING),
+    Field::numeric("heading", 0, 1023, true, &[Predictor::Hold, Predictor::Linear]),
+    Field::categorical("mood", 4),
+    Field::numeric("hp", -100, 100, false, &[Predictor::Zero, Predictor::Hold]),
+];
+static CRATE: [Field; 2] =
+    [Field::numeric("big", i32::MIN, i32::MAX, false, MOVING), Field::categorical("open", 2)];
+static CLASSES: [Class; 2] =
+    [Class { name: "ball", fields: &BALL }, Class { name: "crate", fields: &CRATE }];
+static SCHEMA: Schema = Schema::new("test", &CLASSES);
+
+/// Entities that move, change, leave and enter (with new ids).
+fn frames(n: usize) -> Vec<Snapshot> {
+    let mut rng = Rng(3);
+    let mut live: Vec<(u32, u16, Vec<i32>)> = Vec::new();
+    let mut next = 0u32;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        live.retain(|_| !rng.chance(0.02));
+        while live.len() < 60 {
+            let class = rng.below(2) as u16;
+            let row = if class == 0 {
+                vec![rng.below(65_536) as i32, rng.below(1024) as i32, rng.below(4) as i32, 0]
+            } else {
+                vec![rng.next_u64() as i32, rng.below(2) as i32]
+            };
+            live.push((next, class, row));
+            next += 1;
+        }
+        for (_, class, row) in live.iter_mut() {
+            if *class == 0 {
+                row[0] = (row[0] + 37).min(65_535);
+                row[1] = (row[1] + 5) % 1024;
+                if rng.chance(0.1) {
+                    row[2] = rng.below(4) as i32;
+                }
+                row[3] = rng.below(201) as i32 - 100;
+            } else if rng.chance(0.3) {
+                row[0] = rng.next_u64() as i32;
+                row[1] ^= 1;
+            }
+        }
+        let mut s = Snapshot::new();
+        for (id, class, row) in &live {
+            s.push(*id, *class, row);
+        }
+        out.push(s);
+    }
+    out
+}
+
+#[test]
+fn every_technique_round_trips_under_loss() {
+    let snapshots = frames(200);
+    for s in &snapshots {
+        s.validate(&SCHEMA).unwrap();
+    }
+    let setup = Setup { schema: &SCHEMA, capacity: 60 };
+    for loss in [0.0, 0.2] {
+        let config = RunConfig { latency: 3, loss, seed: 9, warmup: 0 };
+        for technique in techniques::all() {
+            match run(technique.as_ref(), &setup, &snapshots, &config, |_| {}) {
+                Ok(r) => assert!(
+                    r.verified(),
+                    "{} at loss {loss}: {:?} ({} ok)",
+                    r.name,
+                    r.first_error,
+                    r.verified_frames
+                ),
+                Err(super::Error::Unsupported(_)) => assert_eq!(technique.name(), "fiedler"),
+                Err(e) => panic!("{}: {e}", technique.name()),
+            }
+        }
+    }
+}
+
+#[test]
+fn fiedler_round_trips_cubes() {
+    static CUBE: [Field; 8] = [
+        Field::categorical("interacting", 2),
+        Field::numeric("x", 0, (1 << 18) - 1, false, MOVING),
+        Field::numeric("y", 0, (1 << 18) - 1, false, MOVING),
+        Field::numeric("z", 0, (1 << 14) - 1, false, MOVING),
+        Field::categorical("largest", 4),
+        Field::numeric("c0", 0, 511, false, MOVING),
+        Field::numeric("c1", 0, 511, false, MOVING),
+        Field::numeric("c2", 0, 511, false, MOVING),
+    ];
+    static CUBES: [Class; 1] = [Class { name: "cube", fields: &CUBE }];
+    static CUBE_SCHEMA: Schema = Schema::new("cubes", &CUBES);
+    let mut rng = Rng(5);
+    let mut rows: Vec<[i32; 8]> = (0..100)
+        .map(|_| {
+            let mut r = [0; 8];
+            for (v, f) in r.iter_mut().zip(&CUBE) {
+                *v = f.min + rng.below(f.span()) as i32;
+            }
+            r
+        })
+        .collect();
+    let mut snapshots = Vec::new();
+    for _ in 0..150 {
+        for r in rows.iter_mut() {
+            if rng.chance(0.3) {
+                // Small moves, large jumps and orientation flips, all clamped to range.
+                let step = if rng.chance(0.1) { 5000 } else { 20 };
+                for (i, v) in r.iter_mut().enumerate() {
+                    let f = &CUBE[i];
+                    let d = rng.below(2 * step + 1) as i32 - step as i32;
+                    *v = f.clamp(i64::from(*v) + i64::from(d));
+                }
+            }
+        }
+        let mut s = Snapshot::new();
+        for (i, r) in rows.iter().enumerate() {
+            s.push(i as u32, 0, r);
+        }
+        snapshots.push(s);
+    }
+    let setup = Setup { schema: &CUBE_SCHEMA, capacity: 100 };
+    for loss in [0.0, 0.2] {
+        let config = RunConfig { latency: 4, loss, seed: 2, warmup: 0 };
+        let technique = techniques::by_name("fiedler").unwrap();
+        let r = run(technique.as_ref(), &setup, &snapshots, &config, |_| {}).unwrap();
+        assert!(r.verified(), "{:?}", r.first_error);
+    }
+}

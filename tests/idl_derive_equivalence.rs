@@ -1,0 +1,260 @@
+//! The same schema as a `.netidl` file (`tests/schemas/equiv.netidl`, generated into
+//! `tests/generated/equiv.rs`) and as `#[derive(Snapshot)]` structs must give the same class
+//! tables, the same schema hash, the same raw values and identical packets.
+//!
+//! `NETSCHEMA_BLESS=1 cargo test --test idl_derive_equivalence` regenerates the checked-in file.
+
+use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema::schema::{Class, Schema};
+use netschema::{Snapshot, SnapshotEnum};
+
+/// The code generated from `tests/schemas/equiv.netidl`.
+#[allow(clippy::all, dead_code, unreachable_pub)]
+mod idl {
+    include!("generated/equiv.rs");
+}
+
+/// The same schema, derived.
+#[allow(unreachable_pub)]
+mod derived {
+    use netschema::{Snapshot, SnapshotEnum};
+
+    /// What a unit is doing.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, SnapshotEnum)]
+    pub enum Mood {
+        #[default]
+        Calm,
+        Angry,
+        Asleep,
+    }
+
+    /// A unit with one field of every kind.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, Snapshot)]
+    pub struct Unit {
+        /// Position in metres.
+        #[netschema(vec2(fixed(-64, 64, res = 1 / 512)))]
+        pub pos: [f32; 2],
+        #[netschema(angle(bits = 10), predict(hold, linear))]
+        pub heading: f32,
+        #[netschema(quat(bits = 9))]
+        pub turret: [f32; 4],
+        #[netschema(int(0, 1_000), predict(hold))]
+        pub hp: i32,
+        #[netschema(fixed(0, 20, bits = 12))]
+        #[netschema(predict(zero, hold, linear, quadratic, cubic))]
+        pub speed: f32,
+        #[netschema(int(0, 255))]
+        pub color: [i32; 3],
+        pub flags: [bool; 2],
+        pub mood: Mood,
+        #[netschema(vec3(int(-10, 10)))]
+        pub path: [[i32; 3]; 2],
+        #[netschema(int(-3, 3))]
+        pub r#type: i32,
+    }
+
+    /// A capture point.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, Snapshot)]
+    pub struct Flag {
+        #[netschema(int(0, 3))]
+        pub owner: i32,
+        #[netschema(fixed(0, 1, bits = 8))]
+        pub progress: f32,
+        pub contested: bool,
+    }
+
+    /// The classes in the order of the `.netidl` file.
+    pub const SCHEMA: netschema::schema::Schema =
+        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS]);
+}
+
+#[test]
+fn checked_in_code_is_up_to_date() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let loaded = netschema_idl::load(root.join("schemas/equiv.netidl")).unwrap();
+    let text = netschema_idl::codegen::generate_file(
+        &loaded.schema,
+        &netschema_idl::codegen::Options::new(),
+    );
+    let path = root.join("generated/equiv.rs");
+    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(committed == text, "tests/generated/equiv.rs is stale: rerun with NETSCHEMA_BLESS=1");
+}
+
+#[test]
+fn class_tables_and_hash_are_identical() {
+    assert_eq!(<idl::Unit as Snapshot>::CLASS, <derived::Unit as Snapshot>::CLASS);
+    assert_eq!(<idl::Flag as Snapshot>::CLASS, <derived::Flag as Snapshot>::CLASS);
+    assert_eq!(idl::SCHEMA, derived::SCHEMA);
+    assert_eq!(idl::SCHEMA.hash, derived::SCHEMA.hash);
+    assert_eq!(<idl::Mood as SnapshotEnum>::CASES, <derived::Mood as SnapshotEnum>::CASES);
+    let names: Vec<&str> =
+        <derived::Unit as Snapshot>::CLASS.fields.iter().map(|f| f.name).collect();
+    assert_eq!(
+        names,
+        [
+            "pos.x",
+            "pos.y",
+            "heading",
+            "turret.largest",
+            "turret.c0",
+            "turret.c1",
+            "turret.c2",
+            "hp",
+            "speed",
+            "color[0]",
+            "color[1]",
+            "color[2]",
+            "flags[0]",
+            "flags[1]",
+            "mood",
+            "path[0].x",
+            "path[0].y",
+            "path[0].z",
+            "path[1].x",
+            "path[1].y",
+            "path[1].z",
+            "type",
+        ]
+    );
+}
+
+/// A deterministic generator for the simulated values.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() % 10_000) as f32 / 10_000.0
+    }
+    fn below(&mut self, n: u64) -> i32 {
+        (self.next() % n) as i32
+    }
+}
+
+fn units(rng: &mut Rng, tick: u32) -> Vec<(idl::Unit, derived::Unit)> {
+    (0..6)
+        .map(|i| {
+            let t = tick as f32 * 0.05 + i as f32;
+            let q = [rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5, 1.0];
+            let color = [rng.below(256), rng.below(256), rng.below(256)];
+            let flags = [rng.below(2) == 1, rng.below(10) == 0];
+            let path = [[rng.below(21) - 10, 3, -4], [i - 2, rng.below(21) - 10, 7]];
+            let (pos, heading, hp, speed, kind) = (
+                [t.sin() * 60.0, t.cos() * 60.0],
+                t * 0.7,
+                1000 - tick as i32,
+                rng.unit() * 20.0,
+                i % 7 - 3,
+            );
+            let mood = rng.below(3) as u32;
+            (
+                idl::Unit {
+                    pos,
+                    heading,
+                    turret: q,
+                    hp,
+                    speed,
+                    color,
+                    flags,
+                    mood: idl::Mood::from_index(mood),
+                    path,
+                    r#type: kind,
+                },
+                derived::Unit {
+                    pos,
+                    heading,
+                    turret: q,
+                    hp,
+                    speed,
+                    color,
+                    flags,
+                    mood: derived::Mood::from_index(mood),
+                    path,
+                    r#type: kind,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Runs both schemas through their own world, peer and client; every packet must be equal.
+#[test]
+fn packets_are_identical() {
+    const N: usize = 16;
+    let (sa, sb): (&Schema, &Schema) = (&idl::SCHEMA, &derived::SCHEMA);
+    let (mut wa, mut wb) = (WorldBuffers::new(sa, N), WorldBuffers::new(sb, N));
+    let (mut world_a, mut world_b) = (wa.world(sa, N).unwrap(), wb.world(sb, N).unwrap());
+    let (mut pa, mut pb) = (PeerBuffers::new(sa, N, N), PeerBuffers::new(sb, N, N));
+    let (mut peer_a, mut peer_b) = (pa.peer(sa, N, N).unwrap(), pb.peer(sb, N, N).unwrap());
+    let (mut ca, mut cb) = (ClientBuffers::new(sa, N), ClientBuffers::new(sb, N));
+    let (mut client_a, mut client_b) = (ca.client(sa, N).unwrap(), cb.client(sb, N).unwrap());
+    let (mut buf_a, mut buf_b) = ([0u8; 4096], [0u8; 4096]);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let width = |c: &Class| c.fields.len();
+    for tick in 0..120 {
+        world_a.begin_frame();
+        world_b.begin_frame();
+        for (id, (a, b)) in units(&mut rng, tick).into_iter().enumerate() {
+            let mut ra = vec![0; width(&<idl::Unit as Snapshot>::CLASS)];
+            let mut rb = vec![0; width(&<derived::Unit as Snapshot>::CLASS)];
+            a.quantise(&mut ra);
+            b.quantise(&mut rb);
+            assert_eq!(ra, rb, "tick {tick}: raw values differ");
+            assert_eq!(idl::Unit::dequantise(&ra).pos, derived::Unit::dequantise(&rb).pos);
+            world_a.set(id, idl::Unit::CLASS_INDEX, &ra).unwrap();
+            world_b.set(id, 0, &rb).unwrap();
+        }
+        let flag_a = idl::Flag {
+            owner: (tick / 30) as i32,
+            progress: (tick % 30) as f32 / 30.0,
+            contested: tick % 7 == 0,
+        };
+        let flag_b = derived::Flag {
+            owner: flag_a.owner,
+            progress: flag_a.progress,
+            contested: flag_a.contested,
+        };
+        let (mut ra, mut rb) = ([0; 3], [0; 3]);
+        flag_a.quantise(&mut ra);
+        flag_b.quantise(&mut rb);
+        assert_eq!(ra, rb);
+        world_a.set(10, idl::Flag::CLASS_INDEX, &ra).unwrap();
+        world_b.set(10, 1, &rb).unwrap();
+        for id in 0..N {
+            peer_a.set_visible(id, true);
+            peer_b.set_visible(id, true);
+        }
+        let la = peer_a.encode(&world_a, &mut buf_a).unwrap();
+        let lb = peer_b.encode(&world_b, &mut buf_b).unwrap();
+        assert_eq!(buf_a[..la], buf_b[..lb], "tick {tick}: packets differ");
+        // Drop every fifth packet on the way to the clients.
+        if tick % 5 != 4 {
+            let fa = client_a.decode(&buf_a[..la]).unwrap();
+            let fb = client_b.decode(&buf_b[..lb]).unwrap();
+            assert_eq!(fa, fb);
+            let va: Vec<_> = client_a.view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
+            let vb: Vec<_> = client_b.view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
+            assert_eq!(va, vb);
+            for (_, class, raw) in &va {
+                if *class == idl::Unit::CLASS_INDEX {
+                    let (a, b) = (idl::Unit::dequantise(raw), derived::Unit::dequantise(raw));
+                    assert_eq!((a.pos, a.turret, a.hp, a.path), (b.pos, b.turret, b.hp, b.path));
+                    assert_eq!(a.mood.index(), b.mood.index());
+                }
+            }
+            if let (Some(a), Some(b)) = (client_a.ack(), client_b.ack()) {
+                peer_a.receive_ack(&a);
+                peer_b.receive_ack(&b);
+            }
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Compile-fail tests of `#[derive(Snapshot)]` and `#[derive(SnapshotEnum)]`: every mistake is
+//! reported at the offending tokens. `TRYBUILD=overwrite cargo test --test ui` rewrites the
+//! expected `tests/ui/*.stderr` (the messages are those of the pinned toolchain).
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}

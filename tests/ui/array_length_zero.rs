@@ -1,0 +1,8 @@
+use netschema::Snapshot;
+
+#[derive(Snapshot)]
+struct Unit {
+    flags: [bool; 0],
+}
+
+fn main() {}

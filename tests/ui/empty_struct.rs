@@ -1,0 +1,6 @@
+use netschema::Snapshot;
+
+#[derive(Snapshot)]
+struct Unit {}
+
+fn main() {}
