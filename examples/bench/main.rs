@@ -294,5 +294,18 @@ fn main() -> ExitCode {
         eprintln!("wrote {}", path.display());
     }
     eprintln!("done in {:.1} s", start.elapsed().as_secs_f64());
+    let failed: Vec<String> = reports
+        .iter()
+        .flat_map(|r| {
+            r.results
+                .iter()
+                .filter(|t| !t.verified())
+                .map(move |t| format!("{}/{}", r.scenario, t.name))
+        })
+        .collect();
+    if !failed.is_empty() {
+        eprintln!("error: decoded frames differ from their input: {}", failed.join(", "));
+        return ExitCode::FAILURE;
+    }
     ExitCode::SUCCESS
 }

@@ -1,4 +1,4 @@
-//! The particle system of seed 000 §7.4 (`schemas/particles.netidl`).
+//! The particle system of Orsten (2011) §7.4 (`schemas/particles.netidl`).
 //!
 //! About 1000 particles in a closed 64 m × 64 m room: gravity pulls them down, they bounce off
 //! the floor, the ceiling and the two walls with a coefficient of restitution of 1/2, and their

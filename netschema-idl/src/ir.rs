@@ -96,7 +96,7 @@ pub struct FieldType {
     pub span: Span,
 }
 
-/// The field kinds (DESIGN §4.3). Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
+/// The field kinds. Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
 /// compounds: `Vec2`, `Vec3`, `Array`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeKind {
@@ -183,8 +183,8 @@ impl Precision {
     }
 }
 
-/// A predictor: how a numeric field's value is guessed from the values the client holds
-/// (DESIGN §4.4). The declaration order is the fixed tie-breaking order of predictor selection.
+/// A predictor: how a numeric field's value is guessed from the values the client holds.
+/// The declaration order is the fixed tie-breaking order of predictor selection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Predictor {
     /// No samples: codes the value itself.

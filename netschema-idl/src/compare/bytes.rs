@@ -1,4 +1,4 @@
-//! The byte-oriented techniques of seed 000 §7.2: `BC` (the whole snapshot, here through
+//! The byte-oriented techniques of Orsten (2011) §7.2: `BC` (the whole snapshot, here through
 //! bitcode), `BD` (bytes differenced against the acked baseline, then a general-purpose
 //! compressor) and `PD` (polynomial prediction residuals written as plain integers, then a
 //! general-purpose compressor).
@@ -617,7 +617,7 @@ impl Decoder for ByteDiffDecoder {
 /// baseline, the others spaced like the baseline distance as the runtime's peer picks them),
 /// listed in the packet header. For each numeric field the encoder picks, per
 /// packet, the candidate of the schema's predictor list whose residuals need the fewest bits
-/// over the whole frame and sends the choice as one byte (seed 000's PD learned the choice;
+/// over the whole frame and sends the choice as one byte (Orsten's (2011) PD learned the choice;
 /// choosing per packet with the truth in hand is at least as good). An entity predicts with
 /// the chosen order or with as many samples as its own history has, whichever is less;
 /// bools and enums predict the newest sample.

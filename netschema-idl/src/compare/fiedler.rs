@@ -1,4 +1,4 @@
-//! `fiedler`: the final hand bit-packing of seed 001 ("Snapshot Compression", 2015), for the
+//! `fiedler`: the final hand bit-packing of Fiedler's "Snapshot Compression" (2015), for the
 //! cube schema only.
 //!
 //! The schema must have exactly the fields `interacting` (bool), `position.x`/`.y`/`.z`

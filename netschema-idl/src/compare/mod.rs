@@ -13,7 +13,7 @@
 //!                                                                              the input
 //! ```
 //!
-//! The techniques ([`techniques::all`]) are the ones seed 000 §7.2 compares, plus seed 001's
+//! The techniques ([`techniques::all`]) are the ones Orsten (2011) §7.2 compares, plus Fiedler's (2015)
 //! bit-packing and the real engine:
 //!
 //! | name        | what is sent                                                                |
@@ -22,7 +22,7 @@
 //! | `BD-Z6/Z9`  | bytes differenced against the acked baseline, then zlib level 6 / 9         |
 //! | `BD-zstd`   | the same, then zstd level 3                                                 |
 //! | `PD-Z6`     | prediction residuals as plain integers, then zlib level 6                   |
-//! | `fiedler`   | seed 001's final hand bit-packing (the cube schema only)                    |
+//! | `fiedler`   | Fiedler's (2015) final hand bit-packing (the cube schema only)                    |
 //! | `netschema` | the runtime's `World` / `Peer` / `Client`                                   |
 //!
 //! [`run`] measures one technique (bytes, encode and decode times, memory, verification);

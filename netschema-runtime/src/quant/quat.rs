@@ -1,4 +1,4 @@
-//! Unit quaternions as "smallest three" (seed 001).
+//! Unit quaternions as "smallest three" (Fiedler, 2015).
 
 use core::f64::consts::FRAC_1_SQRT_2;
 
@@ -10,7 +10,7 @@ use crate::{Error, Result};
 const IDENTITY: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
 
 /// A unit quaternion `[x, y, z, w]` stored as the index of its largest component and the
-/// other three components ("smallest three", seed 001).
+/// other three components ("smallest three", Fiedler 2015).
 ///
 /// The raw form is `[index, a, b, c]`: `index` in `0..=3` names the component of largest
 /// magnitude (the first one on ties), and `a, b, c` are the other three components in order,
