@@ -277,6 +277,9 @@ fn main() -> ExitCode {
         reports.push(report);
     }
     if let Some(path) = &o.json {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(dir);
+        }
         if let Err(e) = report::write_json(path, &reports) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
