@@ -21,15 +21,6 @@ pub const COST_DECAY: u32 = 4;
 /// earlier candidate, so a simpler predictor keeps its place unless another is clearly better.
 pub const TIE_MARGIN: i32 = 32;
 
-/// Index of the first candidate whose cost is within the tie margin of the cheapest, among
-/// the candidates for which `usable` holds.
-#[inline]
-fn pick(costs: &[i32; MAX_CANDIDATES], n: usize, usable: impl Fn(usize) -> bool) -> Option<usize> {
-    let min = (0..n).filter(|&i| usable(i)).map(|i| costs[i]).min()?;
-    let limit = min.saturating_add(TIE_MARGIN + (min >> 4));
-    (0..n).find(|&i| usable(i) && costs[i] <= limit)
-}
-
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
 /// part of the packet structure): 444 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +35,7 @@ pub struct Model {
     flags: [Prob; 8],
     /// Values seen, for scheduling the learning of losing candidates.
     tick: u32,
-    /// The candidate [`pick`] chooses for each history length `0..=MAX_SAMPLES`
+    /// The candidate [`Model::refresh_choice`] picks for each history length `0..=MAX_SAMPLES`
     /// ([`NO_CHOICE`] if none is usable), kept in step with `costs`.
     choice: [u8; MAX_SAMPLES + 1],
 }
@@ -96,11 +87,22 @@ fn average_in(avg: &mut i32, cost: u32) {
 
 /// The prediction chosen for one numeric field of one entity, before its residual is coded.
 #[derive(Clone, Copy, Debug)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     /// Index of the chosen candidate, or `None` when none had enough history.
     pub candidate: Option<u8>,
     /// The predicted raw value.
     pub value: i32,
+}
+
+/// What the predictors of one field of one entity may use.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct History<'t> {
+    /// The packet's predictor vectors.
+    pub table: &'t PredictorTable,
+    /// The field's values at the history frames, newest first; zero past `len`.
+    pub samples: [i32; MAX_SAMPLES],
+    /// Number of history samples.
+    pub len: usize,
 }
 
 impl Model {
@@ -111,69 +113,101 @@ impl Model {
         m
     }
 
-    /// Recomputes the choice for every history length from the running costs.
+    /// Recomputes the choice for every history length from the running costs: among the
+    /// candidates that length allows, the first within the tie margin of the cheapest.
     fn refresh_choice(&mut self, candidates: &[Predictor]) {
         let n = candidates.len().min(MAX_CANDIDATES);
-        for (k, choice) in self.choice.iter_mut().enumerate() {
-            *choice = pick(&self.costs, n, |i| candidates[i].samples() <= k)
+        let mut needs = [usize::MAX; MAX_CANDIDATES];
+        for (need, p) in needs.iter_mut().zip(candidates) {
+            *need = p.samples();
+        }
+        for k in 0..=MAX_SAMPLES {
+            let mut min = i32::MAX;
+            for (&need, &cost) in needs.iter().zip(&self.costs).take(n) {
+                if need <= k && cost < min {
+                    min = cost;
+                }
+            }
+            let limit = min.saturating_add(TIE_MARGIN + (min >> 4));
+            self.choice[k] = (0..n)
+                .find(|&i| needs[i] <= k && self.costs[i] <= limit)
                 .map_or(NO_CHOICE, |i| i as u8);
         }
     }
 
-    /// Picks the candidate with the lowest running cost among those `history` samples allow
+    /// Picks the candidate with the lowest running cost among those the history allows
     /// (near-ties, see [`TIE_MARGIN`], go to the earlier candidate) and computes its
     /// prediction. With no usable candidate the newest sample is held (or 0 without history).
-    #[inline]
-    pub fn predict(
+    #[inline(always)]
+    pub(crate) fn predict(
         &self,
         field: &Field,
         candidates: &[Predictor],
-        table: &PredictorTable,
-        samples: &[i32],
+        history: &History<'_>,
     ) -> Prediction {
-        let choice = self.choice[samples.len().min(MAX_SAMPLES)];
-        let best = candidates.get(usize::from(choice)).map(|&p| (choice, p));
-        let value = match best.and_then(|(_, p)| table.get(p)) {
-            Some(v) => v.predict(field, samples),
-            None => samples.first().copied().unwrap_or_else(|| field.clamp(0)),
-        };
-        Prediction { candidate: best.map(|(i, _)| i), value }
+        let choice = self.choice[history.len.min(MAX_SAMPLES)];
+        match candidates.get(usize::from(choice)).and_then(|&p| history.table.get(p)) {
+            Some(v) => Prediction {
+                candidate: Some(choice),
+                value: v.predict_padded(field, &history.samples),
+            },
+            None => Prediction {
+                candidate: None,
+                value: if history.len > 0 { history.samples[0] } else { field.clamp(0) },
+            },
+        }
     }
 
     /// Codes the residual of `target` against `prediction`, learns from it, and returns the
     /// value coded (the decoder passes any `target`).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn code_numeric<C: BinaryCoder>(
+    #[inline(always)]
+    pub(crate) fn code_numeric<C: BinaryCoder>(
         &mut self,
         coder: &mut C,
         field: &Field,
         candidates: &[Predictor],
-        table: &PredictorTable,
-        samples: &[i32],
+        history: &History<'_>,
         prediction: Prediction,
         target: i32,
     ) -> i32 {
+        let residual = field.residual(target, prediction.value);
         let Some(chosen) = prediction.candidate.map(usize::from) else {
-            let e = self.entry.code(coder, field.residual(target, prediction.value));
+            let e = self.entry.code(coder, residual);
             return field.reconstruct(prediction.value, e);
         };
-        let residual = field.residual(target, prediction.value);
         self.tick = self.tick.wrapping_add(1);
         if !self.tick.is_multiple_of(LEARN_PERIOD) {
-            let e = self.residuals[chosen].code(coder, residual);
+            let e = self.residuals[chosen % MAX_CANDIDATES].code(coder, residual);
             return field.reconstruct(prediction.value, e);
         }
+        self.code_and_compare(coder, field, candidates, history, prediction.value, chosen, residual)
+    }
+
+    /// The learning step of [`Model::code_numeric`]: codes `residual` with candidate
+    /// `chosen` while measuring it, then updates every usable candidate's running cost (and
+    /// the other candidates' residual models), and the choice.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn code_and_compare<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        field: &Field,
+        candidates: &[Predictor],
+        history: &History<'_>,
+        predicted: i32,
+        chosen: usize,
+        residual: i32,
+    ) -> i32 {
         let mut meter = Metered { inner: coder, cost: 0 };
-        let e = self.residuals[chosen].code(&mut meter, residual);
-        let value = field.reconstruct(prediction.value, e);
-        average_in(&mut self.costs[chosen], meter.cost);
-        for (i, p) in candidates.iter().enumerate() {
-            if i == chosen || p.samples() > samples.len() {
+        let e = self.residuals[chosen % MAX_CANDIDATES].code(&mut meter, residual);
+        let value = field.reconstruct(predicted, e);
+        average_in(&mut self.costs[chosen % MAX_CANDIDATES], meter.cost);
+        for (i, p) in candidates.iter().enumerate().take(MAX_CANDIDATES) {
+            if i == chosen || p.samples() > history.len {
                 continue;
             }
-            if let Some(v) = table.get(*p) {
-                let r = field.residual(value, v.predict(field, samples));
+            if let Some(v) = history.table.get(*p) {
+                let r = field.residual(value, v.predict_padded(field, &history.samples));
                 let cost = self.residuals[i].observe(r);
                 average_in(&mut self.costs[i], cost);
             }
@@ -185,7 +219,7 @@ impl Model {
     /// Codes a categorical value: whether it differs from `previous`, and if so which value
     /// it is; with no previous value the value itself.
     #[inline]
-    pub fn code_categorical<C: BinaryCoder>(
+    pub(crate) fn code_categorical<C: BinaryCoder>(
         &mut self,
         coder: &mut C,
         field: &Field,
@@ -209,13 +243,23 @@ impl Model {
 
     /// Codes one of the packet-structure integers kept in residual model `slot` (0..5).
     #[inline]
-    pub fn code_count<C: BinaryCoder>(&mut self, coder: &mut C, slot: usize, value: i32) -> i32 {
+    pub(crate) fn code_count<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        slot: usize,
+        value: i32,
+    ) -> i32 {
         self.residuals[slot % MAX_CANDIDATES].code(coder, value)
     }
 
     /// Codes a structural flag kept in flag `slot` (0..8).
     #[inline]
-    pub fn code_flag<C: BinaryCoder>(&mut self, coder: &mut C, slot: usize, bit: bool) -> bool {
+    pub(crate) fn code_flag<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        slot: usize,
+        bit: bool,
+    ) -> bool {
         let n = self.flags.len();
         coder.bit(&mut self.flags[slot % n], bit)
     }

@@ -15,9 +15,9 @@
 
 use crate::coder::BinaryCoder;
 use crate::frame::{WINDOW, age};
-use crate::model::{Model, ModelLayout, Prediction};
+use crate::model::{History, Model, ModelLayout, Prediction};
 use crate::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
-use crate::schema::{Coding, Schema};
+use crate::schema::{Coding, Field, Schema};
 use crate::{Error, Result};
 
 /// Bits of the frame number in the header.
@@ -165,87 +165,132 @@ pub(crate) fn code_history<C: BinaryCoder>(
     Ok(())
 }
 
-/// Predictions of the fields of one entity cached between the encoder's two passes.
-const CACHED_FIELDS: usize = 16;
+/// Fields of an entity handled together: their samples and predictions live on the stack.
+const CHUNK: usize = 16;
 
-#[inline(always)]
-fn gather(rows: &[&[i32]; MAX_SAMPLES], field: usize, k: usize) -> [i32; MAX_SAMPLES] {
-    let mut out = [0i32; MAX_SAMPLES];
-    for (o, row) in out.iter_mut().zip(rows).take(k) {
-        *o = row.get(field).copied().unwrap_or(0);
+/// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
+struct Chunk {
+    /// History samples per field, newest first; past the entity's history they are left over
+    /// from earlier entities, and only ever multiplied by zero weights.
+    samples: [[i32; MAX_SAMPLES]; CHUNK],
+    /// Prediction per field.
+    predicted: [Prediction; CHUNK],
+}
+
+impl Chunk {
+    const EMPTY: Chunk = Chunk {
+        samples: [[0; MAX_SAMPLES]; CHUNK],
+        predicted: [Prediction { candidate: None, value: 0 }; CHUNK],
+    };
+
+    /// Loads the samples of `fields` (the fields from `lo` on, at most [`CHUNK`] used) from
+    /// the entity's `k` history `rows` and predicts each field with its model.
+    #[inline(always)]
+    fn fill(
+        &mut self,
+        rows: &[&[i32]; MAX_SAMPLES],
+        k: usize,
+        lo: usize,
+        fields: &[Field],
+        models: &[Model],
+        table: &PredictorTable,
+    ) {
+        let n = fields.len().min(CHUNK);
+        for (j, row) in rows.iter().enumerate().take(k) {
+            let part = row.get(lo..).unwrap_or(&[]);
+            for (s, &v) in self.samples[..n].iter_mut().zip(part) {
+                s[j] = v;
+            }
+        }
+        for f in 0..n.min(models.len()) {
+            let (field, samples) = (&fields[f], &self.samples[f]);
+            self.predicted[f] = match field.coding {
+                Coding::Numeric(c) => {
+                    models[f].predict(field, c, &History { table, samples: *samples, len: k })
+                }
+                Coding::Categorical => Prediction { candidate: None, value: samples[0] },
+            };
+        }
     }
-    out
+
+    /// Whether the first `targets.len()` predictions equal `targets`.
+    #[inline(always)]
+    fn predicts(&self, targets: &[i32]) -> bool {
+        targets.len() <= CHUNK && self.predicted.iter().zip(targets).all(|(p, &t)| p.value == t)
+    }
 }
 
 /// Codes one entity present at both the baseline and the new frame.
+#[allow(clippy::too_many_arguments)]
 fn code_update<'s, C: BinaryCoder, S: Side<'s>>(
     coder: &mut C,
     side: &mut S,
     schema: &Schema,
     models: &mut [Model],
     refs: &Refs,
+    chunk: &mut Chunk,
+    class: usize,
     h: u32,
     check: &mut Check,
 ) -> Result<()> {
-    let class = side.base_class(h);
     let fields = schema.classes.get(class).ok_or(Error::Corrupt)?.fields;
+    let n = fields.len();
     let k = side.history_len(h).clamp(1, refs.len);
     let start = ModelLayout::class_base(schema, class);
     let (entity, field_models) = models
-        .get_mut(start..start + 1 + fields.len())
+        .get_mut(start..start + 1 + n)
         .ok_or(Error::Corrupt)?
         .split_first_mut()
         .ok_or(Error::Corrupt)?;
     let rows = side.history_rows(h, k);
     let targets = side.target_row(h);
+    let targets = targets.get(..n).unwrap_or(&[]);
+    let table = &refs.table;
 
     // The context: did the entity stay still between its two newest samples?
-    let n = fields.len();
     let still = k >= 2 && rows[0].iter().zip(rows[1]).take(n).all(|(a, b)| a == b);
-    // On the encoder: does every field equal its prediction? The predictions are kept for
-    // the coding pass.
-    let mut cache = [Prediction { candidate: None, value: 0 }; CACHED_FIELDS];
-    let mut exact = S::ENCODER;
-    if S::ENCODER {
-        for (f, (field, model)) in fields.iter().zip(field_models.iter()).enumerate() {
-            let samples = gather(&rows, f, k);
-            let p = match field.coding {
-                Coding::Numeric(c) => model.predict(field, c, &refs.table, &samples[..k]),
-                Coding::Categorical => Prediction { candidate: None, value: samples[0] },
-            };
-            if let Some(slot) = cache.get_mut(f) {
-                *slot = p;
-            }
-            if p.value != targets.get(f).copied().unwrap_or(0) {
-                exact = false;
-                if f >= CACHED_FIELDS {
-                    break;
-                }
-            }
+    chunk.fill(&rows, k, 0, fields, field_models, table);
+    // On the encoder: does every field equal its prediction?
+    let mut exact = S::ENCODER && targets.len() == n;
+    if exact {
+        exact = chunk.predicts(&targets[..n.min(CHUNK)]);
+        let mut lo = CHUNK;
+        while exact && lo < n {
+            let mut later = Chunk::EMPTY;
+            later.fill(&rows, k, lo, &fields[lo..], &field_models[lo..], table);
+            exact = later.predicts(&targets[lo..n.min(lo + CHUNK)]);
+            lo += CHUNK;
         }
     }
     let unchanged = entity.code_flag(coder, usize::from(still), exact);
 
-    for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
-        let samples = gather(&rows, f, k);
-        let target = targets.get(f).copied().unwrap_or(0);
-        let value = match field.coding {
-            Coding::Numeric(c) => {
-                let p = match cache.get(f) {
-                    Some(&p) if S::ENCODER => p,
-                    _ => model.predict(field, c, &refs.table, &samples[..k]),
-                };
-                if unchanged {
-                    p.value
-                } else {
-                    model.code_numeric(coder, field, c, &refs.table, &samples[..k], p, target)
+    let mut lo = 0;
+    while lo < n {
+        if lo > 0 {
+            chunk.fill(&rows, k, lo, &fields[lo..], &field_models[lo..], table);
+        }
+        let hi = (lo + CHUNK).min(n);
+        for f in lo..hi {
+            let (field, model) = (&fields[f], &mut field_models[f]);
+            let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
+            let value = if unchanged {
+                p.value
+            } else {
+                let target = targets.get(f).copied().unwrap_or(0);
+                match field.coding {
+                    Coding::Numeric(c) => {
+                        let history = History { table, samples: *samples, len: k };
+                        model.code_numeric(coder, field, c, &history, p, target)
+                    }
+                    Coding::Categorical => {
+                        model.code_categorical(coder, field, Some(samples[0]), target)
+                    }
                 }
-            }
-            Coding::Categorical if unchanged => samples[0],
-            Coding::Categorical => model.code_categorical(coder, field, Some(samples[0]), target),
-        };
-        side.store(h, f, value);
-        check.add(value as u32);
+            };
+            side.store(h, f, value);
+            check.add(value as u32);
+        }
+        lo = hi;
     }
     Ok(())
 }
@@ -269,7 +314,7 @@ fn code_entry<'s, C: BinaryCoder, S: Side<'s>>(
         let value = match field.coding {
             Coding::Numeric(c) => {
                 let p = Prediction { candidate: None, value: field.clamp(0) };
-                model.code_numeric(coder, field, c, &NO_HISTORY, &[], p, target)
+                model.code_numeric(coder, field, c, &NO_HISTORY, p, target)
             }
             Coding::Categorical => model.code_categorical(coder, field, None, target),
         };
@@ -279,8 +324,9 @@ fn code_entry<'s, C: BinaryCoder, S: Side<'s>>(
     Ok(())
 }
 
-/// Predictor vectors of an entity without history (none).
-const NO_HISTORY: PredictorTable = PredictorTable::new(&[]);
+/// The history of an entity that has none.
+const NO_HISTORY: History<'static> =
+    History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0 };
 
 /// Codes the body of a packet (everything between the header and the check value) and
 /// returns the check value of the frame.
@@ -293,6 +339,9 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>>(
 ) -> Result<u32> {
     let mut check = Check::new();
     let handles = side.handles();
+    // Reused by every entity: entries past an entity's history or fields hold stale values,
+    // which only ever meet zero weights.
+    let mut chunk = Chunk::EMPTY;
     if refs.base().is_some() {
         for h in 0..handles {
             if !side.base_present(h) {
@@ -300,9 +349,10 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>>(
             }
             let hint = side.keep_hint(h);
             if models[ModelLayout::PACKET].code_flag(coder, FLAG_KEPT, hint) {
-                side.begin(h, side.base_class(h), None)?;
+                let class = side.base_class(h);
+                side.begin(h, class, None)?;
                 check.add(h);
-                code_update(coder, side, schema, models, refs, h, &mut check)?;
+                code_update(coder, side, schema, models, refs, &mut chunk, class, h, &mut check)?;
             }
         }
     }

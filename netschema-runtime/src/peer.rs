@@ -339,10 +339,17 @@ impl<'a> Peer<'a> {
                 *hp = &self.store.presence[p * w..(p + 1) * w];
             }
         }
+        let mut history_rows: [&[i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
+        for (rows, &t) in history_rows.iter_mut().zip(&refs.history[..refs.len]) {
+            *rows = world.frame_rows(t);
+        }
         let mut side = EncoderSide {
-            world,
             refs: &refs,
             handles: self.handles,
+            stride: self.schema.max_fields,
+            classes: world.frame_classes(frame),
+            rows: world.frame_rows(frame),
+            history_rows,
             presence: &self.store.presence[spare * w..(spare + 1) * w],
             history_presence,
             handle_entity: self.store.handle_entity,
@@ -376,10 +383,17 @@ pub(crate) fn digest(models: &[Model]) -> u64 {
 }
 
 /// The encoder's side of the packet walk: reads targets and history from the world.
-struct EncoderSide<'s, 'w> {
-    world: &'s World<'w>,
+struct EncoderSide<'s> {
     refs: &'s Refs,
     handles: u32,
+    /// Values per row in the world.
+    stride: usize,
+    /// Class of every id at the new frame.
+    classes: &'s [u16],
+    /// Rows of every id at the new frame.
+    rows: &'s [i32],
+    /// Rows of every id at each history frame.
+    history_rows: [&'s [i32]; MAX_SAMPLES],
     presence: &'s [u64],
     history_presence: [&'s [u64]; MAX_SAMPLES],
     handle_entity: &'s [u32],
@@ -388,7 +402,7 @@ struct EncoderSide<'s, 'w> {
     entering: u32,
 }
 
-impl EncoderSide<'_, '_> {
+impl EncoderSide<'_> {
     fn enters(&self, h: u32) -> bool {
         test_bit(self.presence, h as usize) && !self.base_present(h)
     }
@@ -399,7 +413,7 @@ impl EncoderSide<'_, '_> {
     }
 }
 
-impl<'s> Side<'s> for EncoderSide<'s, '_> {
+impl<'s> Side<'s> for EncoderSide<'s> {
     const ENCODER: bool = true;
 
     fn handles(&self) -> u32 {
@@ -411,8 +425,9 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         self.refs.len > 0 && test_bit(self.history_presence[0], h as usize)
     }
 
+    #[inline]
     fn base_class(&self, h: u32) -> usize {
-        self.world.get(self.refs.frame, self.entity(h)).map_or(0, |(c, _)| c)
+        self.classes.get(self.entity(h)).map_or(0, |&c| usize::from(c))
     }
 
     fn keep_hint(&self, h: u32) -> bool {
@@ -449,17 +464,18 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     #[inline]
     fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES] {
-        let (world, id) = (self.world, self.entity(h));
+        let at = self.entity(h) * self.stride;
         let mut rows: [&'s [i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
-        for (row, &t) in rows.iter_mut().zip(&self.refs.history[..k.min(self.refs.len)]) {
-            *row = world.row(t, id);
+        for (row, frame) in rows.iter_mut().zip(&self.history_rows).take(k) {
+            *row = frame.get(at..at + self.stride).unwrap_or(&[]);
         }
         rows
     }
 
     #[inline]
     fn target_row(&self, h: u32) -> &'s [i32] {
-        self.world.row(self.refs.frame, self.entity(h))
+        let at = self.entity(h) * self.stride;
+        self.rows.get(at..at + self.stride).unwrap_or(&[])
     }
 
     fn store(&mut self, _h: u32, _field: usize, _value: i32) {}

@@ -70,6 +70,36 @@ pub struct PredictorVector {
     pub den: i64,
     /// Number of samples.
     pub len: usize,
+    /// Reciprocal of `den` for [`floor_div`].
+    recip: Reciprocal,
+}
+
+/// A divisor `d` in `1..2^MAX_WEIGHT_BITS` prepared for exact floor division by multiplication:
+/// with `l = ceil(log2 d)` and `m = floor(2^(63+l) / d) + 1`, `floor(n / d)` equals
+/// `(n * m) >> (63 + l)` for every `0 <= n < 2^63` (Granlund and Montgomery, 1994, Thm. 4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Reciprocal {
+    d: i64,
+    m: u64,
+    shift: u32,
+}
+
+impl Reciprocal {
+    const fn new(d: i64) -> Reciprocal {
+        let l = if d <= 1 { 0 } else { 64 - (d as u64 - 1).leading_zeros() };
+        let m = ((1u128 << (63 + l)) / d as u128 + 1) as u64;
+        Reciprocal { d, m, shift: 63 + l }
+    }
+}
+
+/// `floor(x / r.d)` for `|x| < 2^62`, without a division instruction or a branch on the sign:
+/// a negative `x` is divided as `-ceil(|x| / d) = -floor((|x| + d - 1) / d)`.
+#[inline(always)]
+fn floor_div(x: i64, r: Reciprocal) -> i64 {
+    let sign = x >> 63;
+    let n = ((x ^ sign) - sign + ((r.d - 1) & sign)) as u64;
+    let q = ((u128::from(n) * u128::from(r.m)) >> r.shift) as i64;
+    (q ^ sign) - sign
 }
 
 const fn gcd(mut a: i64, mut b: i64) -> i64 {
@@ -146,7 +176,7 @@ impl PredictorVector {
             }
             i += 1;
         }
-        Some(PredictorVector { num, den, len: m })
+        Some(PredictorVector { num, den, len: m, recip: Reciprocal::new(den) })
     }
 
     /// Evenly spaced samples (offsets 1, 2, …, m): the vectors of a loss-free history.
@@ -158,26 +188,38 @@ impl PredictorVector {
     /// inside the field's range. Differences are taken relative to the newest sample (wrapped
     /// for wrapping fields), which the weights' bound keeps inside `i64`. With fewer samples
     /// than the vector needs, the prediction is 0 clamped into the range.
-    #[inline(always)]
+    #[inline]
     pub fn predict(&self, field: &Field, samples: &[i32]) -> i32 {
         let len = self.len.min(MAX_SAMPLES);
         if len == 0 || samples.len() < len {
             return field.clamp(0);
         }
-        let (weights, samples) = (&self.num[..len], &samples[..len]);
+        let mut padded = [0i32; MAX_SAMPLES];
+        for (p, &s) in padded.iter_mut().zip(samples) {
+            *p = s;
+        }
+        self.predict_padded(field, &padded)
+    }
+
+    /// [`PredictorVector::predict`] with the samples as a fixed array, of which the caller
+    /// guarantees the first `len` are real; the rest are ignored (their weights are 0).
+    #[inline(always)]
+    pub(crate) fn predict_padded(&self, field: &Field, samples: &[i32; MAX_SAMPLES]) -> i32 {
+        if self.len == 0 {
+            return field.clamp(0);
+        }
         let newest = samples[0];
         let mut acc: i64 = 0;
-        if field.wraps {
-            for i in 1..len {
-                acc += weights[i] * i64::from(field.residual(samples[i], newest));
-            }
-        } else {
-            for i in 1..len {
-                acc += weights[i] * (i64::from(samples[i]) - i64::from(newest));
-            }
+        for (&w, &s) in self.num.iter().zip(samples).skip(1) {
+            let d = if field.wraps {
+                i64::from(field.residual(s, newest))
+            } else {
+                i64::from(s) - i64::from(newest)
+            };
+            acc += w * d;
         }
         // Round half up: floor((acc + den/2) / den).
-        let delta = if self.den == 1 { acc } else { (acc + self.den / 2).div_euclid(self.den) };
+        let delta = if self.den == 1 { acc } else { floor_div(acc + self.den / 2, self.recip) };
         field.clamp(i64::from(newest) + delta)
     }
 }
@@ -263,6 +305,29 @@ mod tests {
         assert_eq!(v.predict(&a, &[1020, 1010]), 6);
         let f = Field::numeric("f", 0, 1023, false, &[Predictor::Linear]);
         assert_eq!(v.predict(&f, &[1020, 1000]), 1023, "clamped");
+    }
+
+    #[test]
+    fn floor_division_by_reciprocal_is_exact() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [0i64, 1, -1, (1 << 62) - 1, -(1 << 62) + 1, 12345, -12345];
+        for d in (1..64).chain([(1 << 27) - 1, (1 << 27) + 1, (1 << 28) - 1, 3 << 20]) {
+            let r = Reciprocal::new(d);
+            for &v in &edges {
+                assert_eq!(floor_div(v, r), v.div_euclid(d), "{v} / {d}");
+            }
+            for _ in 0..2000 {
+                let v = (next() as i64) >> 2;
+                let v = v >> (next() % 60);
+                assert_eq!(floor_div(v, r), v.div_euclid(d), "{v} / {d}");
+            }
+        }
     }
 
     #[test]

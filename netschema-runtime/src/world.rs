@@ -159,12 +159,27 @@ impl<'a> World<'a> {
         self.spawned.get(id).copied().unwrap_or(NO_FRAME)
     }
 
-    /// The row of entity `id` at a held `frame`, `max_fields` long whatever its class (the
-    /// caller knows the entity exists); empty if `id` is out of range.
+    /// The rows of all ids at a held `frame`, `max_fields` values per id whatever its class;
+    /// empty if the frame is not held.
     #[inline]
-    pub(crate) fn row(&self, frame: u32, id: usize) -> &[i32] {
-        let stride = self.schema.max_fields;
-        let at = (Self::slot(frame) * self.capacity + id) * stride;
-        self.rows.get(at..at + stride).unwrap_or(&[])
+    pub(crate) fn frame_rows(&self, frame: u32) -> &[i32] {
+        let len = self.capacity * self.schema.max_fields;
+        match self.holds(frame) {
+            true => self.rows.get(Self::slot(frame) * len..).and_then(|r| r.get(..len)),
+            false => None,
+        }
+        .unwrap_or(&[])
+    }
+
+    /// The class of every id at a held `frame` ([`NO_CLASS`] where there is no entity);
+    /// empty if the frame is not held.
+    #[inline]
+    pub(crate) fn frame_classes(&self, frame: u32) -> &[u16] {
+        let len = self.capacity;
+        match self.holds(frame) {
+            true => self.classes.get(Self::slot(frame) * len..).and_then(|c| c.get(..len)),
+            false => None,
+        }
+        .unwrap_or(&[])
     }
 }
