@@ -99,7 +99,8 @@ pub(crate) struct Prediction {
 pub(crate) struct History<'t> {
     /// The packet's predictor vectors.
     pub table: &'t PredictorTable,
-    /// The field's values at the history frames, newest first; zero past `len`.
+    /// The field's values at the history frames, newest first; entries past `len` are
+    /// unspecified and only ever meet zero weights.
     pub samples: [i32; MAX_SAMPLES],
     /// Number of history samples.
     pub len: usize,
@@ -115,6 +116,7 @@ impl Model {
 
     /// Recomputes the choice for every history length from the running costs: among the
     /// candidates that length allows, the first within the tie margin of the cheapest.
+    #[allow(clippy::needless_range_loop)] // plain indexing unrolls best
     fn refresh_choice(&mut self, candidates: &[Predictor]) {
         let n = candidates.len().min(MAX_CANDIDATES);
         let mut needs = [usize::MAX; MAX_CANDIDATES];
@@ -123,9 +125,9 @@ impl Model {
         }
         for k in 0..=MAX_SAMPLES {
             let mut min = i32::MAX;
-            for (&need, &cost) in needs.iter().zip(&self.costs).take(n) {
-                if need <= k && cost < min {
-                    min = cost;
+            for i in 0..n {
+                if needs[i] <= k && self.costs[i] < min {
+                    min = self.costs[i];
                 }
             }
             let limit = min.saturating_add(TIE_MARGIN + (min >> 4));

@@ -210,13 +210,15 @@ impl PredictorVector {
         }
         let newest = samples[0];
         let mut acc: i64 = 0;
-        for (&w, &s) in self.num.iter().zip(samples).skip(1) {
+        // Indexing keeps this a fixed three-step loop the compiler unrolls.
+        #[allow(clippy::needless_range_loop)]
+        for i in 1..MAX_SAMPLES {
             let d = if field.wraps {
-                i64::from(field.residual(s, newest))
+                i64::from(field.residual(samples[i], newest))
             } else {
-                i64::from(s) - i64::from(newest)
+                i64::from(samples[i]) - i64::from(newest)
             };
-            acc += w * d;
+            acc += self.num[i] * d;
         }
         // Round half up: floor((acc + den/2) / den).
         let delta = if self.den == 1 { acc } else { floor_div(acc + self.den / 2, self.recip) };
