@@ -8,6 +8,7 @@ use crate::model::{Model, ModelLayout};
 use crate::packet::{self, BASE_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
 use crate::peer::digest;
 use crate::predict::MAX_SAMPLES;
+use crate::probe::NoProbe;
 use crate::schema::Schema;
 use crate::slots::{SLOTS, Slots};
 use crate::world::NO_CLASS;
@@ -199,7 +200,8 @@ impl<'a> Client<'a> {
             classes: self.store.classes,
             born: self.store.born,
         };
-        let check = packet::code_body(&mut dec, &mut side, self.schema, models, &refs)?;
+        let check =
+            packet::code_body(&mut dec, &mut side, &mut NoProbe, self.schema, models, &refs)?;
         if dec.direct(0, CHECK_BITS) != check {
             return Err(Error::CheckMismatch);
         }

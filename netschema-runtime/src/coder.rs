@@ -266,6 +266,38 @@ impl BinaryCoder for CostMeter {
     }
 }
 
+/// A [`BinaryCoder`] wrapper that codes through another coder and adds up the ideal cost of
+/// what passes through, in cost units.
+pub(crate) struct Metered<'c, C> {
+    inner: &'c mut C,
+    /// Accumulated cost.
+    pub(crate) cost: u32,
+}
+
+impl<'c, C> Metered<'c, C> {
+    /// Starts metering what is coded through `inner`.
+    pub(crate) fn new(inner: &'c mut C) -> Self {
+        Metered { inner, cost: 0 }
+    }
+}
+
+impl<C: BinaryCoder> BinaryCoder for Metered<'_, C> {
+    #[inline(always)]
+    fn bit<M: BitModel>(&mut self, model: &mut M, bit: bool) -> bool {
+        // The cost of the bit actually coded is only known after decoding it.
+        let before = *model;
+        let coded = self.inner.bit(model, bit);
+        self.cost = self.cost.saturating_add(bit_cost(&before, coded));
+        coded
+    }
+
+    #[inline(always)]
+    fn direct(&mut self, value: u32, n: u32) -> u32 {
+        self.cost = self.cost.saturating_add(n.min(32) << COST_FRAC_BITS);
+        self.inner.direct(value, n)
+    }
+}
+
 /// A [`BinaryCoder`] that only updates models, for learning from values that are not coded.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Learner;

@@ -9,7 +9,8 @@
 //! - [`schema`] and [`predict`]: field descriptors and integer polynomial predictors;
 //! - [`model`]: per-field learned statistics and predictor choice, stored per frame;
 //! - [`world`], [`peer`], [`client`], [`ack`], [`handshake`]: the replication engine — the
-//!   server's shared archive, one peer per client, the client's decoder, acks and connect.
+//!   server's shared archive, one peer per client, the client's decoder, acks and connect;
+//! - [`probe`]: per-field costs of encoded packets, for profiling.
 //!
 //! The engine does no I/O and never allocates: every structure works in storage the caller
 //! hands it (see [`world::WorldStorage`], [`peer::PeerStorage`], [`client::ClientStorage`]).
@@ -33,6 +34,7 @@ mod packet;
 pub mod peer;
 pub mod predict;
 pub mod prob;
+pub mod probe;
 pub mod quant;
 pub mod residual;
 pub mod schema;

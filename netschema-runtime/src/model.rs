@@ -4,9 +4,9 @@
 //! copy of the models stored with its baseline, and the result is stored with `n` on both
 //! ends, so a lost packet only means its models are never used as a starting point.
 
-use crate::coder::BinaryCoder;
+use crate::coder::{BinaryCoder, Metered};
 use crate::predict::{MAX_SAMPLES, Predictor, PredictorTable};
-use crate::prob::{BitModel, COST_FRAC_BITS, Prob, bit_cost};
+use crate::prob::{BitModel, Prob};
 use crate::residual::ResidualModel;
 use crate::schema::{Coding, Field, MAX_CANDIDATES, Schema};
 
@@ -53,29 +53,6 @@ impl Default for Model {
             tick: 0,
             choice: [NO_CHOICE; MAX_SAMPLES + 1],
         }
-    }
-}
-
-/// A [`BinaryCoder`] wrapper that also adds up the ideal cost of what passes through.
-struct Metered<'c, C> {
-    inner: &'c mut C,
-    cost: u32,
-}
-
-impl<C: BinaryCoder> BinaryCoder for Metered<'_, C> {
-    #[inline(always)]
-    fn bit<M: BitModel>(&mut self, model: &mut M, bit: bool) -> bool {
-        // The cost of the bit actually coded is only known after decoding it.
-        let before = *model;
-        let coded = self.inner.bit(model, bit);
-        self.cost += bit_cost(&before, coded);
-        coded
-    }
-
-    #[inline(always)]
-    fn direct(&mut self, value: u32, n: u32) -> u32 {
-        self.cost += n << COST_FRAC_BITS;
-        self.inner.direct(value, n)
     }
 }
 
@@ -200,7 +177,7 @@ impl Model {
         chosen: usize,
         residual: i32,
     ) -> i32 {
-        let mut meter = Metered { inner: coder, cost: 0 };
+        let mut meter = Metered::new(coder);
         let e = self.residuals[chosen % MAX_CANDIDATES].code(&mut meter, residual);
         let value = field.reconstruct(predicted, e);
         average_in(&mut self.costs[chosen % MAX_CANDIDATES], meter.cost);

@@ -13,10 +13,11 @@
 //! [`Side`] supplies what only one end knows (the encoder's targets and sets) and stores what
 //! the decoder learns.
 
-use crate::coder::BinaryCoder;
+use crate::coder::{BinaryCoder, Metered};
 use crate::frame::{WINDOW, age};
 use crate::model::{History, Model, ModelLayout, Prediction};
 use crate::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::probe::Probe;
 use crate::schema::{Coding, Field, Schema};
 use crate::{Error, Result};
 
@@ -220,11 +221,51 @@ impl Chunk {
     }
 }
 
+/// Codes one value of `field` against prediction `p` (from `history`) with its `model`.
+#[inline(always)]
+fn code_value<C: BinaryCoder>(
+    coder: &mut C,
+    field: &Field,
+    model: &mut Model,
+    history: &History<'_>,
+    p: Prediction,
+    target: i32,
+) -> i32 {
+    match field.coding {
+        Coding::Numeric(c) => model.code_numeric(coder, field, c, history, p, target),
+        Coding::Categorical => {
+            let previous = (history.len > 0).then_some(history.samples[0]);
+            model.code_categorical(coder, field, previous, target)
+        }
+    }
+}
+
+/// [`code_value`], metered when probe type `P` listens: returns the value and its ideal cost
+/// (0 when not metered).
+#[inline(always)]
+fn code_probed<P: Probe, C: BinaryCoder>(
+    coder: &mut C,
+    field: &Field,
+    model: &mut Model,
+    history: &History<'_>,
+    p: Prediction,
+    target: i32,
+) -> (i32, u32) {
+    if P::LISTENS {
+        let mut meter = Metered::new(coder);
+        let value = code_value(&mut meter, field, model, history, p, target);
+        (value, meter.cost)
+    } else {
+        (code_value(coder, field, model, history, p, target), 0)
+    }
+}
+
 /// Codes one entity present at both the baseline and the new frame.
 #[allow(clippy::too_many_arguments)]
-fn code_update<'s, C: BinaryCoder, S: Side<'s>>(
+fn code_update<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
     coder: &mut C,
     side: &mut S,
+    probe: &mut P,
     schema: &Schema,
     models: &mut [Model],
     refs: &Refs,
@@ -274,18 +315,14 @@ fn code_update<'s, C: BinaryCoder, S: Side<'s>>(
             let (field, model) = (&fields[f], &mut field_models[f]);
             let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
             let value = if unchanged {
+                probe.field(class, f, 0, p.candidate, true);
                 p.value
             } else {
+                let history = History { table, samples: *samples, len: k };
                 let target = targets.get(f).copied().unwrap_or(0);
-                match field.coding {
-                    Coding::Numeric(c) => {
-                        let history = History { table, samples: *samples, len: k };
-                        model.code_numeric(coder, field, c, &history, p, target)
-                    }
-                    Coding::Categorical => {
-                        model.code_categorical(coder, field, Some(samples[0]), target)
-                    }
-                }
+                let (value, cost) = code_probed::<P, _>(coder, field, model, &history, p, target);
+                probe.field(class, f, cost, p.candidate, false);
+                value
             };
             side.store(h, f, value);
             check.add(value as u32);
@@ -296,9 +333,11 @@ fn code_update<'s, C: BinaryCoder, S: Side<'s>>(
 }
 
 /// Codes one entering entity's values against the zero predictor.
-fn code_entry<'s, C: BinaryCoder, S: Side<'s>>(
+#[allow(clippy::too_many_arguments)]
+fn code_entry<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
     coder: &mut C,
     side: &mut S,
+    probe: &mut P,
     schema: &Schema,
     models: &mut [Model],
     class: usize,
@@ -311,13 +350,9 @@ fn code_entry<'s, C: BinaryCoder, S: Side<'s>>(
     let targets = side.target_row(h);
     for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
         let target = targets.get(f).copied().unwrap_or(0);
-        let value = match field.coding {
-            Coding::Numeric(c) => {
-                let p = Prediction { candidate: None, value: field.clamp(0) };
-                model.code_numeric(coder, field, c, &NO_HISTORY, p, target)
-            }
-            Coding::Categorical => model.code_categorical(coder, field, None, target),
-        };
+        let p = Prediction { candidate: None, value: field.clamp(0) };
+        let (value, cost) = code_probed::<P, _>(coder, field, model, &NO_HISTORY, p, target);
+        probe.field(class, f, cost, None, false);
         side.store(h, f, value);
         check.add(value as u32);
     }
@@ -330,9 +365,10 @@ const NO_HISTORY: History<'static> =
 
 /// Codes the body of a packet (everything between the header and the check value) and
 /// returns the check value of the frame.
-pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>>(
+pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
     coder: &mut C,
     side: &mut S,
+    probe: &mut P,
     schema: &Schema,
     models: &mut [Model],
     refs: &Refs,
@@ -352,7 +388,9 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>>(
                 let class = side.base_class(h);
                 side.begin(h, class, None)?;
                 check.add(h);
-                code_update(coder, side, schema, models, refs, &mut chunk, class, h, &mut check)?;
+                code_update(
+                    coder, side, probe, schema, models, refs, &mut chunk, class, h, &mut check,
+                )?;
             }
         }
     }
@@ -385,7 +423,7 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>>(
         }
         side.begin(h, class as usize, Some(handle_age as u32))?;
         check.add(h);
-        code_entry(coder, side, schema, models, class as usize, h, &mut check)?;
+        code_entry(coder, side, probe, schema, models, class as usize, h, &mut check)?;
         next = h + 1;
     }
     Ok(check.value())

@@ -7,6 +7,7 @@ use crate::frame::{NO_FRAME, WINDOW, age, to_wire};
 use crate::model::{Model, ModelLayout};
 use crate::packet::{self, BASE_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
 use crate::predict::MAX_SAMPLES;
+use crate::probe::{NoProbe, Probe};
 use crate::schema::Schema;
 use crate::slots::{SLOTS, Slots};
 use crate::world::World;
@@ -313,6 +314,17 @@ impl<'a> Peer<'a> {
     /// does not fit — nothing is written past `buf`, and the frame is then simply not sent —
     /// and with [`Error::StalePacket`] if this frame was already encoded.
     pub fn encode(&mut self, world: &World<'_>, buf: &mut [u8]) -> Result<usize> {
+        self.encode_probed(world, buf, &mut NoProbe)
+    }
+
+    /// [`Peer::encode`], reporting the cost of every value coded to `probe` (see
+    /// [`crate::probe`]). The packet is the one [`Peer::encode`] would have written.
+    pub fn encode_probed<P: Probe>(
+        &mut self,
+        world: &World<'_>,
+        buf: &mut [u8],
+        probe: &mut P,
+    ) -> Result<usize> {
         let frame = world.frame().ok_or(Error::StalePacket)?;
         if self.newest_sent != NO_FRAME && age(frame, self.newest_sent) as i32 <= 0 {
             return Err(Error::StalePacket);
@@ -364,7 +376,7 @@ impl<'a> Peer<'a> {
         enc.direct(refs.base().map_or(0, |b| age(frame, b)), BASE_BITS);
         let mut refs_coded = refs;
         packet::code_history(&mut enc, &mut models[ModelLayout::PACKET], &mut refs_coded)?;
-        let check = packet::code_body(&mut enc, &mut side, self.schema, models, &refs)?;
+        let check = packet::code_body(&mut enc, &mut side, probe, self.schema, models, &refs)?;
         enc.direct(check, CHECK_BITS);
         let written = enc.finish()?;
 
