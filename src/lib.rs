@@ -71,6 +71,11 @@ pub use netschema_derive::{Snapshot, SnapshotEnum};
 /// Implemented by the enums generated from `.netidl` schemas and by `#[derive(SnapshotEnum)]`
 /// on fieldless enums. The raw value of a case is its index in [`SnapshotEnum::ALL`]
 /// (declaration order), whatever its Rust discriminant.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a netschema enum: it does not implement `SnapshotEnum`",
+    label = "not a `SnapshotEnum`",
+    note = "a field without a `#[netschema(...)]` kind must be a `bool`, an enum with `#[derive(SnapshotEnum)]`, or an array of them"
+)]
 pub trait SnapshotEnum: Copy + 'static {
     /// Every case, in index order (never empty).
     const ALL: &'static [Self];

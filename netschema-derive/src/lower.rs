@@ -51,7 +51,9 @@ impl Ctxt {
         IrSpanned::new(value, self.span(tokens))
     }
 
-    /// Reports a validator diagnostic at its primary span, with its help and notes.
+    /// Reports a validator diagnostic at its primary span, with its help and notes on the
+    /// lines below. The labels are left out: written for a source snippet ("min", "listed again
+    /// here"), they add nothing to a message already shown at the labelled tokens.
     fn diagnostic(&mut self, d: &Diagnostic) {
         let span = d
             .primary_span()
@@ -59,11 +61,8 @@ impl Ctxt {
             .and_then(|s| self.spans.get(s.start as usize).copied())
             .unwrap_or(Span::call_site());
         let mut message = d.message.clone();
-        if let Some(label) = d.labels.iter().find(|l| l.primary && !l.message.is_empty()) {
-            message.push_str(&format!(": {}", label.message));
-        }
         if let Some(help) = &d.help {
-            message.push_str(&format!("\n\n= help: {help}"));
+            message.push_str(&format!("\n= help: {help}"));
         }
         for note in &d.notes {
             message.push_str(&format!("\n= note: {note}"));
@@ -232,6 +231,8 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
 struct FieldAttrs {
     kind: Option<Expr>,
     predict: Option<(Vec<IrSpanned<Predictor>>, IrSpan)>,
+    /// An item could not be read (already reported): it may have been meant as the kind.
+    unreadable: bool,
 }
 
 const KINDS: &str = "`int(min, max)`, `fixed(min, max, res = R)`, `fixed(min, max, bits = N)`, `angle(bits = N)`, `quat(bits = N)`, `vec2(K)`, `vec3(K)` or `bool`";
@@ -243,6 +244,7 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
             Ok(items) => items,
             Err(e) => {
                 cx.push(e);
+                out.unreadable = true;
                 continue;
             }
         };
@@ -276,16 +278,23 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
                 Some("crate") => {
                     cx.error(&item, "`crate = \"...\"` goes on the struct, not on a field")
                 }
-                Some("enum") => cx.error(
-                    &item,
-                    "enum fields need no attribute: derive `SnapshotEnum` on the enum type",
-                ),
-                _ => cx.error(
-                    &item,
-                    format!(
-                        "unknown netschema attribute: expected a kind ({KINDS}) or `predict(...)`"
-                    ),
-                ),
+                Some("enum") => {
+                    cx.error(
+                        &item,
+                        "enum fields need no attribute: derive `SnapshotEnum` on the enum type",
+                    );
+                    out.unreadable = true;
+                }
+                _ => {
+                    let what = name.map_or(String::new(), |n| format!(" `{n}`"));
+                    cx.error(
+                        &item,
+                        format!(
+                            "unknown netschema attribute{what}: expected a kind ({KINDS}) or `predict(...)`"
+                        ),
+                    );
+                    out.unreadable = true;
+                }
             }
         }
     }
@@ -410,6 +419,8 @@ fn lower_field(
                 return None;
             }
         }
+        // The attribute's error is reported; "needs a kind" would only repeat it.
+        None if attrs.unreadable => return None,
         None => lower_by_type(cx, schema, options, ident, &f.ty)?,
     };
     let predict = attrs.predict.map(|(predictors, span)| PredictClause { predictors, span });
