@@ -15,7 +15,7 @@
 //! `const fn`s from the parameters the user wrote, and the class table reads `raw_min()`,
 //! `raw_max()` and `wraps()` from it, so the runtime, the IDL and the derive cannot disagree.
 //! Generated code names the runtime through a crate path (default `::netschema`, the facade),
-//! which must offer the facade's items (`SnapshotEnum`, `__private`) as well as the runtime's.
+//! which must offer the facade's `__private` support module as well as the runtime's items.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
