@@ -14,13 +14,21 @@
 //! - `overhead`: how much larger the packets are than the ideal;
 //! - `enc`, `dec`: nanoseconds per symbol, median of several passes over the whole stream;
 //! - `term B/pkt`: bytes per packet above its ideal (the cost of ending a packet), mean and max.
+//!
+//! The generator, the skewed stream and the metering coder are the runtime's test helpers
+//! (`netschema-runtime/tests/common`), shared with its tests and codec benchmark.
+
+#[path = "../netschema-runtime/tests/common/mod.rs"]
+mod common;
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use netschema::coder::{BinaryCoder, Decoder, Encoder};
-use netschema::prob::{BitModel, PROB_ONE, Prob, TwoRateProb};
+use netschema::coder::{Decoder, Encoder};
+use netschema::prob::{BitModel, Prob, TwoRateProb};
 use netschema::residual::ResidualModel;
+
+use common::{Metered, SplitMix64, skewed_residual};
 
 /// Timed passes per stream; the median is reported.
 const PASSES: usize = 5;
@@ -31,48 +39,30 @@ const MIN_PACKET: u32 = 8;
 /// Room for one packet: far more than 512 symbols of these streams can need.
 const PACKET_CAPACITY: usize = 64 * 1024;
 
-/// splitmix64: a seeded generator with no dependency.
-struct SplitMix64(u64);
+/// True with probability `p`.
+fn chance(rng: &mut SplitMix64, p: f64) -> bool {
+    ((rng.next_u64() >> 11) as f64) < p * (1u64 << 53) as f64
+}
 
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+/// `+1` or `-1`.
+fn sign(rng: &mut SplitMix64) -> i32 {
+    if rng.next_u64() >> 63 == 0 { 1 } else { -1 }
+}
 
-    /// A value in `0..n`.
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
+/// `1 + G`, with `G` geometric of mean `mean - 1`.
+fn geometric(rng: &mut SplitMix64, mean: f64) -> i32 {
+    let keep = 1.0 - 1.0 / mean;
+    let mut m = 1;
+    while chance(rng, keep) {
+        m += 1;
     }
-
-    /// True with probability `p`.
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next_u64() >> 11) as f64) < p * (1u64 << 53) as f64
-    }
-
-    /// `+1` or `-1`.
-    fn sign(&mut self) -> i32 {
-        if self.next_u64() >> 63 == 0 { 1 } else { -1 }
-    }
-
-    /// `1 + G`, with `G` geometric of mean `mean - 1`.
-    fn geometric(&mut self, mean: f64) -> i32 {
-        let keep = 1.0 - 1.0 / mean;
-        let mut m = 1;
-        while self.chance(keep) {
-            m += 1;
-        }
-        m
-    }
+    m
 }
 
 /// The synthetic field streams.
 #[derive(Clone, Copy)]
 enum Distribution {
-    /// 70 % zeros, else a two-sided geometric magnitude of mean 7.
+    /// 70 % zeros, else a two-sided geometric magnitude of mean 7 (the tests' skewed stream).
     Skewed,
     /// Uniform in `-8..=8`.
     UniformSmall,
@@ -94,53 +84,30 @@ impl Distribution {
     }
 
     fn generate(self, seed: u64, n: usize) -> Vec<i32> {
-        let mut rng = SplitMix64(seed);
+        let mut rng = SplitMix64::new(seed);
         (0..n)
             .map(|i| match self {
-                Distribution::Skewed => {
-                    if rng.chance(0.7) {
-                        0
-                    } else {
-                        rng.sign() * rng.geometric(7.0)
-                    }
-                }
+                Distribution::Skewed => skewed_residual(&mut rng),
                 Distribution::UniformSmall => rng.below(17) as i32 - 8,
                 Distribution::Drifting => {
                     let phase = (i as f64 / 100_000.0 * std::f64::consts::TAU).sin() * 0.5 + 0.5;
                     let zeros = 0.9 - 0.7 * phase;
                     let mean = 2.0 + 58.0 * phase;
-                    if rng.chance(zeros) { 0 } else { rng.sign() * rng.geometric(mean) }
-                }
-                Distribution::RareLarge => {
-                    if rng.chance(0.95) {
+                    if chance(&mut rng, zeros) {
                         0
                     } else {
-                        rng.sign() * (1 + rng.below(1 << 24) as i32)
+                        sign(&mut rng) * geometric(&mut rng, mean)
+                    }
+                }
+                Distribution::RareLarge => {
+                    if chance(&mut rng, 0.95) {
+                        0
+                    } else {
+                        sign(&mut rng) * (1 + rng.below(1 << 24) as i32)
                     }
                 }
             })
             .collect()
-    }
-}
-
-/// Adds up the ideal cost, in bits, of what passes through the wrapped coder.
-struct Metered<C> {
-    inner: C,
-    ideal_bits: f64,
-}
-
-impl<C: BinaryCoder> BinaryCoder for Metered<C> {
-    fn bit<M: BitModel>(&mut self, model: &mut M, bit: bool) -> bool {
-        let p0 = model.p0();
-        let coded = self.inner.bit(model, bit);
-        let p = if coded { PROB_ONE - p0 } else { p0 };
-        self.ideal_bits -= (f64::from(p) / f64::from(PROB_ONE)).log2();
-        coded
-    }
-
-    fn direct(&mut self, value: u32, n: u32) -> u32 {
-        self.ideal_bits += f64::from(n.min(32));
-        self.inner.direct(value, n)
     }
 }
 
@@ -158,7 +125,7 @@ struct Row {
 
 /// Packet boundaries: `(start, end)` symbol ranges of 8 to 512 symbols, seeded.
 fn packet_ranges(seed: u64, n: usize) -> Vec<(usize, usize)> {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut ranges = Vec::new();
     let mut start = 0;
     while start < n {
@@ -187,8 +154,7 @@ fn run<M: BitModel + Default>(values: &[i32], ranges: &[(usize, usize)]) -> Resu
     let (mut ideal_bits, mut term_sum, mut term_max) = (0.0, 0.0, f64::MIN);
     for &(start, end) in ranges {
         let room = (out.len() - offset).min(PACKET_CAPACITY);
-        let mut enc =
-            Metered { inner: Encoder::new(&mut out[offset..offset + room]), ideal_bits: 0.0 };
+        let mut enc = Metered::new(Encoder::new(&mut out[offset..offset + room]));
         for &e in &values[start..end] {
             model.code(&mut enc, e);
         }

@@ -4,6 +4,7 @@ use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::{
     Class, Enum, Field, FieldType, Precision, PredictClause, Predictor, Schema, TypeKind,
 };
+use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -51,7 +52,9 @@ impl Ctxt {
         IrSpanned::new(value, self.span(tokens))
     }
 
-    /// Reports a validator diagnostic at its primary span, with its help and notes.
+    /// Reports a validator diagnostic at its primary span, with its help and notes on the
+    /// lines below. The labels are left out: written for a source snippet ("min", "listed again
+    /// here"), they add nothing to a message already shown at the labelled tokens.
     fn diagnostic(&mut self, d: &Diagnostic) {
         let span = d
             .primary_span()
@@ -59,11 +62,8 @@ impl Ctxt {
             .and_then(|s| self.spans.get(s.start as usize).copied())
             .unwrap_or(Span::call_site());
         let mut message = d.message.clone();
-        if let Some(label) = d.labels.iter().find(|l| l.primary && !l.message.is_empty()) {
-            message.push_str(&format!(": {}", label.message));
-        }
         if let Some(help) = &d.help {
-            message.push_str(&format!("\n\n= help: {help}"));
+            message.push_str(&format!("\n= help: {help}"));
         }
         for note in &d.notes {
             message.push_str(&format!("\n= note: {note}"));
@@ -209,7 +209,8 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut schema = Schema::new("derive");
     for f in fields {
         let Some(ident) = &f.ident else { continue };
-        if let Some(field) = lower_field(&mut cx, &mut schema, &mut options, ident, f) {
+        let lowered = lower_field(&mut cx, &mut schema, &mut options, &class.name, ident, f);
+        if let Some(field) = lowered {
             class.fields.push(field);
         }
     }
@@ -232,6 +233,8 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
 struct FieldAttrs {
     kind: Option<Expr>,
     predict: Option<(Vec<IrSpanned<Predictor>>, IrSpan)>,
+    /// An item could not be read (already reported): it may have been meant as the kind.
+    unreadable: bool,
 }
 
 const KINDS: &str = "`int(min, max)`, `fixed(min, max, res = R)`, `fixed(min, max, bits = N)`, `angle(bits = N)`, `quat(bits = N)`, `vec2(K)`, `vec3(K)` or `bool`";
@@ -243,6 +246,7 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
             Ok(items) => items,
             Err(e) => {
                 cx.push(e);
+                out.unreadable = true;
                 continue;
             }
         };
@@ -276,16 +280,23 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
                 Some("crate") => {
                     cx.error(&item, "`crate = \"...\"` goes on the struct, not on a field")
                 }
-                Some("enum") => cx.error(
-                    &item,
-                    "enum fields need no attribute: derive `SnapshotEnum` on the enum type",
-                ),
-                _ => cx.error(
-                    &item,
-                    format!(
-                        "unknown netschema attribute: expected a kind ({KINDS}) or `predict(...)`"
-                    ),
-                ),
+                Some("enum") => {
+                    cx.error(
+                        &item,
+                        "enum fields need no attribute: derive `SnapshotEnum` on the enum type",
+                    );
+                    out.unreadable = true;
+                }
+                _ => {
+                    let what = name.map_or(String::new(), |n| format!(" `{n}`"));
+                    cx.error(
+                        &item,
+                        format!(
+                            "unknown netschema attribute{what}: expected a kind ({KINDS}) or `predict(...)`"
+                        ),
+                    );
+                    out.unreadable = true;
+                }
             }
         }
     }
@@ -382,6 +393,7 @@ fn lower_field(
     cx: &mut Ctxt,
     schema: &mut Schema,
     options: &mut Options,
+    class: &str,
     ident: &syn::Ident,
     f: &syn::Field,
 ) -> Option<Field> {
@@ -410,7 +422,9 @@ fn lower_field(
                 return None;
             }
         }
-        None => lower_by_type(cx, schema, options, ident, &f.ty)?,
+        // The attribute's error is reported; "needs a kind" would only repeat it.
+        None if attrs.unreadable => return None,
+        None => lower_by_type(cx, schema, options, class, ident, &f.ty)?,
     };
     let predict = attrs.predict.map(|(predictors, span)| PredictClause { predictors, span });
     Some(Field {
@@ -422,18 +436,20 @@ fn lower_field(
     })
 }
 
-/// A field without a kind attribute: `bool`, an enum type, or arrays of them.
+/// A field without a kind attribute: `bool`, an enum type, or arrays of them. `class` is the
+/// name of the class being lowered.
 fn lower_by_type(
     cx: &mut Ctxt,
     schema: &mut Schema,
     options: &mut Options,
+    class: &str,
     ident: &syn::Ident,
     ty: &Type,
 ) -> Option<FieldType> {
     match shape(ty) {
         Shape::Array { elem, len, ty: arr } => {
             let len = array_len(cx, arr, len);
-            let elem = lower_by_type(cx, schema, options, ident, elem)?;
+            let elem = lower_by_type(cx, schema, options, class, ident, elem)?;
             Some(FieldType {
                 kind: TypeKind::Array { elem: Box::new(elem), len },
                 span: cx.span(arr),
@@ -469,27 +485,34 @@ fn lower_by_type(
             }
             // An enum deriving `SnapshotEnum`: its case count is only known to the compiler,
             // so the IR gets a one-case stand-in and the code reads `<T as SnapshotEnum>::CASES`.
-            let tokens = leaf.to_token_stream();
-            let mut ir_name = name.clone();
+            // The stand-in's name only keys the type in `options`, so it is one the IR accepts
+            // whatever the Rust name: an ASCII identifier, not reserved, not the class's.
+            let tokens = leaf.to_token_stream().to_string();
+            let base = if name.is_ascii() { name.clone() } else { "Enum".to_owned() };
+            let mut ir_name = base.clone();
             let mut n = 2;
-            while let Some(existing) = options_enum(options, &ir_name) {
-                if existing.to_string() == tokens.to_string() {
-                    break;
+            loop {
+                match options.enum_type_of(&ir_name) {
+                    Some(existing) if existing.to_string() == tokens => break,
+                    None if ir_name != class && !reserved(&ir_name) => break,
+                    _ => {}
                 }
-                ir_name = format!("{name}_{n}");
+                ir_name = format!("{base}_{n}");
                 n += 1;
             }
             if schema.find_enum(&ir_name).is_none() {
                 schema.enums.push(Enum::new(ir_name.clone(), ["case"]));
-                *options = std::mem::take(options).enum_type(ir_name.clone(), tokens);
+                *options =
+                    std::mem::take(options).enum_type(ir_name.clone(), leaf.to_token_stream());
             }
             Some(FieldType { kind: TypeKind::Enum { name: ir_name }, span })
         }
     }
 }
 
-fn options_enum(options: &Options, name: &str) -> Option<TokenStream> {
-    options.enum_type_of(name).cloned()
+/// Whether the IR reserves `name` for something other than an enum.
+fn reserved(name: &str) -> bool {
+    RESERVED_NAMES.contains(&name) || RESERVED_TYPE_NAMES.contains(&name)
 }
 
 #[derive(Clone, Copy, PartialEq)]

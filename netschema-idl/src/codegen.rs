@@ -15,7 +15,7 @@
 //! `const fn`s from the parameters the user wrote, and the class table reads `raw_min()`,
 //! `raw_max()` and `wraps()` from it, so the runtime, the IDL and the derive cannot disagree.
 //! Generated code names the runtime through a crate path (default `::netschema`, the facade),
-//! which must offer the facade's items (`SnapshotEnum`, `__private`) as well as the runtime's.
+//! which must offer the facade's `__private` support module as well as the runtime's items.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -192,7 +192,7 @@ pub fn snapshot_impl(
             };
         });
         let mine: Vec<&ScalarField> = scalars.iter().filter(|s| s.field == index).collect();
-        let g = Gen { krate, q: &q };
+        let g = Gen { options, q: &q };
         let member = ident(&field.name);
         g.table(&field.ty, &mine, &mut 0, &mut table);
         let mut cursor = at;
@@ -544,13 +544,13 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
 
 /// Generates the pieces of one field, walking its type in flattening order.
 struct Gen<'a> {
-    krate: &'a syn::Path,
+    options: &'a Options,
     q: &'a syn::Ident,
 }
 
 impl Gen<'_> {
     fn predictors(&self, s: &ScalarField) -> TokenStream {
-        let krate = self.krate;
+        let krate = &self.options.crate_path;
         let preds = s.predictors.iter().map(|p| match p {
             Predictor::Zero => quote!(#krate::predict::Predictor::Zero),
             Predictor::Hold => quote!(#krate::predict::Predictor::Hold),
@@ -569,7 +569,7 @@ impl Gen<'_> {
         k: &mut usize,
         out: &mut Vec<TokenStream>,
     ) {
-        let (krate, q) = (self.krate, self.q);
+        let (krate, q) = (&self.options.crate_path, self.q);
         let next = |k: &mut usize| {
             let s = scalars.get(*k).copied();
             *k += 1;
@@ -623,7 +623,7 @@ impl Gen<'_> {
         at: &mut usize,
         out: &mut Vec<TokenStream>,
     ) {
-        let (krate, q) = (self.krate, self.q);
+        let (krate, q) = (&self.options.crate_path, self.q);
         let i = Literal::usize_unsuffixed(*at);
         match &ty.kind {
             TypeKind::Int { .. } => {
@@ -640,9 +640,14 @@ impl Gen<'_> {
                 *at += 1;
                 out.push(quote!(raw[#i] = #q.quantise(#value);));
             }
-            TypeKind::Enum { .. } => {
+            TypeKind::Enum { name } => {
                 *at += 1;
-                out.push(quote!(raw[#i] = #q.quantise(#krate::SnapshotEnum::index(#value));));
+                // Qualified by the field's type, so that a type lacking the trait is reported
+                // once, at the type.
+                let ty = self.options.enum_ty(name);
+                out.push(
+                    quote!(raw[#i] = #q.quantise(<#ty as #krate::SnapshotEnum>::index(#value));),
+                );
             }
             TypeKind::Quat { .. } => {
                 let j = Literal::usize_unsuffixed(*at + 4);
@@ -667,7 +672,7 @@ impl Gen<'_> {
 
     /// An expression rebuilding a value of type `ty` from `raw[*at]` on.
     fn dequantise(&self, ty: &FieldType, at: &mut usize) -> TokenStream {
-        let (krate, q) = (self.krate, self.q);
+        let (krate, q) = (&self.options.crate_path, self.q);
         let i = Literal::usize_unsuffixed(*at);
         match &ty.kind {
             TypeKind::Int { .. } => {
@@ -682,9 +687,10 @@ impl Gen<'_> {
                 *at += 1;
                 quote!(#q.dequantise(raw[#i]))
             }
-            TypeKind::Enum { .. } => {
+            TypeKind::Enum { name } => {
                 *at += 1;
-                quote!(#krate::SnapshotEnum::from_index(#q.dequantise(raw[#i])))
+                let ty = self.options.enum_ty(name);
+                quote!(<#ty as #krate::SnapshotEnum>::from_index(#q.dequantise(raw[#i])))
             }
             TypeKind::Quat { .. } => {
                 let idx: Vec<Literal> = (*at..*at + 4).map(Literal::usize_unsuffixed).collect();

@@ -10,7 +10,8 @@
 
 use core::fmt;
 
-use crate::limits;
+use netschema_runtime::quant::FixedQuant;
+
 use crate::span::{Span, Spanned};
 
 /// A complete schema: the root file and everything it imports, merged.
@@ -160,26 +161,20 @@ pub enum Precision {
 impl Precision {
     /// The raw step count of `fixed(min, max, self)`: values are coded as integers `0..=steps`.
     ///
-    /// For `Bits(n)` it is `2^n - 1`. For `Resolution(r)` it is `ceil((max - min) / r)`, except
-    /// that a quotient within [`limits::STEP_TOLERANCE`] above an integer counts as that
-    /// integer, so `fixed(0, 20, res = 0.1)` has 200 steps despite binary rounding. `None` if
-    /// the parameters give no finite, positive count that fits in a `u64`.
+    /// This is the runtime's rule (the quantiser the generated code builds, see
+    /// `netschema_runtime::quant::FixedQuant`): for `Bits(n)` it is `2^n - 1`; for
+    /// `Resolution(r)` it is `ceil((max - min) / r)`, except that a quotient within a relative
+    /// `1e-12` above an integer counts as that integer, so `fixed(0, 20, res = 0.1)` has 200
+    /// steps despite binary rounding. `None` if the runtime rejects the parameters: a bound or
+    /// the resolution not finite, `min >= max`, `r <= 0`, `n` outside `1..=31`, or more than
+    /// [`MAX_FIXED_STEPS`](crate::limits::MAX_FIXED_STEPS) steps.
     pub fn steps(self, min: f64, max: f64) -> Option<u64> {
-        match self {
-            Precision::Bits(n) if n < 64 => Some((1u64 << n) - 1),
-            Precision::Bits(_) => None,
-            Precision::Resolution(r) => {
-                let q = (max - min) / r;
-                if r.is_nan() || r <= 0.0 || !q.is_finite() || q <= 0.0 || q >= u64::MAX as f64 {
-                    return None;
-                }
-                let near = q.round();
-                let steps =
-                    if (q - near).abs() <= limits::STEP_TOLERANCE { near } else { q.ceil() };
-                // `steps` is a positive integer below 2^64 here.
-                Some((steps as u64).max(1))
-            }
-        }
+        let quantiser = match self {
+            Precision::Resolution(r) => FixedQuant::with_resolution(min, max, r),
+            Precision::Bits(n) => FixedQuant::with_bits(min, max, n),
+        };
+        // `raw_max` is in `1..=i32::MAX`.
+        quantiser.ok().map(|q| q.raw_max() as u64)
     }
 }
 

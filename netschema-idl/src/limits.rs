@@ -32,8 +32,3 @@ pub const INT_MIN: i64 = i32::MIN as i64;
 
 /// Largest `int` bound.
 pub const INT_MAX: i64 = i32::MAX as i64;
-
-/// How far `(max - min) / res` may sit above an integer and still count as that integer when
-/// the step count of a `fixed(.., res = R)` is computed (absorbs decimal rounding such as
-/// `20 / 0.1 = 200.00000000000003`); see [`Precision::steps`](crate::ir::Precision::steps).
-pub const STEP_TOLERANCE: f64 = 1e-6;

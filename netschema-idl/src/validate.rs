@@ -314,8 +314,7 @@ impl Validator<'_> {
     }
 
     fn steps(&mut self, min: f64, max: f64, res: f64, span: Span) {
-        let steps = Precision::Resolution(res).steps(min, max);
-        if steps.is_some_and(|s| s <= MAX_FIXED_STEPS) {
+        if Precision::Resolution(res).steps(min, max).is_some() {
             return;
         }
         let coarsest = (max - min) / MAX_FIXED_STEPS as f64;

@@ -2,10 +2,13 @@
 //! and offset bits, all through the range coder) encoded and decoded, and raw adaptive
 //! decisions through the range coder.
 //!
-//! The field stream is seeded and skewed like the design's measurements: 70 % zeros, else a
-//! two-sided geometric magnitude of mean 7. Run with `cargo bench -p netschema-runtime --bench
+//! The field stream is the integration tests' seeded skewed stream (`tests/common`), like the
+//! design's measurements: 70 % zeros, else a two-sided geometric magnitude of mean 7. Run with `cargo bench -p netschema-runtime --bench
 //! codec`; criterion reports time per element under "thrpt" (elements per second) and per
 //! iteration (`FIELDS` or `BITS` elements).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -15,6 +18,8 @@ use netschema_runtime::coder::{BinaryCoder, Decoder, Encoder};
 use netschema_runtime::prob::{Prob, TwoRateProb};
 use netschema_runtime::residual::ResidualModel;
 
+use common::{SplitMix64, skewed_stream};
+
 /// Fields coded per iteration.
 const FIELDS: usize = 20_000;
 /// Decisions coded per iteration in the raw-bit benchmark.
@@ -22,44 +27,9 @@ const BITS: usize = 50_000;
 /// Models the raw decisions rotate through.
 const BIT_MODELS: usize = 8;
 
-/// splitmix64: a seeded generator with no dependency.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// True with probability `num / den`.
-    fn chance(&mut self, num: u64, den: u64) -> bool {
-        (((self.next_u64() >> 32) * den) >> 32) < num
-    }
-}
-
-/// 70 % zeros, else `±(1 + G)` with `G` geometric of mean 6.
-fn field_stream(seed: u64, n: usize) -> Vec<i32> {
-    let mut rng = SplitMix64(seed);
-    (0..n)
-        .map(|_| {
-            if rng.chance(7, 10) {
-                return 0;
-            }
-            let mut m = 1;
-            while rng.chance(6, 7) {
-                m += 1;
-            }
-            if rng.chance(1, 2) { -m } else { m }
-        })
-        .collect()
-}
-
 /// Decisions whose odds differ per model (from 50/50 to 97/3), as `(model, bit)`.
 fn bit_stream(seed: u64, n: usize) -> Vec<(u8, bool)> {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|i| {
             let model = (i % BIT_MODELS) as u8;
@@ -92,7 +62,7 @@ fn decode_fields<M: netschema_runtime::prob::BitModel + Default>(bytes: &[u8], n
 }
 
 fn residual_fields(c: &mut Criterion) {
-    let values = field_stream(0x5EED, FIELDS);
+    let values = skewed_stream(0x5EED, FIELDS);
     let mut buf = vec![0u8; FIELDS * 8];
     let len = encode_fields::<Prob>(&values, &mut buf);
     let bytes = buf[..len].to_vec();

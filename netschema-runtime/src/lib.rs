@@ -46,5 +46,5 @@ pub use ack::Ack;
 pub use client::{Client, ClientStorage, Event};
 pub use error::{Error, Result};
 pub use peer::{Peer, PeerStorage};
-pub use snapshot::Snapshot;
+pub use snapshot::{Snapshot, SnapshotEnum};
 pub use world::{World, WorldStorage};

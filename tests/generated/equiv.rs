@@ -387,7 +387,8 @@ const _: () = {
                 .quantise(::netschema::__private::Integer::to_i32(self.color[2]));
             raw[12] = Q_FLAGS.quantise(self.flags[0]);
             raw[13] = Q_FLAGS.quantise(self.flags[1]);
-            raw[14] = Q_MOOD.quantise(::netschema::SnapshotEnum::index(self.mood));
+            raw[14] = Q_MOOD
+                .quantise(<Mood as ::netschema::SnapshotEnum>::index(self.mood));
             raw[15] = Q_PATH
                 .quantise(::netschema::__private::Integer::to_i32(self.path[0][0]));
             raw[16] = Q_PATH
@@ -431,7 +432,9 @@ const _: () = {
                     ),
                 ],
                 flags: [Q_FLAGS.dequantise(raw[12]), Q_FLAGS.dequantise(raw[13])],
-                mood: ::netschema::SnapshotEnum::from_index(Q_MOOD.dequantise(raw[14])),
+                mood: <Mood as ::netschema::SnapshotEnum>::from_index(
+                    Q_MOOD.dequantise(raw[14]),
+                ),
                 path: [
                     [
                         ::netschema::__private::Integer::from_i32(

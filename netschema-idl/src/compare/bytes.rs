@@ -329,21 +329,6 @@ impl Unpacker {
     }
 }
 
-fn put_value(out: &mut Vec<u8>, field: &Field, v: i32, width: usize) {
-    let u = (i64::from(v) - i64::from(field.min)) as u32;
-    out.extend_from_slice(&u.to_le_bytes()[..width]);
-}
-
-fn get_value(bytes: &[u8], field: &Field) -> Result<i32, Error> {
-    let mut b = [0u8; 4];
-    b[..bytes.len()].copy_from_slice(bytes);
-    let v = i64::from(field.min) + i64::from(u32::from_le_bytes(b));
-    if v > i64::from(field.max) {
-        return Err(Error::Decode(format!("value of {} out of range", field.name)));
-    }
-    Ok(v as i32)
-}
-
 /// The frame number from its 16 wire bits, nearest to the newest frame held.
 pub(super) fn full_frame(newest: Option<u32>, wire: u16) -> u32 {
     newest.map_or(u32::from(wire), |n| from_wire(n, wire))
@@ -430,89 +415,131 @@ impl Decoder for BitcodeDecoder {
 }
 
 // ---------------------------------------------------------------------------------------------
-// BD
+// BD and PD: one framing, two ways of coding a row
+//
+// Packet: frame (16 wire bits), the history (see `RowCoding::write_history`), then the body
+// compressed against the body of the history's newest frame. Body: what the row coding chose
+// for the whole frame (`RowCoding::begin_encode`), the entity count (u32), then per entity its
+// id minus the previous id (u32), its class (u16) and its row (`RowCoding::encode_row`).
 
-/// `BD-…`: bytes differenced against the newest acknowledged frame, then compressed.
-#[derive(Clone, Copy, Debug)]
-pub struct ByteDiff {
-    /// The compressor.
-    pub compression: Compression,
+/// What tells `BD` from `PD`: how many acknowledged frames a packet refers to, how the header
+/// lists them, and how an entity's row becomes body bytes and back given its rows there.
+trait RowCoding: Clone + 'static {
+    /// Most history frames a packet refers to.
+    const HISTORY: usize;
+    /// The technique's name with each compressor, in the order of [`named`].
+    const NAMES: [&'static str; 4];
+    /// Writes the history's offsets (frames back, newest first) into the packet header.
+    fn write_history(offsets: &[u32], out: &mut Vec<u8>);
+    /// Reads what [`RowCoding::write_history`] wrote.
+    fn read_history(r: &mut Reader<'_>) -> Result<Vec<u32>, Error>;
+    /// Prepares to encode `s` against `history` (at `offsets`), writing what the rows depend
+    /// on at the start of the body; by default nothing.
+    fn begin_encode(
+        &mut self,
+        _offsets: &[u32],
+        _history: &[&Snapshot],
+        _s: &Snapshot,
+        _body: &mut Vec<u8>,
+    ) {
+    }
+    /// Reads what [`RowCoding::begin_encode`] wrote.
+    fn begin_decode(&mut self, _offsets: &[u32], _b: &mut Reader<'_>) -> Result<(), Error> {
+        Ok(())
+    }
+    /// Writes the row of an entity of `class`, given its rows in the history.
+    fn encode_row(&self, class: usize, history: &Rows<'_>, row: &[i32], body: &mut Vec<u8>);
+    /// Reads what [`RowCoding::encode_row`] wrote into `row` (empty on entry).
+    fn decode_row(
+        &self,
+        class: usize,
+        history: &Rows<'_>,
+        b: &mut Reader<'_>,
+        row: &mut Vec<i32>,
+    ) -> Result<(), Error>;
 }
 
-impl Technique for ByteDiff {
-    fn name(&self) -> &'static str {
-        match self.compression {
-            Compression::Zlib(6) => "BD-Z6",
-            Compression::Zlib(9) => "BD-Z9",
-            Compression::Zlib(_) => "BD-Z",
-            Compression::Zstd(_) => "BD-zstd",
+/// Rows of an entity at each history frame, as long as it exists there (newest first).
+type Rows<'a> = [Option<&'a [i32]>; MAX_SAMPLES];
+
+/// The name among `names` (zlib 6, zlib 9, other zlib, zstd) for `compression`.
+fn named(compression: Compression, names: [&'static str; 4]) -> &'static str {
+    match compression {
+        Compression::Zlib(6) => names[0],
+        Compression::Zlib(9) => names[1],
+        Compression::Zlib(_) => names[2],
+        Compression::Zstd(_) => names[3],
+    }
+}
+
+/// The two halves of a `BD` or `PD` technique.
+fn start<R: RowCoding>(
+    compression: Compression,
+    setup: &Setup,
+    coding: R,
+) -> Result<Halves, Error> {
+    let bound = body_bound(setup.schema, setup.capacity);
+    Ok((
+        Box::new(DiffEncoder {
+            ring: Ring::new(),
+            packer: Packer::new(compression)?,
+            body: Vec::new(),
+            coding: coding.clone(),
+        }),
+        Box::new(DiffDecoder {
+            schema: setup.schema,
+            ring: Ring::new(),
+            unpacker: Unpacker::new(compression, bound)?,
+            body: Vec::new(),
+            coding,
+        }),
+    ))
+}
+
+/// The rows of entity `id` of `class` found by `cursors` (one per history frame).
+fn history_rows<'a>(cursors: &mut [Cursor<'a>], id: u32, class: u16) -> Rows<'a> {
+    let mut rows = [None; MAX_SAMPLES];
+    for (row, c) in rows.iter_mut().zip(cursors.iter_mut()) {
+        match c.find(id, class) {
+            Some(r) => *row = Some(r),
+            None => break,
         }
     }
-
-    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
-        let bound = body_bound(setup.schema, setup.capacity);
-        Ok((
-            Box::new(ByteDiffEncoder {
-                schema: setup.schema,
-                ring: Ring::new(),
-                packer: Packer::new(self.compression)?,
-                body: Vec::new(),
-            }),
-            Box::new(ByteDiffDecoder {
-                schema: setup.schema,
-                ring: Ring::new(),
-                unpacker: Unpacker::new(self.compression, bound)?,
-                body: Vec::new(),
-            }),
-        ))
-    }
+    rows
 }
 
-struct ByteDiffEncoder {
-    schema: &'static Schema,
+struct DiffEncoder<R> {
     ring: Ring,
     packer: Packer,
     body: Vec<u8>,
+    coding: R,
 }
 
-impl Encoder for ByteDiffEncoder {
+impl<R: RowCoding> Encoder for DiffEncoder<R> {
     fn encode(&mut self, frame: u32, s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
-        let base = self.ring.acked_before(frame, 1).first().copied();
-        let empty = Snapshot::new();
-        let base_kept = base.and_then(|b| self.ring.get(b));
-        let base_snapshot = base_kept.map_or(&empty, |k| &k.snapshot);
-        let dict: &[u8] = base_kept.map_or(&[], |k| &k.body);
+        let history = self.ring.spaced_history(frame, R::HISTORY);
+        let offsets: Vec<u32> = history.iter().map(|&h| frame.wrapping_sub(h)).collect();
+        let kept: Vec<&Kept> = history.iter().filter_map(|&h| self.ring.get(h)).collect();
+        let snapshots: Vec<&Snapshot> = kept.iter().map(|k| &k.snapshot).collect();
+        let dict: &[u8] = kept.first().map_or(&[], |k| &k.body);
 
         let body = &mut self.body;
         body.clear();
+        self.coding.begin_encode(&offsets, &snapshots, s, body);
         body.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        let mut cursor = Cursor::new(base_snapshot);
+        let mut cursors: Vec<Cursor<'_>> = snapshots.iter().map(|s| Cursor::new(s)).collect();
         let mut prev = 0u32;
-        let mut scratch = Vec::with_capacity(64);
         for i in 0..s.len() {
             let (id, class) = (s.ids[i], s.classes[i]);
             body.extend_from_slice(&id.wrapping_sub(prev).to_le_bytes());
             body.extend_from_slice(&class.to_le_bytes());
             prev = id;
-            let fields = self.schema.classes[usize::from(class)].fields;
-            let base_row = cursor.find(id, class);
-            for (f, (field, &v)) in fields.iter().zip(s.row(i)).enumerate() {
-                let w = field_width(field);
-                scratch.clear();
-                put_value(&mut scratch, field, v, w);
-                if let Some(b) = base_row {
-                    put_value(&mut scratch, field, b[f], w);
-                    for k in 0..w {
-                        body.push(scratch[k].wrapping_sub(scratch[w + k]));
-                    }
-                } else {
-                    body.extend_from_slice(&scratch[..w]);
-                }
-            }
+            let rows = history_rows(&mut cursors, id, class);
+            self.coding.encode_row(usize::from(class), &rows, s.row(i), body);
         }
         out.clear();
         out.extend_from_slice(&to_wire(frame).to_le_bytes());
-        out.push(base.map_or(0, |b| frame.wrapping_sub(b) as u8));
+        R::write_history(&offsets, out);
         self.packer.pack(dict, body, out)?;
         let body = std::mem::take(&mut self.body);
         self.ring.put(frame, s, &body);
@@ -529,37 +556,45 @@ impl Encoder for ByteDiffEncoder {
     }
 }
 
-struct ByteDiffDecoder {
+struct DiffDecoder<R> {
     schema: &'static Schema,
     ring: Ring,
     unpacker: Unpacker,
     body: Vec<u8>,
+    coding: R,
 }
 
-impl Decoder for ByteDiffDecoder {
+impl<R: RowCoding> Decoder for DiffDecoder<R> {
     fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error> {
+        let schema = self.schema;
         let mut r = Reader::new(packet);
         let frame = full_frame(self.ring.newest, r.u16()?);
-        let distance = r.u8()?;
-        let empty = Snapshot::new();
-        let base_kept = if distance == 0 {
-            None
-        } else {
-            let b = frame.wrapping_sub(u32::from(distance));
-            Some(self.ring.get(b).ok_or_else(|| Error::Decode("unknown baseline".into()))?)
-        };
-        let base_snapshot = base_kept.map_or(&empty, |k| &k.snapshot);
-        let dict: &[u8] = base_kept.map_or(&[], |k| &k.body);
+        let offsets = R::read_history(&mut r)?;
+        let mut snapshots = Vec::with_capacity(offsets.len());
+        let mut dict: &[u8] = &[];
+        for &o in &offsets {
+            if o == 0 || o >= WINDOW {
+                return Err(Error::Decode("history frame outside the window".into()));
+            }
+            let k = self
+                .ring
+                .get(frame.wrapping_sub(o))
+                .ok_or_else(|| Error::Decode("unknown baseline".into()))?;
+            if snapshots.is_empty() {
+                dict = &k.body;
+            }
+            snapshots.push(&k.snapshot);
+        }
         let mut body = std::mem::take(&mut self.body);
         self.unpacker.unpack(dict, r.rest(), &mut body)?;
 
-        out.clear();
         let mut b = Reader::new(&body);
+        self.coding.begin_decode(&offsets, &mut b)?;
+        out.clear();
         let count = b.u32()? as usize;
-        let mut cursor = Cursor::new(base_snapshot);
+        let mut cursors: Vec<Cursor<'_>> = snapshots.iter().map(|s| Cursor::new(s)).collect();
         let mut prev = 0u32;
         let mut row = Vec::new();
-        let mut scratch = Vec::with_capacity(8);
         for _ in 0..count {
             let id = prev.wrapping_add(b.u32()?);
             let class = b.u16()?;
@@ -567,30 +602,12 @@ impl Decoder for ByteDiffDecoder {
                 return Err(Error::Decode("ids do not ascend".into()));
             }
             prev = id;
-            let fields = self
-                .schema
-                .classes
-                .get(usize::from(class))
-                .ok_or_else(|| Error::Decode("unknown class".into()))?
-                .fields;
-            let base_row = cursor.find(id, class);
-            row.clear();
-            for (f, field) in fields.iter().enumerate() {
-                let w = field_width(field);
-                let bytes = b.bytes(w)?;
-                let v = match base_row {
-                    Some(base) => {
-                        scratch.clear();
-                        put_value(&mut scratch, field, base[f], w);
-                        for (s, d) in scratch.iter_mut().zip(bytes) {
-                            *s = s.wrapping_add(*d);
-                        }
-                        get_value(&scratch, field)?
-                    }
-                    None => get_value(bytes, field)?,
-                };
-                row.push(v);
+            if usize::from(class) >= schema.classes.len() {
+                return Err(Error::Decode("unknown class".into()));
             }
+            let rows = history_rows(&mut cursors, id, class);
+            row.clear();
+            self.coding.decode_row(usize::from(class), &rows, &mut b, &mut row)?;
             out.push(id, class, &row);
         }
         self.ring.put(frame, out, &body);
@@ -604,6 +621,91 @@ impl Decoder for ByteDiffDecoder {
 
     fn memory_bytes(&self) -> usize {
         self.ring.memory() + self.body.capacity()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// BD
+
+/// `BD-…`: bytes differenced against the newest acknowledged frame, then compressed.
+#[derive(Clone, Copy, Debug)]
+pub struct ByteDiff {
+    /// The compressor.
+    pub compression: Compression,
+}
+
+impl Technique for ByteDiff {
+    fn name(&self) -> &'static str {
+        named(self.compression, ByteRows::NAMES)
+    }
+
+    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+        start(self.compression, setup, ByteRows { schema: setup.schema })
+    }
+}
+
+/// `BD`'s rows: the bytes of each value minus, byte by byte and wrapping, those of the same
+/// value at the baseline (zeros for an entity the baseline lacks).
+#[derive(Clone, Copy, Debug)]
+struct ByteRows {
+    schema: &'static Schema,
+}
+
+/// The bytes of `v` in the byte layout (`v - min`, little endian; only the first
+/// [`field_width`] can be non-zero).
+fn layout_bytes(field: &Field, v: i32) -> [u8; 4] {
+    ((i64::from(v) - i64::from(field.min)) as u32).to_le_bytes()
+}
+
+/// The bytes of the baseline's value of field `f`, or zeros without a baseline.
+fn base_bytes(history: &Rows<'_>, field: &Field, f: usize) -> [u8; 4] {
+    history[0].map_or([0; 4], |base| layout_bytes(field, base[f]))
+}
+
+impl RowCoding for ByteRows {
+    const HISTORY: usize = 1;
+    const NAMES: [&'static str; 4] = ["BD-Z6", "BD-Z9", "BD-Z", "BD-zstd"];
+
+    /// One byte: the baseline's distance, 0 for none.
+    fn write_history(offsets: &[u32], out: &mut Vec<u8>) {
+        out.push(offsets.first().map_or(0, |&o| o as u8));
+    }
+
+    fn read_history(r: &mut Reader<'_>) -> Result<Vec<u32>, Error> {
+        Ok(match r.u8()? {
+            0 => Vec::new(),
+            distance => vec![u32::from(distance)],
+        })
+    }
+
+    fn encode_row(&self, class: usize, history: &Rows<'_>, row: &[i32], body: &mut Vec<u8>) {
+        for (f, (field, &v)) in self.schema.classes[class].fields.iter().zip(row).enumerate() {
+            let w = field_width(field);
+            let base = base_bytes(history, field, f);
+            let bytes = layout_bytes(field, v);
+            body.extend(bytes[..w].iter().zip(&base[..w]).map(|(v, b)| v.wrapping_sub(*b)));
+        }
+    }
+
+    fn decode_row(
+        &self,
+        class: usize,
+        history: &Rows<'_>,
+        b: &mut Reader<'_>,
+        row: &mut Vec<i32>,
+    ) -> Result<(), Error> {
+        for (f, field) in self.schema.classes[class].fields.iter().enumerate() {
+            let mut bytes = base_bytes(history, field, f);
+            for (v, d) in bytes.iter_mut().zip(b.bytes(field_width(field))?) {
+                *v = v.wrapping_add(*d);
+            }
+            let v = i64::from(field.min) + i64::from(u32::from_le_bytes(bytes));
+            if v > i64::from(field.max) {
+                return Err(Error::Decode(format!("value of {} out of range", field.name)));
+            }
+            row.push(v as i32);
+        }
+        Ok(())
     }
 }
 
@@ -629,35 +731,32 @@ pub struct PredictionDiff {
 
 impl Technique for PredictionDiff {
     fn name(&self) -> &'static str {
-        match self.compression {
-            Compression::Zlib(6) => "PD-Z6",
-            Compression::Zlib(9) => "PD-Z9",
-            Compression::Zlib(_) => "PD-Z",
-            Compression::Zstd(_) => "PD-zstd",
-        }
+        named(self.compression, PredictedRows::NAMES)
     }
 
     fn start(&self, setup: &Setup) -> Result<Halves, Error> {
-        let bound = body_bound(setup.schema, setup.capacity);
-        Ok((
-            Box::new(PredictionEncoder {
-                schema: setup.schema,
-                ring: Ring::new(),
-                packer: Packer::new(self.compression)?,
-                body: Vec::new(),
-            }),
-            Box::new(PredictionDecoder {
-                schema: setup.schema,
-                ring: Ring::new(),
-                unpacker: Unpacker::new(self.compression, bound)?,
-                body: Vec::new(),
-            }),
-        ))
+        let coding = PredictedRows {
+            schema: setup.schema,
+            table: PredictorTable::new(&[]),
+            orders: Vec::new(),
+        };
+        start(self.compression, setup, coding)
     }
 }
 
+/// `PD`'s rows: each value's residual against its prediction, as a two's-complement integer
+/// of the field's width.
+#[derive(Clone, Debug)]
+struct PredictedRows {
+    schema: &'static Schema,
+    /// Predictor vectors at the frame's history offsets.
+    table: PredictorTable,
+    /// Order (samples) each field predicts with this frame, by `model_offset(class) + field`.
+    orders: Vec<usize>,
+}
+
 /// The samples (newest first) of one entity's field in its history, and how many there are.
-fn samples_of(rows: &[Option<&[i32]>; MAX_SAMPLES], f: usize) -> ([i32; MAX_SAMPLES], usize) {
+fn samples_of(rows: &Rows<'_>, f: usize) -> ([i32; MAX_SAMPLES], usize) {
     let mut out = [0; MAX_SAMPLES];
     let mut k = 0;
     for row in rows.iter() {
@@ -681,232 +780,138 @@ fn predict(table: &PredictorTable, field: &Field, samples: &[i32], order: usize)
     }
 }
 
-/// Rows of an entity at each history frame, as long as it exists there (newest first).
-fn history_rows<'a>(
-    cursors: &mut [Cursor<'a>],
-    id: u32,
-    class: u16,
-) -> [Option<&'a [i32]>; MAX_SAMPLES] {
-    let mut rows = [None; MAX_SAMPLES];
-    for (row, c) in rows.iter_mut().zip(cursors.iter_mut()) {
-        match c.find(id, class) {
-            Some(r) => *row = Some(r),
-            None => break,
-        }
-    }
-    rows
-}
-
-/// Order each numeric field uses, in schema order of (class, field).
-fn field_orders(schema: &Schema) -> Vec<(usize, usize)> {
+/// The numeric fields in schema order (the order of their predictor orders in a body): the
+/// index of each in [`PredictedRows::orders`] and its candidate predictors.
+fn numeric_fields(schema: &Schema) -> Vec<(usize, &'static [Predictor])> {
     let mut out = Vec::new();
     for (c, class) in schema.classes.iter().enumerate() {
         for (f, field) in class.fields.iter().enumerate() {
-            if matches!(field.coding, Coding::Numeric(_)) {
-                out.push((c, f));
+            if let Coding::Numeric(candidates) = field.coding {
+                out.push((schema.model_offset(c) + f, candidates));
             }
         }
     }
     out
 }
 
-struct PredictionEncoder {
-    schema: &'static Schema,
-    ring: Ring,
-    packer: Packer,
-    body: Vec<u8>,
-}
-
+/// Bits of the zigzag code of `r` (what a residual costs, roughly, in the order choice).
 fn zigzag_bits(r: i32) -> u32 {
     let z = ((r << 1) ^ (r >> 31)) as u32;
     32 - z.leading_zeros()
 }
 
-impl Encoder for PredictionEncoder {
-    fn encode(&mut self, frame: u32, s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
-        let history = self.ring.spaced_history(frame, MAX_SAMPLES);
-        let offsets: Vec<u32> = history.iter().map(|&h| frame.wrapping_sub(h)).collect();
-        let table = PredictorTable::new(&offsets);
-        let kept: Vec<&Kept> = history.iter().filter_map(|&h| self.ring.get(h)).collect();
-        let dict: &[u8] = kept.first().map_or(&[], |k| &k.body);
+impl PredictedRows {
+    /// The prediction of field `f` of an entity of `class` from its history rows.
+    fn prediction(&self, class: usize, history: &Rows<'_>, f: usize) -> i32 {
         let schema = self.schema;
+        let field = &schema.classes[class].fields[f];
+        let (samples, k) = samples_of(history, f);
+        let order = match field.coding {
+            Coding::Numeric(_) => self.orders[schema.model_offset(class) + f],
+            Coding::Categorical => 1,
+        };
+        predict(&self.table, field, &samples[..k], order)
+    }
+}
 
-        // Choose the order of every numeric field: fewest residual bits over the frame.
-        let numeric = field_orders(schema);
-        let base_index = |c: usize| schema.model_offset(c);
-        let mut cost = vec![[0u64; MAX_SAMPLES + 1]; schema.total_fields];
-        {
-            let mut cursors: Vec<Cursor<'_>> =
-                kept.iter().map(|k| Cursor::new(&k.snapshot)).collect();
-            for i in 0..s.len() {
-                let (id, class) = (s.ids[i], s.classes[i]);
-                let rows = history_rows(&mut cursors, id, class);
-                if rows[0].is_none() {
-                    continue;
-                }
-                let fields = schema.classes[usize::from(class)].fields;
-                for (f, (field, &v)) in fields.iter().zip(s.row(i)).enumerate() {
-                    if let Coding::Numeric(candidates) = field.coding {
-                        let (samples, k) = samples_of(&rows, f);
-                        for p in candidates {
-                            let pred = predict(&table, field, &samples[..k], p.samples());
-                            cost[base_index(usize::from(class)) + f][p.samples()] +=
-                                u64::from(zigzag_bits(field.residual(v, pred)));
-                        }
-                    }
-                }
-            }
-        }
-        let mut orders = vec![1usize; schema.total_fields];
-        for &(c, f) in &numeric {
-            if let Coding::Numeric(candidates) = schema.classes[c].fields[f].coding {
-                let at = base_index(c) + f;
-                orders[at] = candidates
-                    .iter()
-                    .min_by_key(|p| (cost[at][p.samples()], p.samples()))
-                    .map_or(1, |p| p.samples());
-            }
-        }
+impl RowCoding for PredictedRows {
+    const HISTORY: usize = MAX_SAMPLES;
+    const NAMES: [&'static str; 4] = ["PD-Z6", "PD-Z9", "PD-Z", "PD-zstd"];
 
-        let body = &mut self.body;
-        body.clear();
-        for &(c, f) in &numeric {
-            body.push(orders[base_index(c) + f] as u8);
-        }
-        body.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        let mut cursors: Vec<Cursor<'_>> = kept.iter().map(|k| Cursor::new(&k.snapshot)).collect();
-        let mut prev = 0u32;
-        for i in 0..s.len() {
-            let (id, class) = (s.ids[i], s.classes[i]);
-            body.extend_from_slice(&id.wrapping_sub(prev).to_le_bytes());
-            body.extend_from_slice(&class.to_le_bytes());
-            prev = id;
-            let rows = history_rows(&mut cursors, id, class);
-            let fields = schema.classes[usize::from(class)].fields;
-            for (f, (field, &v)) in fields.iter().zip(s.row(i)).enumerate() {
-                let (samples, k) = samples_of(&rows, f);
-                let order = match field.coding {
-                    Coding::Numeric(_) => orders[base_index(usize::from(class)) + f],
-                    Coding::Categorical => 1,
-                };
-                let pred = predict(&table, field, &samples[..k], order);
-                let r = field.residual(v, pred);
-                body.extend_from_slice(&r.to_le_bytes()[..field_width(field)]);
-            }
-        }
-        out.clear();
-        out.extend_from_slice(&to_wire(frame).to_le_bytes());
+    /// The number of offsets (one byte), then each offset (one byte).
+    fn write_history(offsets: &[u32], out: &mut Vec<u8>) {
         out.push(offsets.len() as u8);
         out.extend(offsets.iter().map(|&o| o as u8));
-        self.packer.pack(dict, body, out)?;
-        let body = std::mem::take(&mut self.body);
-        self.ring.put(frame, s, &body);
-        self.body = body;
-        Ok(())
     }
 
-    fn receive_ack(&mut self, ack: &Ack) {
-        self.ring.ack(ack);
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.ring.memory() + self.body.capacity()
-    }
-}
-
-struct PredictionDecoder {
-    schema: &'static Schema,
-    ring: Ring,
-    unpacker: Unpacker,
-    body: Vec<u8>,
-}
-
-impl Decoder for PredictionDecoder {
-    fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error> {
-        let schema = self.schema;
-        let mut r = Reader::new(packet);
-        let frame = full_frame(self.ring.newest, r.u16()?);
+    fn read_history(r: &mut Reader<'_>) -> Result<Vec<u32>, Error> {
         let n = usize::from(r.u8()?);
         if n > MAX_SAMPLES {
             return Err(Error::Decode("history too long".into()));
         }
-        let mut offsets = Vec::with_capacity(n);
-        let mut kept = Vec::with_capacity(n);
-        for _ in 0..n {
-            let o = u32::from(r.u8()?);
-            if o == 0 || o >= WINDOW {
-                return Err(Error::Decode("history frame outside the window".into()));
-            }
-            offsets.push(o);
-            let k = self
-                .ring
-                .get(frame.wrapping_sub(o))
-                .ok_or_else(|| Error::Decode("unknown baseline".into()))?;
-            kept.push(k);
-        }
-        let table = PredictorTable::new(&offsets);
-        let dict: &[u8] = kept.first().map_or(&[], |k| &k.body);
-        let mut body = std::mem::take(&mut self.body);
-        self.unpacker.unpack(dict, r.rest(), &mut body)?;
+        (0..n).map(|_| r.u8().map(u32::from)).collect()
+    }
 
-        let mut b = Reader::new(&body);
-        let numeric = field_orders(schema);
-        let mut orders = vec![1usize; schema.total_fields];
-        for &(c, f) in &numeric {
+    /// Chooses the order of every numeric field (fewest residual bits over the frame) and
+    /// writes the orders, one byte each.
+    fn begin_encode(
+        &mut self,
+        offsets: &[u32],
+        history: &[&Snapshot],
+        s: &Snapshot,
+        body: &mut Vec<u8>,
+    ) {
+        let schema = self.schema;
+        self.table = PredictorTable::new(offsets);
+        let mut cost = vec![[0u64; MAX_SAMPLES + 1]; schema.total_fields];
+        let mut cursors: Vec<Cursor<'_>> = history.iter().map(|s| Cursor::new(s)).collect();
+        for i in 0..s.len() {
+            let (id, class) = (s.ids[i], s.classes[i]);
+            let rows = history_rows(&mut cursors, id, class);
+            if rows[0].is_none() {
+                continue;
+            }
+            let at = schema.model_offset(usize::from(class));
+            let fields = schema.classes[usize::from(class)].fields;
+            for (f, (field, &v)) in fields.iter().zip(s.row(i)).enumerate() {
+                if let Coding::Numeric(candidates) = field.coding {
+                    let (samples, k) = samples_of(&rows, f);
+                    for p in candidates {
+                        let pred = predict(&self.table, field, &samples[..k], p.samples());
+                        cost[at + f][p.samples()] +=
+                            u64::from(zigzag_bits(field.residual(v, pred)));
+                    }
+                }
+            }
+        }
+        self.orders.clear();
+        self.orders.resize(schema.total_fields, 1);
+        for (at, candidates) in numeric_fields(schema) {
+            self.orders[at] = candidates
+                .iter()
+                .min_by_key(|p| (cost[at][p.samples()], p.samples()))
+                .map_or(1, |p| p.samples());
+            body.push(self.orders[at] as u8);
+        }
+    }
+
+    fn begin_decode(&mut self, offsets: &[u32], b: &mut Reader<'_>) -> Result<(), Error> {
+        let schema = self.schema;
+        self.table = PredictorTable::new(offsets);
+        self.orders.clear();
+        self.orders.resize(schema.total_fields, 1);
+        for (at, _) in numeric_fields(schema) {
             let o = usize::from(b.u8()?);
             if o > MAX_SAMPLES {
                 return Err(Error::Decode("bad predictor order".into()));
             }
-            orders[schema.model_offset(c) + f] = o;
+            self.orders[at] = o;
         }
-        out.clear();
-        let count = b.u32()? as usize;
-        let mut cursors: Vec<Cursor<'_>> = kept.iter().map(|k| Cursor::new(&k.snapshot)).collect();
-        let mut prev = 0u32;
-        let mut row = Vec::new();
-        for _ in 0..count {
-            let id = prev.wrapping_add(b.u32()?);
-            let class = b.u16()?;
-            if out.ids.last().is_some_and(|&last| last >= id) {
-                return Err(Error::Decode("ids do not ascend".into()));
-            }
-            prev = id;
-            let fields = schema
-                .classes
-                .get(usize::from(class))
-                .ok_or_else(|| Error::Decode("unknown class".into()))?
-                .fields;
-            let rows = history_rows(&mut cursors, id, class);
-            row.clear();
-            for (f, field) in fields.iter().enumerate() {
-                let (samples, k) = samples_of(&rows, f);
-                let order = match field.coding {
-                    Coding::Numeric(_) => orders[schema.model_offset(usize::from(class)) + f],
-                    Coding::Categorical => 1,
-                };
-                let pred = predict(&table, field, &samples[..k], order);
-                let w = field_width(field);
-                let bytes = b.bytes(w)?;
-                let mut raw = [0u8; 4];
-                raw[..w].copy_from_slice(bytes);
-                let shift = 32 - 8 * w as u32;
-                let residual = (i32::from_le_bytes(raw) << shift) >> shift;
-                row.push(field.reconstruct(pred, residual));
-            }
-            out.push(id, class, &row);
-        }
-        drop(cursors);
-        drop(kept);
-        self.ring.put(frame, out, &body);
-        self.body = body;
-        Ok(frame)
+        Ok(())
     }
 
-    fn ack(&self) -> Option<Ack> {
-        self.ring.ack_for_client()
+    fn encode_row(&self, class: usize, history: &Rows<'_>, row: &[i32], body: &mut Vec<u8>) {
+        for (f, (field, &v)) in self.schema.classes[class].fields.iter().zip(row).enumerate() {
+            let r = field.residual(v, self.prediction(class, history, f));
+            body.extend_from_slice(&r.to_le_bytes()[..field_width(field)]);
+        }
     }
 
-    fn memory_bytes(&self) -> usize {
-        self.ring.memory() + self.body.capacity()
+    fn decode_row(
+        &self,
+        class: usize,
+        history: &Rows<'_>,
+        b: &mut Reader<'_>,
+        row: &mut Vec<i32>,
+    ) -> Result<(), Error> {
+        for (f, field) in self.schema.classes[class].fields.iter().enumerate() {
+            let w = field_width(field);
+            let mut raw = [0u8; 4];
+            raw[..w].copy_from_slice(b.bytes(w)?);
+            let shift = 32 - 8 * w as u32;
+            let residual = (i32::from_le_bytes(raw) << shift) >> shift;
+            row.push(field.reconstruct(self.prediction(class, history, f), residual));
+        }
+        Ok(())
     }
 }

@@ -258,7 +258,8 @@ const _: () = {
                     &Q_ROT.quantise(self.rot.map(::netschema::__private::Real::to_f64)),
                 );
             raw[8] = Q_ALIVE.quantise(self.alive);
-            raw[9] = Q_STATE.quantise(::netschema::SnapshotEnum::index(self.state));
+            raw[9] = Q_STATE
+                .quantise(<State as ::netschema::SnapshotEnum>::index(self.state));
             raw[10] = Q_SPEED.quantise(::netschema::__private::Real::to_f64(self.speed));
             raw[11] = Q_TYPE
                 .quantise(::netschema::__private::Integer::to_i32(self.r#type[0]));
@@ -279,7 +280,9 @@ const _: () = {
                     .dequantise([raw[4], raw[5], raw[6], raw[7]])
                     .map(::netschema::__private::Real::from_f64),
                 alive: Q_ALIVE.dequantise(raw[8]),
-                state: ::netschema::SnapshotEnum::from_index(Q_STATE.dequantise(raw[9])),
+                state: <State as ::netschema::SnapshotEnum>::from_index(
+                    Q_STATE.dequantise(raw[9]),
+                ),
                 speed: ::netschema::__private::Real::from_f64(
                     Q_SPEED.dequantise(raw[10]),
                 ),

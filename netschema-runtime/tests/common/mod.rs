@@ -1,7 +1,8 @@
-//! Helpers shared by the runtime's integration tests: a tiny seeded PRNG, the synthetic
-//! residual streams the tests code, and a coder wrapper that adds up the ideal cost of what
-//! passes through it.
-#![allow(dead_code)] // Each test binary uses a different subset.
+//! Helpers shared by the runtime's integration tests, its codec benchmark and the workspace's
+//! `stream` example (both include this file by path): a tiny seeded PRNG, the synthetic
+//! residual streams they code, and a coder wrapper that adds up the ideal cost of what passes
+//! through it.
+#![allow(dead_code)] // Each includer uses a different subset.
 
 use netschema_runtime::coder::BinaryCoder;
 use netschema_runtime::prob::{BitModel, PROB_ONE};
