@@ -177,9 +177,11 @@ fn run(frames: usize, loss: f64) -> (Vec<Duration>, Vec<Duration>, Vec<usize>) {
     (enc, dec, sizes)
 }
 
-fn median(v: &mut [Duration]) -> Duration {
+/// Median, 90th percentile and mean of per-frame times.
+fn summary(v: &mut [Duration]) -> String {
     v.sort();
-    v[v.len() / 2]
+    let mean = v.iter().sum::<Duration>() / v.len().max(1) as u32;
+    format!("median {:?} p90 {:?} mean {:?}", v[v.len() / 2], v[v.len() * 9 / 10], mean)
 }
 
 fn bench(c: &mut Criterion) {
@@ -192,10 +194,10 @@ fn bench(c: &mut Criterion) {
         let (mut e, mut d, sizes) = run(600, loss);
         let mean = sizes.iter().sum::<usize>() as f64 / sizes.len() as f64;
         eprintln!(
-            "loss {:>2}%: {mean:.1} bytes/frame, encode median {:?}, decode median {:?} (600 frames, latency {LATENCY})",
+            "loss {:>2}%: {mean:.1} bytes/frame; encode {}; decode {} (600 frames, latency {LATENCY})",
             (loss * 100.0) as u32,
-            median(&mut e),
-            median(&mut d)
+            summary(&mut e),
+            summary(&mut d)
         );
     }
     let mut group = c.benchmark_group("engine");
