@@ -272,6 +272,7 @@ fn main() -> ExitCode {
             latency: o.latency,
             loss: o.loss,
             results,
+            fields: None,
         };
         println!("{}", report.table());
         reports.push(report);

@@ -14,7 +14,8 @@
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
 //! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
 //! - `runtime` (feature `runtime`) builds a schema's runtime descriptors and quantisers while a
-//!   program runs.
+//!   program runs; `compare` (feature `compare`) compares techniques and reads and writes
+//!   recorded traces.
 //!
 //! Errors are [`Diagnostic`]s with [`Span`]s; [`Diagnostics`] and [`Error`] render them, all in
 //! one pass and in a stable order, through both `Display` and `Debug`. The language itself is
