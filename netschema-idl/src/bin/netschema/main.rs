@@ -1,13 +1,17 @@
-//! The `netschema` command-line tool (feature `cli`).
+//! The `netschema` command-line tool (feature `cli`; `profile` also needs `compare`, and the
+//! feature `profile` turns on both).
 //!
 //! ```text
 //! netschema check FILE...                     check schemas, print diagnostics
 //! netschema gen FILE -o OUT.rs [--crate PATH] generate Rust code for a schema
 //! netschema inspect FILE                      print each class's scalar fields
+//! netschema profile --schema FILE --trace FILE [options]
+//!                                             compare techniques on a recorded trace and
+//!                                             print what each field costs
 //! ```
 //!
-//! Exit status: 0 on success, 1 if a schema has errors or a file cannot be written, 2 for a
-//! usage error.
+//! Exit status: 0 on success, 1 if a schema has errors, a file cannot be read or written, or a
+//! profiled technique decoded a frame wrongly, 2 for a usage error.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +21,8 @@ use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::Schema;
 
 mod inspect;
+#[cfg(feature = "compare")]
+mod profile;
 
 const USAGE: &str = "\
 usage: netschema <command> [args]
@@ -27,6 +33,20 @@ commands:
                                       (PATH names the runtime crate, default ::netschema)
   inspect FILE                        print each class's scalar fields: kind, raw range,
                                       step, raw bits and candidate predictors
+  profile --schema FILE.netidl --trace FILE.jsonl [options]
+                                      replay a recorded trace (docs/trace-format.md) through
+                                      netschema and the techniques it replaces over a lossy
+                                      link; print their sizes and speeds, and what each field
+                                      costs and which predictors it used
+      --latency F                     one-way latency in frames (default 6, at most 15)
+      --loss P                        loss of every packet and ack, 0.05 or 5% (default 5%)
+      --client NAME                   whose visible set to replay (default: the first
+                                      client named in the trace, else everything)
+      --rate HZ                       frames per second (default: the trace's, else 60)
+      --technique NAME                only this technique (repeatable; default all)
+      --seed S                        seed of the link's losses (default 1)
+      --json FILE                     also write the figures as JSON
+      --plot FILE                     also plot bytes per frame (SVG)
   help                                print this message";
 
 fn main() -> ExitCode {
@@ -39,12 +59,27 @@ fn main() -> ExitCode {
         "check" => check(rest),
         "gen" => generate(rest),
         "inspect" => inspect::inspect(rest),
+        "profile" => profile(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             ExitCode::SUCCESS
         }
         other => usage(&format!("unknown command `{other}`")),
     }
+}
+
+#[cfg(feature = "compare")]
+fn profile(args: &[String]) -> ExitCode {
+    profile::profile(args)
+}
+
+#[cfg(not(feature = "compare"))]
+fn profile(_: &[String]) -> ExitCode {
+    eprintln!(
+        "error: this `netschema` was built without `profile`; build it with the `profile` \
+         feature:\n  cargo run --release -p netschema-idl --features profile --bin netschema -- profile ..."
+    );
+    ExitCode::from(2)
 }
 
 fn usage(message: &str) -> ExitCode {
