@@ -412,6 +412,18 @@ fn doc_block(start: &str) -> &'static str {
 }
 
 #[test]
+fn the_readme_example_reads() {
+    let readme = include_str!("../../../../README.md");
+    let ir = crate::parse_str("game.netidl", block(readme, "```text\n/// A ball.\n")).unwrap();
+    let schema = RuntimeSchema::new(&ir).unwrap();
+    let text = format!("{{\"netschema_trace\"{}", block(readme, "```text\n{\"netschema_trace\""));
+    let trace = Trace::read(&schema, text.as_bytes(), |_, _| {}).unwrap();
+    assert_eq!(trace.frames.len(), 2);
+    // pos.y moved by 1/8 m: 8 steps of 1/64.
+    assert_eq!(trace.frames[1].world.row(0)[1] - trace.frames[0].world.row(0)[1], 8);
+}
+
+#[test]
 fn the_documented_example_reads() {
     let ir = crate::parse_str("dots.netidl", doc_block("```netidl\n")).unwrap();
     let schema = RuntimeSchema::new(&ir).unwrap();
