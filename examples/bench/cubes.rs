@@ -132,5 +132,6 @@ pub(crate) fn record(frames: usize, _seed: u64) -> Recording {
         schema: &SCHEMA,
         capacity: GRID * GRID + 1,
         snapshots,
+        world: None,
     }
 }

@@ -10,27 +10,36 @@
 //! twenty seconds at 60 Hz), `--latency F` one-way latency in frames (default 6), `--loss P` loss
 //! probability of every datagram, packets and acks alike, as `0.05` or `5%` (default 5 %),
 //! `--technique NAME` (repeatable; default all), `--seed S`, `--json FILE`, `--plot FILE`
-//! (SVG; default `target/bench.svg`).
+//! (SVG; default `target/bench.svg`), `--record DIR` (write each scenario's schema and trace,
+//! `DIR/<scenario>.netidl` and `DIR/<scenario>.jsonl`, for `netschema profile`).
 //!
 //! Each scenario records its quantised snapshots once (what one client sees each frame), then
 //! every technique of `netschema_idl::compare` replays them over the same simulated link; each
 //! decoded frame is checked against its input. The schemas are `examples/bench/schemas/*.netidl`;
 //! until the code generator lands the runtime descriptors are written by hand next to each
-//! scenario, and the bench checks them at start-up against the flattening of the `.netidl` files.
+//! scenario, and the bench checks at start-up that they equal the descriptors built from the
+//! `.netidl` files at run time (`netschema_idl::runtime`).
+//!
+//! A recorded trace holds natural values (`docs/trace-format.md`) that quantise back to exactly
+//! the snapshots the bench replays; for the RTS battle it holds the whole world and what each of
+//! the four players sees (client `0` is the bench's).
 
 mod cubes;
 mod particles;
 mod rts;
+mod save;
+#[cfg(test)]
+mod tests;
 
-use std::io::{IsTerminal as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use netschema_idl::ScalarKind;
 use netschema_idl::compare::report::{self, ScenarioReport};
-use netschema_idl::compare::{self, RunConfig, Setup, Snapshot, techniques};
-use netschema_runtime::schema::{Coding, Schema};
+use netschema_idl::compare::trace::TraceFrame;
+use netschema_idl::compare::{self, RunConfig, Setup, Snapshot, Technique, techniques};
+use netschema_idl::runtime::RuntimeSchema;
+use netschema_runtime::schema::Schema;
 
 /// The snapshots one client sees during a scenario.
 pub(crate) struct Recording {
@@ -44,7 +53,13 @@ pub(crate) struct Recording {
     pub(crate) capacity: usize,
     /// One snapshot per frame.
     pub(crate) snapshots: Vec<Snapshot>,
+    /// For a scenario with several clients, when asked for: every entity of each frame and what
+    /// each client sees (client `0` sees `snapshots`).
+    pub(crate) world: Option<Vec<TraceFrame>>,
 }
+
+/// The scenarios, in the order they run.
+const SCENARIOS: [&str; 3] = ["particles", "cubes", "rts"];
 
 /// Command-line options.
 struct Options {
@@ -56,22 +71,16 @@ struct Options {
     techniques: Vec<String>,
     json: Option<PathBuf>,
     plot: Option<PathBuf>,
+    record: Option<PathBuf>,
 }
 
 const USAGE: &str = "usage: bench [--scenario particles|cubes|rts|all] [--frames N] [--latency F] \
-                     [--loss P] [--technique NAME]... [--seed S] [--json FILE] [--plot FILE]";
-
-fn parse_loss(s: &str) -> Option<f64> {
-    let v = match s.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().ok()? / 100.0,
-        None => s.parse::<f64>().ok()?,
-    };
-    (0.0..1.0).contains(&v).then_some(v)
-}
+                     [--loss P] [--technique NAME]... [--seed S] [--json FILE] [--plot FILE] \
+                     [--record DIR]";
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
-        scenarios: vec!["particles".into(), "cubes".into(), "rts".into()],
+        scenarios: SCENARIOS.map(String::from).to_vec(),
         frames: 1200,
         latency: 6,
         loss: 0.05,
@@ -79,6 +88,7 @@ fn parse_args() -> Result<Options, String> {
         techniques: techniques::NAMES.iter().map(|s| s.to_string()).collect(),
         json: None,
         plot: Some(PathBuf::from("target/bench.svg")),
+        record: None,
     };
     let mut chosen_techniques = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -103,13 +113,17 @@ fn parse_args() -> Result<Options, String> {
             "--latency" => {
                 let v = value("a number of frames")?;
                 o.latency = v.parse().map_err(|_| format!("bad latency `{v}`"))?;
-                if o.latency > 15 {
-                    return Err("--latency must be at most 15 frames (acks cover 32 frames)".into());
+                if o.latency > compare::MAX_LATENCY {
+                    return Err(format!(
+                        "--latency must be at most {} frames (acks cover 32 frames)",
+                        compare::MAX_LATENCY
+                    ));
                 }
             }
             "--loss" => {
                 let v = value("a probability")?;
-                o.loss = parse_loss(&v).ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
+                o.loss = compare::parse_loss(&v)
+                    .ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
             }
             "--seed" => {
                 let v = value("a number")?;
@@ -127,6 +141,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--json" => o.json = Some(PathBuf::from(value("a file")?)),
             "--plot" => o.plot = Some(PathBuf::from(value("a file")?)),
+            "--record" => o.record = Some(PathBuf::from(value("a folder")?)),
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument `{arg}`")),
         }
@@ -137,71 +152,64 @@ fn parse_args() -> Result<Options, String> {
     Ok(o)
 }
 
-/// Checks hand-written descriptors against the `.netidl` file they stand for: same scalar
-/// paths, number of raw values, wrapping and coding.
-fn check_schema(file: &str, text: &str, schema: &Schema) -> Result<(), String> {
-    let ir = netschema_idl::parse_str(file, text).map_err(|e| e.to_string())?;
-    if ir.classes.len() != schema.classes.len() {
-        return Err(format!(
-            "{file}: {} classes in the file, {} by hand",
-            ir.classes.len(),
-            schema.classes.len()
-        ));
+/// The `.netidl` source and the hand-written descriptors of scenario `name`.
+fn schema_of(name: &str) -> Option<(&'static str, &'static Schema)> {
+    match name {
+        "particles" => Some((particles::NETIDL, &particles::SCHEMA)),
+        "cubes" => Some((cubes::NETIDL, &cubes::SCHEMA)),
+        "rts" => Some((rts::NETIDL, &rts::SCHEMA)),
+        _ => None,
     }
-    for (class, hand) in ir.classes.iter().zip(schema.classes) {
-        let scalars = ir.flatten(class);
-        let paths: Vec<String> = scalars.iter().map(|s| s.path.clone()).collect();
-        let hand_paths: Vec<&str> = hand.fields.iter().map(|f| f.name).collect();
-        if paths != hand_paths {
-            return Err(format!(
-                "{file}: class {} flattens to {paths:?}, by hand {hand_paths:?}",
-                hand.name
-            ));
-        }
-        for (s, f) in scalars.iter().zip(hand.fields) {
-            let numeric = !s.kind.is_transition_coded();
-            if numeric != matches!(f.coding, Coding::Numeric(_)) {
-                return Err(format!("{file}: {} coded differently by hand", f.name));
-            }
-            if s.kind.cardinality() != Some(f.span()) {
-                return Err(format!(
-                    "{file}: {} has {:?} values, by hand {}",
-                    f.name,
-                    s.kind.cardinality(),
-                    f.span()
-                ));
-            }
-            if matches!(s.kind, ScalarKind::Angle { .. }) != f.wraps {
-                return Err(format!("{file}: {} wraps differently by hand", f.name));
-            }
-        }
-    }
-    Ok(())
 }
 
-fn record(name: &str, frames: usize, seed: u64) -> Result<Recording, String> {
+/// The schema of scenario `name` built from its `.netidl` file at run time, checked to equal
+/// the hand-written descriptors the scenario quantises with.
+fn runtime_schema(name: &str) -> Result<RuntimeSchema, String> {
+    let (netidl, hand) = schema_of(name).ok_or_else(|| format!("unknown scenario `{name}`"))?;
+    let file = format!("{name}.netidl");
+    let ir = netschema_idl::parse_str(&file, netidl).map_err(|e| e.to_string())?;
+    let runtime = RuntimeSchema::new(&ir).map_err(|e| format!("{file}: {e}"))?;
+    if runtime.schema != hand {
+        return Err(format!(
+            "{file}: the hand-written descriptors differ from the file's\n  file: {:?}\n  hand: {hand:?}",
+            runtime.schema
+        ));
+    }
+    Ok(runtime)
+}
+
+/// Simulates scenario `name`; with `world`, a scenario with several clients also records the
+/// whole world and every client's view.
+fn simulate(name: &str, frames: usize, seed: u64, world: bool) -> Result<Recording, String> {
+    Ok(match name {
+        "particles" => particles::record(frames, seed),
+        "cubes" => cubes::record(frames, seed),
+        "rts" => rts::record(frames, seed, world),
+        _ => return Err(format!("unknown scenario `{name}`")),
+    })
+}
+
+/// Simulates scenario `name` after checking its schema, and saves its trace into `save_to`.
+fn record(
+    name: &str,
+    frames: usize,
+    seed: u64,
+    save_to: Option<&Path>,
+) -> Result<Recording, String> {
     let t = Instant::now();
     eprint!("{name}: simulating {frames} frames...");
-    let rec = match name {
-        "particles" => {
-            check_schema("particles.netidl", particles::NETIDL, &particles::SCHEMA)?;
-            particles::record(frames, seed)
-        }
-        "cubes" => {
-            check_schema("cubes.netidl", cubes::NETIDL, &cubes::SCHEMA)?;
-            cubes::record(frames, seed)
-        }
-        "rts" => {
-            check_schema("rts.netidl", rts::NETIDL, &rts::SCHEMA)?;
-            rts::record(frames, seed)
-        }
-        _ => return Err(format!("unknown scenario `{name}`")),
-    };
+    let runtime = runtime_schema(name)?;
+    let rec = simulate(name, frames, seed, save_to.is_some())?;
     for s in &rec.snapshots {
         s.validate(rec.schema).map_err(|e| format!("{name}: {e}"))?;
     }
     let mean = rec.snapshots.iter().map(|s| s.len()).sum::<usize>() as f64 / frames as f64;
     eprintln!(" {:.1} s, {mean:.0} entities per snapshot on average", t.elapsed().as_secs_f64());
+    if let Some(dir) = save_to {
+        let netidl = schema_of(name).map_or("", |(netidl, _)| netidl);
+        let written = save::save(dir, &rec, &runtime, netidl)?;
+        eprintln!("wrote {}", written.display());
+    }
     Ok(rec)
 }
 
@@ -217,15 +225,12 @@ fn main() -> ExitCode {
         }
     };
     let start = Instant::now();
-    let config = RunConfig {
-        latency: o.latency,
-        loss: o.loss,
-        seed: o.seed,
-        warmup: 2 * o.latency as usize + 10,
-    };
+    let config = RunConfig::new(o.latency, o.loss, o.seed);
+    let chosen: Vec<Box<dyn Technique>> =
+        o.techniques.iter().filter_map(|name| techniques::by_name(name)).collect();
     let mut reports = Vec::new();
     for name in &o.scenarios {
-        let rec = match record(name, o.frames, o.seed) {
+        let rec = match record(name, o.frames, o.seed, o.record.as_deref()) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -233,38 +238,13 @@ fn main() -> ExitCode {
             }
         };
         let setup = Setup { schema: rec.schema, capacity: rec.capacity };
-        let mut results = Vec::new();
-        for tname in &o.techniques {
-            let Some(technique) = techniques::by_name(tname) else { continue };
-            let step = (o.frames / 20).max(1);
-            let terminal = std::io::stderr().is_terminal();
-            let t = Instant::now();
-            let outcome =
-                compare::run(technique.as_ref(), &setup, &rec.snapshots, &config, |done| {
-                    if terminal && (done % step == 0 || done == o.frames) {
-                        eprint!("\r{name}: {tname:<10} {done:>6}/{}", o.frames);
-                        let _ = std::io::stderr().flush();
-                    }
-                });
-            if !terminal && outcome.is_ok() {
-                eprintln!(
-                    "{name}: {tname:<10} {} frames in {:.1} s",
-                    o.frames,
-                    t.elapsed().as_secs_f64()
-                );
+        let results = match compare::run_all(name, &chosen, &setup, &rec.snapshots, &config) {
+            Ok(results) => results,
+            Err(e) => {
+                eprintln!("{name}: {e}");
+                return ExitCode::FAILURE;
             }
-            match outcome {
-                Ok(r) => results.push(r),
-                Err(compare::Error::Unsupported(_)) => {}
-                Err(e) => {
-                    eprintln!("\n{name}: {tname} failed: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-        if std::io::stderr().is_terminal() {
-            eprint!("\r{:60}\r", "");
-        }
+        };
         let report = ScenarioReport {
             scenario: rec.name.to_string(),
             frames: o.frames,
@@ -272,40 +252,17 @@ fn main() -> ExitCode {
             latency: o.latency,
             loss: o.loss,
             results,
+            fields: None,
         };
         println!("{}", report.table());
         reports.push(report);
     }
-    if let Some(path) = &o.json {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        if let Err(e) = report::write_json(path, &reports) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(path) = &o.plot {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        if let Err(e) = report::write_plot(path, &reports) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
-        eprintln!("wrote {}", path.display());
+    if let Err(e) = report::write_files(o.json.as_deref(), o.plot.as_deref(), &reports) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
     }
     eprintln!("done in {:.1} s", start.elapsed().as_secs_f64());
-    let failed: Vec<String> = reports
-        .iter()
-        .flat_map(|r| {
-            r.results
-                .iter()
-                .filter(|t| !t.verified())
-                .map(move |t| format!("{}/{}", r.scenario, t.name))
-        })
-        .collect();
+    let failed = report::unverified(&reports);
     if !failed.is_empty() {
         eprintln!("error: decoded frames differ from their input: {}", failed.join(", "));
         return ExitCode::FAILURE;

@@ -114,5 +114,12 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
         }
         snapshots.push(s);
     }
-    Recording { name: "particles", rate_hz: RATE, schema: &SCHEMA, capacity: COUNT, snapshots }
+    Recording {
+        name: "particles",
+        rate_hz: RATE,
+        schema: &SCHEMA,
+        capacity: COUNT,
+        snapshots,
+        world: None,
+    }
 }

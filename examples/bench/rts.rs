@@ -1,4 +1,5 @@
-//! An RTS-like battle (`schemas/rts.netidl`), seen by player 0.
+//! An RTS-like battle (`schemas/rts.netidl`), seen by player 0 (and, when recording a trace,
+//! by each of the four players).
 //!
 //! Four players start in the corners of a 256 m map with a base, a barracks and 60 units each.
 //! Workers walk between their base and a mine; soldiers and archers march along jittered paths
@@ -8,6 +9,7 @@
 //! (each player keeps at most 110 units). The client is player 0: it sees its own units and
 //! buildings, and enemies within sight of them (10 m of a unit, 20 m of a building).
 
+use netschema_idl::compare::trace::TraceFrame;
 use netschema_idl::compare::{Rng, Snapshot};
 use netschema_runtime::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, FixedQuant, IntQuant};
@@ -218,8 +220,9 @@ fn near(
     out
 }
 
-/// Simulates `frames` frames and records what player 0 sees.
-pub(crate) fn record(frames: usize, seed: u64) -> Recording {
+/// Simulates `frames` frames and records what player 0 sees; with `all_players`, also every
+/// unit and building of the world and what each player (clients `0` to `3`) sees.
+pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
     let mut rng = Rng(seed ^ 0x0072_7473);
     let mut buildings = Vec::new();
     for p in 0..PLAYERS {
@@ -269,6 +272,7 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
     }
     let dt = 1.0 / RATE;
     let mut snapshots = Vec::with_capacity(frames);
+    let mut world = all_players.then(|| Vec::with_capacity(frames));
     for _ in 0..frames {
         // Combat and movement.
         let g = grid(&units);
@@ -359,55 +363,91 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
                 }
             }
         }
-        // What player 0 sees.
+        // What player 0 sees, and with `all_players`, the world and every player's view.
         let g = grid(&units);
-        let mut seen = vec![false; units.len()];
-        for (i, u) in units.iter().enumerate() {
-            if u.owner == 0 {
-                seen[i] = true;
-                for j in near(&g, &units, u.pos, SIGHT, |o| o.owner != 0) {
-                    seen[j] = true;
-                }
-            }
+        let (own_buildings, own_units) = sight(0, &units, &buildings, &g);
+        snapshots.push(view(&units, &buildings, &own_units, &own_buildings));
+        if let Some(frames) = world.as_mut() {
+            let everything =
+                view(&units, &buildings, &vec![true; units.len()], &vec![true; buildings.len()]);
+            let clients = (0..PLAYERS)
+                .map(|p| {
+                    let ids = if p == 0 {
+                        snapshots.last().map(|s| s.ids.clone()).unwrap_or_default()
+                    } else {
+                        let (b, u) = sight(p, &units, &buildings, &g);
+                        view(&units, &buildings, &u, &b).ids
+                    };
+                    (p.to_string(), ids)
+                })
+                .collect();
+            let frame = Some(frames.len() as u64);
+            frames.push(TraceFrame { frame, world: everything, clients: Some(clients) });
         }
-        let mut s = Snapshot::new();
-        for b in &buildings {
-            let visible = b.owner == 0
-                || units.iter().any(|u| u.owner == 0 && dist(u.pos, b.pos) <= SIGHT + 6.0);
-            if b.owner == 0 {
-                // Own buildings see around them.
-                for j in 0..units.len() {
-                    if units[j].owner != 0 && dist(units[j].pos, b.pos) <= BUILDING_SIGHT {
-                        seen[j] = true;
-                    }
-                }
-            }
-            if visible {
-                let row = [
-                    b.owner as i32,
-                    POS.quantise(b.pos[0]),
-                    POS.quantise(b.pos[1]),
-                    b.hp,
-                    b.progress,
-                ];
-                s.push(b.id, 1, &row);
-            }
-        }
-        for (u, _) in units.iter().zip(&seen).filter(|(_, s)| **s) {
-            let row = [
-                u.owner as i32,
-                u.kind as i32,
-                POS.quantise(u.pos[0]),
-                POS.quantise(u.pos[1]),
-                HEADING.quantise(u.heading),
-                HP.quantise(u.hp),
-                COOLDOWN.quantise(u.cooldown),
-                u.state as i32,
-            ];
-            s.push(u.id, 0, &row);
-        }
-        snapshots.push(s);
     }
     let capacity = snapshots.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
-    Recording { name: "rts", rate_hz: RATE, schema: &SCHEMA, capacity, snapshots }
+    Recording { name: "rts", rate_hz: RATE, schema: &SCHEMA, capacity, snapshots, world }
+}
+
+/// What `player` sees: which buildings, and which units. A player sees its own units and
+/// buildings, enemy units within sight of its units or buildings, and enemy buildings near
+/// its units.
+fn sight(
+    player: usize,
+    units: &[Unit],
+    buildings: &[Building],
+    g: &[Vec<usize>],
+) -> (Vec<bool>, Vec<bool>) {
+    let mut seen = vec![false; units.len()];
+    for (i, u) in units.iter().enumerate() {
+        if u.owner == player {
+            seen[i] = true;
+            for j in near(g, units, u.pos, SIGHT, |o| o.owner != player) {
+                seen[j] = true;
+            }
+        }
+    }
+    let mut visible = vec![false; buildings.len()];
+    for (b, v) in buildings.iter().zip(visible.iter_mut()) {
+        *v = b.owner == player
+            || units.iter().any(|u| u.owner == player && dist(u.pos, b.pos) <= SIGHT + 6.0);
+        if b.owner == player {
+            // Own buildings see around them.
+            for (u, s) in units.iter().zip(seen.iter_mut()) {
+                if u.owner != player && dist(u.pos, b.pos) <= BUILDING_SIGHT {
+                    *s = true;
+                }
+            }
+        }
+    }
+    (visible, seen)
+}
+
+/// The quantised snapshot of the chosen units and buildings (ids ascend: buildings first).
+fn view(
+    units: &[Unit],
+    buildings: &[Building],
+    units_seen: &[bool],
+    buildings_seen: &[bool],
+) -> Snapshot {
+    let mut s = Snapshot::new();
+    for (b, _) in buildings.iter().zip(buildings_seen).filter(|(_, v)| **v) {
+        let row =
+            [b.owner as i32, POS.quantise(b.pos[0]), POS.quantise(b.pos[1]), b.hp, b.progress];
+        s.push(b.id, 1, &row);
+    }
+    for (u, _) in units.iter().zip(units_seen).filter(|(_, v)| **v) {
+        let row = [
+            u.owner as i32,
+            u.kind as i32,
+            POS.quantise(u.pos[0]),
+            POS.quantise(u.pos[1]),
+            HEADING.quantise(u.heading),
+            HP.quantise(u.hp),
+            COOLDOWN.quantise(u.cooldown),
+            u.state as i32,
+        ];
+        s.push(u.id, 0, &row);
+    }
+    s
 }

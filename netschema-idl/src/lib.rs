@@ -13,6 +13,9 @@
 //! - [`parse_str`] does the same for one self-contained text.
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
 //! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
+//! - `runtime` (feature `runtime`) builds a schema's runtime descriptors and quantisers while a
+//!   program runs; `compare` (feature `compare`) compares techniques and reads and writes
+//!   recorded traces.
 //!
 //! Errors are [`Diagnostic`]s with [`Span`]s; [`Diagnostics`] and [`Error`] render them, all in
 //! one pass and in a stable order, through both `Display` and `Debug`. The language itself is
@@ -46,6 +49,7 @@ mod lexer;
 pub mod limits;
 mod load;
 mod parser;
+pub mod runtime;
 pub mod source;
 pub mod span;
 pub mod validate;

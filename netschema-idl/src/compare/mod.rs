@@ -25,17 +25,25 @@
 //! | `fiedler`   | Fiedler's (2015) final hand bit-packing (the cube schema only)                    |
 //! | `netschema` | the runtime's `World` / `Peer` / `Client`                                   |
 //!
-//! [`run`] measures one technique (bytes, encode and decode times, memory, verification);
-//! [`report`] prints tables and writes JSON and SVG plots of the results.
+//! [`run`] measures one technique (bytes, encode and decode times, memory, verification) and
+//! [`run_all`] a list of them with progress on stderr; [`report`] prints tables and writes
+//! JSON and SVG plots of the results.
+//!
+//! For `netschema profile`, [`trace`] reads and writes recorded traces (JSON Lines in natural
+//! units, `docs/trace-format.md`), and [`profile`] sums what each field costs in netschema's
+//! packets, reported by the engine through a [`netschema_runtime::probe::Probe`].
 
 pub mod bytes;
 pub mod fiedler;
 pub mod link;
 pub mod netschema;
+pub mod profile;
 pub mod report;
+mod suite;
 pub mod techniques;
 #[cfg(test)]
 mod tests;
+pub mod trace;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -43,6 +51,7 @@ use std::time::{Duration, Instant};
 pub use link::{Link, Rng};
 pub use netschema_runtime::Ack;
 pub use netschema_runtime::schema::Schema;
+pub use suite::{TechniqueError, run_all};
 
 /// What went wrong while comparing.
 #[derive(Debug)]
@@ -227,6 +236,19 @@ pub trait Decoder {
     fn memory_bytes(&self) -> usize;
 }
 
+/// The longest one-way latency, in frames, a run may simulate: an ack covers the 32 frames
+/// before the newest, and a round trip must fit in them with room for losses.
+pub const MAX_LATENCY: u32 = 15;
+
+/// A loss probability written as `0.05` or `5%`, in `[0, 1)`.
+pub fn parse_loss(s: &str) -> Option<f64> {
+    let v = match s.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().ok()? / 100.0,
+        None => s.parse::<f64>().ok()?,
+    };
+    (0.0..1.0).contains(&v).then_some(v)
+}
+
 /// How a comparison run is set up.
 #[derive(Clone, Copy, Debug)]
 pub struct RunConfig {
@@ -238,6 +260,13 @@ pub struct RunConfig {
     pub seed: u64,
     /// Frames at the start left out of the statistics (cold start).
     pub warmup: usize,
+}
+
+impl RunConfig {
+    /// A run with the usual warm-up: two round trips and ten frames.
+    pub fn new(latency: u32, loss: f64, seed: u64) -> RunConfig {
+        RunConfig { latency, loss, seed, warmup: 2 * latency as usize + 10 }
+    }
 }
 
 /// Measurements of one technique over one run.

@@ -8,11 +8,16 @@
 //! The world update ([`Encoder::capture`]) is work a server does once per frame for all its
 //! clients, so it is timed apart from the per-client [`Encoder::encode`] (the peer's packet).
 //!
+//! [`ProbedNetschema`] sends the same packets and also reports every field value's cost to a
+//! shared [`FieldCosts`] (the per-field table of `netschema profile`).
+//!
 //! The engine borrows caller-owned storage; this adapter allocates it once per connection with
 //! the runtime's `owned` buffers and leaks it (a few megabytes per run) so that the borrowing
 //! structures can live in a boxed encoder and decoder.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use netschema_runtime::client::ClientStorage;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
@@ -20,6 +25,7 @@ use netschema_runtime::peer::PeerStorage;
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
 
+use super::profile::FieldCosts;
 use super::{Ack, Decoder, Encoder, Error, Halves, Setup, Snapshot, Technique};
 
 /// The netschema engine with its default policy.
@@ -31,37 +37,58 @@ fn handles_for(capacity: usize) -> usize {
     capacity + capacity / 2 + 64
 }
 
+/// The netschema engine with its default policy, reporting the cost of every field value it
+/// codes to the shared sums (frames after their warm-up). Its packets are [`Netschema`]'s.
+#[derive(Clone, Debug)]
+pub struct ProbedNetschema(pub Rc<RefCell<FieldCosts>>);
+
 impl Technique for Netschema {
     fn name(&self) -> &'static str {
         "netschema"
     }
 
     fn start(&self, setup: &Setup) -> Result<Halves, Error> {
-        let schema = setup.schema;
-        let handles = handles_for(setup.capacity);
-        let ids = handles;
-        let world = Box::leak(Box::new(WorldBuffers::new(schema, ids))).world(schema, ids)?;
-        let peer = Box::leak(Box::new(PeerBuffers::new(schema, handles, ids)))
-            .peer(schema, handles, ids)?;
-        let client =
-            Box::leak(Box::new(ClientBuffers::new(schema, handles))).client(schema, handles)?;
-        let max_row = schema.max_fields;
-        Ok((
-            Box::new(EngineEncoder {
-                schema,
-                handles,
-                ids,
-                world,
-                peer,
-                slots: HashMap::new(),
-                free: (0..ids).rev().collect(),
-                pending: Vec::new(),
-                previous: Vec::new(),
-                buf: vec![0; 4096 + handles * (8 + 6 * max_row)],
-            }),
-            Box::new(EngineDecoder { schema, handles, client }),
-        ))
+        start(setup, None)
     }
+}
+
+impl Technique for ProbedNetschema {
+    fn name(&self) -> &'static str {
+        "netschema"
+    }
+
+    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+        start(setup, Some(Rc::clone(&self.0)))
+    }
+}
+
+/// The encoder and decoder of both techniques.
+fn start(setup: &Setup, costs: Option<Rc<RefCell<FieldCosts>>>) -> Result<Halves, Error> {
+    let schema = setup.schema;
+    let handles = handles_for(setup.capacity);
+    let ids = handles;
+    let world = Box::leak(Box::new(WorldBuffers::new(schema, ids))).world(schema, ids)?;
+    let peer =
+        Box::leak(Box::new(PeerBuffers::new(schema, handles, ids))).peer(schema, handles, ids)?;
+    let client =
+        Box::leak(Box::new(ClientBuffers::new(schema, handles))).client(schema, handles)?;
+    let max_row = schema.max_fields;
+    Ok((
+        Box::new(EngineEncoder {
+            schema,
+            handles,
+            ids,
+            world,
+            peer,
+            slots: HashMap::new(),
+            free: (0..ids).rev().collect(),
+            pending: Vec::new(),
+            previous: Vec::new(),
+            buf: vec![0; 4096 + handles * (8 + 6 * max_row)],
+            costs,
+        }),
+        Box::new(EngineDecoder { schema, handles, client }),
+    ))
 }
 
 struct EngineEncoder {
@@ -79,6 +106,8 @@ struct EngineEncoder {
     /// Snapshot ids of the previous frame.
     previous: Vec<u32>,
     buf: Vec<u8>,
+    /// Where field costs go, if they are measured.
+    costs: Option<Rc<RefCell<FieldCosts>>>,
 }
 
 impl Encoder for EngineEncoder {
@@ -124,11 +153,18 @@ impl Encoder for EngineEncoder {
         Ok(())
     }
 
-    fn encode(&mut self, _frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
-        let len = self
-            .peer
-            .encode(&self.world, &mut self.buf)
-            .map_err(|e| Error::Encode(e.to_string()))?;
+    fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
+        let written = match &self.costs {
+            Some(costs) => {
+                let mut costs = costs
+                    .try_borrow_mut()
+                    .map_err(|_| Error::Encode("field costs are in use".into()))?;
+                costs.begin_frame(frame);
+                self.peer.encode_probed(&self.world, &mut self.buf, &mut *costs)
+            }
+            None => self.peer.encode(&self.world, &mut self.buf),
+        };
+        let len = written.map_err(|e| Error::Encode(e.to_string()))?;
         out.clear();
         out.extend_from_slice(&self.buf[..len]);
         Ok(())

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use plotters::prelude::*;
 
+use super::profile::FieldReport;
 use super::{Error, TechniqueResult};
 
 /// Every technique's results on one scenario.
@@ -23,6 +24,8 @@ pub struct ScenarioReport {
     pub loss: f64,
     /// Results, in table order.
     pub results: Vec<TechniqueResult>,
+    /// netschema's per-field costs, when they were measured (`netschema profile`).
+    pub fields: Option<FieldReport>,
 }
 
 /// Summary figures of one technique.
@@ -146,7 +149,8 @@ impl ScenarioReport {
     }
 }
 
-fn json_str(s: &str) -> String {
+/// `s` as a JSON string literal.
+pub(crate) fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -162,7 +166,8 @@ fn json_str(s: &str) -> String {
     out
 }
 
-fn json_num(v: f64) -> String {
+/// `v` as a JSON number with three decimals (`null` if not finite).
+pub(crate) fn json_num(v: f64) -> String {
     if v.is_finite() { format!("{v:.3}") } else { "null".into() }
 }
 
@@ -171,7 +176,9 @@ fn json_num(v: f64) -> String {
 /// "bytes_std", "bytes_max", "kbps", "encode_us", "decode_us", "client_memory_bytes",
 /// "verified"}]}` (plus `"capture_us"`, the shared per-frame work left out of `encode_us`, and
 /// `"decoder_memory_bytes"`, the client's state; `client_memory_bytes` is what the server keeps
-/// per client).
+/// per client). A report with per-field costs adds `"fields": {"frames", "total_bits",
+/// "structure_bits", "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
+/// "bits_per_value", "unchanged", "unpredicted", "predictors": {NAME: fraction}}]}`.
 pub fn to_json(reports: &[ScenarioReport]) -> String {
     let mut s = String::from("[\n");
     for (i, r) in reports.iter().enumerate() {
@@ -202,7 +209,9 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                 if j + 1 < sums.len() { "," } else { "" }
             );
         }
-        let _ = writeln!(s, "  ]}}{}", if i + 1 < reports.len() { "," } else { "" });
+        let fields =
+            r.fields.as_ref().map_or_else(String::new, |f| format!(", \"fields\": {}", f.json()));
+        let _ = writeln!(s, "  ]{fields}}}{}", if i + 1 < reports.len() { "," } else { "" });
     }
     s.push_str("]\n");
     s
@@ -212,6 +221,42 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
 pub fn write_json(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> {
     std::fs::write(path, to_json(reports))?;
     Ok(())
+}
+
+/// Writes [`to_json`] to `json` and [`write_plot`] to `plot`, where given, creating their
+/// folders, and says so on stderr; the error names the file.
+pub fn write_files(
+    json: Option<&Path>,
+    plot: Option<&Path>,
+    reports: &[ScenarioReport],
+) -> Result<(), Error> {
+    type Write = fn(&Path, &[ScenarioReport]) -> Result<(), Error>;
+    let outputs: [(Option<&Path>, Write); 2] = [(json, write_json), (plot, write_plot)];
+    for (path, write) in outputs {
+        let Some(path) = path else { continue };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        write(path, reports).map_err(|e| {
+            Error::Io(std::io::Error::other(format!("cannot write {}: {e}", path.display())))
+        })?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// `scenario/technique` for every technique whose decoded frames did not all match their
+/// input.
+pub fn unverified(reports: &[ScenarioReport]) -> Vec<String> {
+    reports
+        .iter()
+        .flat_map(|r| {
+            r.results
+                .iter()
+                .filter(|t| !t.verified())
+                .map(move |t| format!("{}/{}", r.scenario, t.name))
+        })
+        .collect()
 }
 
 /// The line colour of a technique: fixed per name, so every panel uses the same colours.

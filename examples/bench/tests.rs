@@ -1,0 +1,76 @@
+//! The runtime schemas built from the `.netidl` files, and recorded traces read back.
+
+use netschema_idl::compare::netschema::Netschema;
+use netschema_idl::compare::trace::Trace;
+use netschema_idl::compare::{self, RunConfig, Setup, Snapshot, profile};
+
+use super::*;
+
+#[test]
+fn runtime_schemas_equal_the_hand_written_descriptors() {
+    for name in SCENARIOS {
+        let (_, hand) = schema_of(name).unwrap();
+        let runtime = runtime_schema(name).unwrap();
+        assert_eq!(runtime.schema, hand, "{name}");
+        assert_eq!(runtime.schema.hash, hand.hash, "{name}");
+    }
+}
+
+/// Simulates `frames` frames of `name`, writes the trace, reads it back, and returns the
+/// recording, the trace and what its first client (or its only one) sees.
+fn round_trip(name: &str, frames: usize) -> (Recording, Trace, Vec<Snapshot>) {
+    let runtime = runtime_schema(name).unwrap();
+    let rec = simulate(name, frames, 1, true).unwrap();
+    let text = save::write_trace(Vec::new(), &rec, &runtime).unwrap();
+    let trace = Trace::read(&runtime, &text[..], |_, _| {}).unwrap();
+    let client = trace.clients().into_iter().next();
+    let views = trace.views(client.as_deref());
+    (rec, trace, views)
+}
+
+#[test]
+fn recorded_traces_quantise_back_to_the_same_snapshots() {
+    for (name, frames) in [("particles", 30), ("cubes", 600), ("rts", 90)] {
+        let (rec, trace, views) = round_trip(name, frames);
+        assert_eq!(views, rec.snapshots, "{name}");
+        assert!(trace.clamped.is_empty(), "{name}: {:?}", trace.clamped);
+        assert_eq!(trace.header.as_ref().and_then(|h| h.rate_hz), Some(rec.rate_hz));
+        match &rec.world {
+            Some(world) => {
+                assert_eq!(&trace.frames, world, "{name}");
+                assert_eq!(trace.clients(), ["0", "1", "2", "3"]);
+            }
+            None => assert!(trace.clients().is_empty(), "{name}"),
+        }
+    }
+}
+
+#[test]
+fn profiling_a_recorded_trace_matches_the_bench() {
+    let (rec, _, views) = round_trip("particles", 40);
+    let config = RunConfig::new(2, 0.05, 1);
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity };
+    let bench = compare::run(&Netschema, &setup, &rec.snapshots, &config, |_| {}).unwrap();
+    let runtime = runtime_schema("particles").unwrap();
+    let report =
+        profile::measure("particles", runtime.schema, &views, 60.0, &config, &["BC", "netschema"])
+            .unwrap();
+    let names: Vec<&str> = report.results.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["BC", "netschema"]);
+    let profiled = &report.results[1];
+    assert!(profiled.verified());
+    assert_eq!(profiled.bytes, bench.bytes);
+    let fields = report.fields.expect("netschema ran");
+    let paths: Vec<&str> = fields.rows.iter().map(|r| r.field.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "Particle.pos.x",
+            "Particle.pos.y",
+            "Particle.color[0]",
+            "Particle.color[1]",
+            "Particle.color[2]"
+        ]
+    );
+    assert_eq!(fields.frames, 40 - config.warmup);
+}

@@ -1,0 +1,46 @@
+//! Reads arbitrary bytes as a trace of a fixed schema: never panics, and whatever reads writes
+//! back and reads again to the same frames.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use netschema_idl::compare::trace::{Trace, TraceWriter};
+use netschema_idl::runtime::RuntimeSchema;
+
+const SCHEMA: &str = "\
+enum State { idle, moving, attacking }
+class Unit {
+    pos: vec2<fixed(0, 256, res = 1/32)>;
+    heading: angle(bits = 8);
+    hp: int(0, 200);
+    state: State;
+    alive: bool;
+    orientation: quat(bits = 9);
+    path: [vec3<int(-10, 10)>; 2];
+}
+class Tree { height: fixed(0, 20, bits = 12); }
+";
+
+fn schema() -> &'static RuntimeSchema {
+    static SCHEMA_CELL: OnceLock<RuntimeSchema> = OnceLock::new();
+    SCHEMA_CELL.get_or_init(|| {
+        let ir = netschema_idl::parse_str("fuzz.netidl", SCHEMA).expect("valid schema");
+        RuntimeSchema::new(&ir).expect("runtime schema")
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let schema = schema();
+    let Ok(trace) = Trace::read(schema, data, |_, _| {}) else { return };
+    let mut writer = TraceWriter::new(schema, Vec::new(), None).expect("in memory");
+    for f in &trace.frames {
+        writer.write(&f.world, f.clients.as_deref()).expect("frames read are writable");
+    }
+    let text = writer.finish().expect("in memory");
+    let again = Trace::read(schema, &text[..], |_, _| {}).expect("written traces read");
+    assert_eq!(again.frames.len(), trace.frames.len());
+    for (a, b) in again.frames.iter().zip(&trace.frames) {
+        assert_eq!((&a.world, &a.clients), (&b.world, &b.clients));
+    }
+});

@@ -1,0 +1,363 @@
+//! Per-field costs of netschema packets: the field table of `netschema profile`.
+//!
+//! [`FieldCosts`] is a [`Probe`]: the engine reports every field value it codes (its ideal cost
+//! and the predictor used), and the costs are summed per class and scalar field, leaving out
+//! the warm-up frames. [`FieldReport`] turns the sums into bits per frame, shares of the packet
+//! and how often each candidate predictor was chosen; what no field accounts for (packet
+//! header, entity flags, handles, check value, coder termination) is the structure row.
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use netschema_runtime::schema::{Coding, MAX_CANDIDATES, Schema};
+
+use super::netschema::ProbedNetschema;
+use super::report::{ScenarioReport, Summary, json_num, json_str};
+use super::{RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
+use netschema_runtime::probe::Probe;
+
+/// What `netschema profile` measures: runs the techniques called `names` (of
+/// [`techniques::NAMES`]; others are ignored) over `snapshots` and returns their report, with
+/// netschema's per-field costs as [`ScenarioReport::fields`] when `netschema` is among them.
+///
+/// The warm-up is shortened if the run would not outlast it. Techniques that do not support
+/// the schema are left out, as in the benchmark; progress goes to stderr.
+pub fn measure(
+    scenario: &str,
+    schema: &'static Schema,
+    snapshots: &[Snapshot],
+    rate_hz: f64,
+    config: &RunConfig,
+    names: &[&str],
+) -> Result<ScenarioReport, TechniqueError> {
+    let config =
+        RunConfig { warmup: config.warmup.min(snapshots.len().saturating_sub(1)), ..*config };
+    let costs = Rc::new(RefCell::new(FieldCosts::new(schema, config.warmup)));
+    let list: Vec<Box<dyn Technique>> = names
+        .iter()
+        .filter_map(|&name| match name {
+            "netschema" => Some(Box::new(ProbedNetschema(Rc::clone(&costs))) as Box<dyn Technique>),
+            _ => techniques::by_name(name),
+        })
+        .collect();
+    let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
+    let results = run_all(scenario, &list, &Setup { schema, capacity }, snapshots, &config)?;
+    let fields = results.iter().find(|r| r.name == "netschema").map(|r| {
+        let total_bits = Summary::of(r, rate_hz).bytes_mean * 8.0;
+        FieldReport::new(schema, &costs.borrow(), total_bits)
+    });
+    Ok(ScenarioReport {
+        scenario: scenario.to_string(),
+        frames: snapshots.len(),
+        rate_hz,
+        latency: config.latency,
+        loss: config.loss,
+        results,
+        fields,
+    })
+}
+
+/// Sums of the values coded for one scalar field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FieldCost {
+    /// Total ideal cost, in 1/256 bit.
+    pub units: u64,
+    /// Values coded (not sent as part of an "unchanged" entity).
+    pub coded: u64,
+    /// Values covered by an entity's "unchanged" flag.
+    pub unchanged: u64,
+    /// Coded values without a prediction (entering entities, categorical fields).
+    pub unpredicted: u64,
+    /// Coded values per candidate predictor, by index in the field's candidate list.
+    pub candidates: [u64; MAX_CANDIDATES],
+}
+
+/// Per-field sums over the frames after the warm-up; a [`Probe`].
+#[derive(Clone, Debug)]
+pub struct FieldCosts {
+    warmup: u64,
+    counting: bool,
+    frames: usize,
+    classes: Vec<Vec<FieldCost>>,
+}
+
+impl FieldCosts {
+    /// Empty sums for `schema`; frames before `warmup` will not be counted.
+    pub fn new(schema: &Schema, warmup: usize) -> FieldCosts {
+        FieldCosts {
+            warmup: warmup as u64,
+            counting: false,
+            frames: 0,
+            classes: schema
+                .classes
+                .iter()
+                .map(|c| vec![FieldCost::default(); c.fields.len()])
+                .collect(),
+        }
+    }
+
+    /// Starts frame `frame` (frames are numbered from 0): what the probe reports next belongs
+    /// to it.
+    pub fn begin_frame(&mut self, frame: u32) {
+        self.counting = u64::from(frame) >= self.warmup;
+        if self.counting {
+            self.frames += 1;
+        }
+    }
+
+    /// Frames counted.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// The sums of scalar field `field` of class `class`.
+    pub fn get(&self, class: usize, field: usize) -> Option<&FieldCost> {
+        self.classes.get(class)?.get(field)
+    }
+}
+
+impl Probe for FieldCosts {
+    fn field(
+        &mut self,
+        class: usize,
+        field: usize,
+        cost: u32,
+        candidate: Option<u8>,
+        unchanged: bool,
+    ) {
+        if !self.counting {
+            return;
+        }
+        let Some(sums) = self.classes.get_mut(class).and_then(|c| c.get_mut(field)) else {
+            return;
+        };
+        sums.units += u64::from(cost);
+        if unchanged {
+            sums.unchanged += 1;
+            return;
+        }
+        sums.coded += 1;
+        match candidate.and_then(|c| sums.candidates.get_mut(usize::from(c))) {
+            Some(n) => *n += 1,
+            None => sums.unpredicted += 1,
+        }
+    }
+}
+
+/// One row of the field table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldRow {
+    /// `Class.path`.
+    pub field: String,
+    /// Mean bits per frame.
+    pub bits_per_frame: f64,
+    /// Share of the mean packet bits, 0..=1.
+    pub share: f64,
+    /// Mean values coded per frame.
+    pub values_per_frame: f64,
+    /// Mean bits per coded value.
+    pub bits_per_value: f64,
+    /// Fraction of the field's values covered by an "unchanged" entity flag.
+    pub unchanged: f64,
+    /// Fraction of coded values that used each candidate predictor, in candidate order; empty
+    /// for categorical fields.
+    pub predictors: Vec<(&'static str, f64)>,
+    /// Fraction of coded values without a prediction.
+    pub unpredicted: f64,
+}
+
+/// The field table of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldReport {
+    /// Frames the means are over.
+    pub frames: usize,
+    /// Mean packet bits per frame.
+    pub total_bits: f64,
+    /// Mean bits per frame not attributed to a field (header, flags, handles, check,
+    /// termination): total minus the fields.
+    pub structure_bits: f64,
+    /// One row per scalar field of every class, in schema order.
+    pub rows: Vec<FieldRow>,
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
+}
+
+impl FieldReport {
+    /// The table of `costs` for `schema`, whose packets took `total_bits` bits per frame on
+    /// average over the same frames.
+    pub fn new(schema: &Schema, costs: &FieldCosts, total_bits: f64) -> FieldReport {
+        let frames = costs.frames() as f64;
+        let mut rows = Vec::new();
+        for (c, class) in schema.classes.iter().enumerate() {
+            for (f, field) in class.fields.iter().enumerate() {
+                let sums = costs.get(c, f).copied().unwrap_or_default();
+                let coded = sums.coded as f64;
+                let bits = sums.units as f64 / 256.0;
+                let predictors = match field.coding {
+                    Coding::Numeric(list) => list
+                        .iter()
+                        .zip(sums.candidates)
+                        .map(|(p, n)| (p.name(), ratio(n as f64, coded)))
+                        .collect(),
+                    Coding::Categorical => Vec::new(),
+                };
+                rows.push(FieldRow {
+                    field: format!("{}.{}", class.name, field.name),
+                    bits_per_frame: ratio(bits, frames),
+                    share: ratio(ratio(bits, frames), total_bits),
+                    values_per_frame: ratio(coded, frames),
+                    bits_per_value: ratio(bits, coded),
+                    unchanged: ratio(sums.unchanged as f64, (sums.unchanged + sums.coded) as f64),
+                    predictors,
+                    unpredicted: ratio(sums.unpredicted as f64, coded),
+                });
+            }
+        }
+        let fields: f64 = rows.iter().map(|r| r.bits_per_frame).sum();
+        FieldReport {
+            frames: costs.frames(),
+            total_bits,
+            structure_bits: total_bits - fields,
+            rows,
+        }
+    }
+
+    /// The table as printed by `netschema profile`.
+    pub fn table(&self) -> String {
+        let width = self.rows.iter().map(|r| r.field.len()).max().unwrap_or(0).max(11);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "per field (netschema, mean over {} frames after the warm-up):",
+            self.frames
+        );
+        let _ = writeln!(
+            s,
+            "{:<width$} {:>10} {:>7} {:>12} {:>10} {:>9}  predictors",
+            "field", "bits/frame", "share", "values/frame", "bits/value", "unchanged"
+        );
+        for r in &self.rows {
+            let _ = writeln!(
+                s,
+                "{:<width$} {:>10.1} {:>5.1} % {:>12.1} {:>10.2} {:>7.1} %  {}",
+                r.field,
+                r.bits_per_frame,
+                r.share * 100.0,
+                r.values_per_frame,
+                r.bits_per_value,
+                r.unchanged * 100.0,
+                predictor_text(r)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{:<width$} {:>10.1} {:>5.1} %  header, entity flags, handles, check, termination",
+            "(structure)",
+            self.structure_bits,
+            ratio(self.structure_bits, self.total_bits) * 100.0
+        );
+        let _ = writeln!(s, "{:<width$} {:>10.1} {:>5.1} %", "total", self.total_bits, 100.0);
+        s
+    }
+
+    /// The JSON object of the table (see `report::to_json`).
+    pub(crate) fn json(&self) -> String {
+        let mut s = format!(
+            "{{\"frames\": {}, \"total_bits\": {}, \"structure_bits\": {}, \"rows\": [",
+            self.frames,
+            json_num(self.total_bits),
+            json_num(self.structure_bits)
+        );
+        for (i, r) in self.rows.iter().enumerate() {
+            let predictors: Vec<String> = r
+                .predictors
+                .iter()
+                .map(|(name, f)| format!("{}: {}", json_str(name), json_num(*f)))
+                .collect();
+            let _ = write!(
+                s,
+                "{}{{\"field\": {}, \"bits_per_frame\": {}, \"share\": {}, \"values_per_frame\": {}, \"bits_per_value\": {}, \"unchanged\": {}, \"unpredicted\": {}, \"predictors\": {{{}}}}}",
+                if i > 0 { ", " } else { "" },
+                json_str(&r.field),
+                json_num(r.bits_per_frame),
+                json_num(r.share),
+                json_num(r.values_per_frame),
+                json_num(r.bits_per_value),
+                json_num(r.unchanged),
+                json_num(r.unpredicted),
+                predictors.join(", ")
+            );
+        }
+        s.push_str("]}");
+        s
+    }
+}
+
+/// `hold 12% linear 80% quadratic 8%` (plus `none` for values without prediction), or
+/// `transition model`.
+fn predictor_text(r: &FieldRow) -> String {
+    if r.predictors.is_empty() {
+        return "transition model".into();
+    }
+    let mut parts: Vec<String> =
+        r.predictors.iter().map(|(name, f)| format!("{name} {:.0}%", f * 100.0)).collect();
+    if r.unpredicted > 0.0 {
+        parts.push(format!("none {:.0}%", r.unpredicted * 100.0));
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netschema_runtime::predict::Predictor;
+    use netschema_runtime::schema::{Class, Field};
+
+    static FIELDS: [Field; 2] = [
+        Field::numeric("x", 0, 100, false, &[Predictor::Hold, Predictor::Linear]),
+        Field::categorical("on", 2),
+    ];
+    static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &FIELDS }];
+    static SCHEMA: Schema = Schema::new("dots", &CLASSES);
+
+    #[test]
+    fn sums_after_the_warm_up() {
+        let mut costs = FieldCosts::new(&SCHEMA, 2);
+        for frame in 0..4 {
+            costs.begin_frame(frame);
+            costs.field(0, 0, 512, Some(1), false);
+            costs.field(0, 0, 256, Some(0), false);
+            costs.field(0, 0, 0, None, true);
+            costs.field(0, 1, 128, None, false);
+            costs.field(0, 9, 128, None, false);
+            costs.field(3, 0, 128, None, false);
+        }
+        assert_eq!(costs.frames(), 2);
+        let x = costs.get(0, 0).unwrap();
+        assert_eq!((x.units, x.coded, x.unchanged, x.unpredicted), (1536, 4, 2, 0));
+        assert_eq!(x.candidates[..2], [2, 2]);
+
+        let report = FieldReport::new(&SCHEMA, &costs, 10.0);
+        assert_eq!(report.rows.len(), 2);
+        let x = &report.rows[0];
+        assert_eq!(x.field, "Dot.x");
+        assert_eq!((x.bits_per_frame, x.share, x.values_per_frame), (3.0, 0.3, 2.0));
+        assert_eq!((x.bits_per_value, x.unchanged), (1.5, 1.0 / 3.0));
+        assert_eq!(x.predictors, [("hold", 0.5), ("linear", 0.5)]);
+        let on = &report.rows[1];
+        assert_eq!((on.bits_per_frame, on.unpredicted), (0.5, 1.0));
+        assert!(on.predictors.is_empty());
+        assert_eq!(report.structure_bits, 6.5);
+
+        let table = report.table();
+        assert!(table.contains("hold 50% linear 50%"), "{table}");
+        assert!(table.contains("transition model"), "{table}");
+        assert!(table.contains("(structure)"), "{table}");
+        let json = report.json();
+        assert!(json.contains("\"field\": \"Dot.x\""), "{json}");
+        assert!(json.contains("\"predictors\": {\"hold\": 0.500, \"linear\": 0.500}"), "{json}");
+    }
+}

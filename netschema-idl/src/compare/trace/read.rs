@@ -1,0 +1,330 @@
+//! Reading a trace, one line at a time.
+
+use std::io::BufRead;
+
+use serde_json::{Map, Value};
+
+use super::error::{TraceError, TraceErrorKind};
+use super::shape::{Clamps, ClassShape, Reader, json_type};
+use super::{Clamped, Header, TraceFrame};
+use crate::compare::Snapshot;
+use crate::runtime::RuntimeSchema;
+
+/// Reads a trace's frames: an iterator of [`TraceFrame`]s, one per line that is not blank.
+///
+/// The first error ends the iteration; untrusted text never panics (see `docs/trace-format.md`
+/// for what is accepted).
+pub struct TraceReader<'s, R> {
+    schema: &'s RuntimeSchema,
+    classes: Vec<ClassShape>,
+    input: R,
+    text: String,
+    line: usize,
+    bytes: u64,
+    started: bool,
+    failed: bool,
+    header: Option<Header>,
+    previous: Snapshot,
+    last_frame: Option<u64>,
+    clamps: Vec<Vec<Clamps>>,
+    seen: Vec<bool>,
+}
+
+/// `Expected` for `what`.
+fn expected(what: impl Into<String>, expected: &str, v: &Value) -> TraceErrorKind {
+    TraceErrorKind::Expected { what: what.into(), expected: expected.into(), found: json_type(v) }
+}
+
+/// Checks that every key of `map` is one of `known`.
+fn known_keys(
+    map: &Map<String, Value>,
+    known: &[&str],
+    context: &'static str,
+) -> Result<(), TraceErrorKind> {
+    match map.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(key) => Err(TraceErrorKind::UnknownKey { key: key.clone(), context }),
+        None => Ok(()),
+    }
+}
+
+fn entity_id(v: &Value, what: impl FnOnce() -> String) -> Result<u32, TraceErrorKind> {
+    v.as_u64()
+        .and_then(|id| u32::try_from(id).ok())
+        .ok_or_else(|| expected(what(), "an entity id (an integer in 0..=4294967295)", v))
+}
+
+impl<'s, R: BufRead> TraceReader<'s, R> {
+    /// A reader of `input` for `schema`.
+    pub fn new(schema: &'s RuntimeSchema, input: R) -> Self {
+        let classes = ClassShape::all(schema);
+        let clamps = classes.iter().map(|c| vec![Clamps::default(); c.quantisers.len()]).collect();
+        TraceReader {
+            schema,
+            classes,
+            input,
+            text: String::new(),
+            line: 0,
+            bytes: 0,
+            started: false,
+            failed: false,
+            header: None,
+            previous: Snapshot::new(),
+            last_frame: None,
+            clamps,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The header, once the first line has been read (`None` if the trace has none).
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    /// Lines read so far.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The scalars that had out-of-range values, clamped as their quantiser does: how many
+    /// and the first line.
+    pub fn clamped(&self) -> Vec<Clamped> {
+        let mut out = Vec::new();
+        for ((class, layout), clamps) in
+            self.classes.iter().zip(&self.schema.classes).zip(&self.clamps)
+        {
+            for (scalar, c) in layout.scalars.iter().zip(clamps) {
+                if c.count > 0 {
+                    // A quaternion is clamped as a whole; name it rather than its index.
+                    let path = scalar.path.strip_suffix(".largest").unwrap_or(&scalar.path);
+                    out.push(Clamped {
+                        field: format!("{}.{path}", class.name),
+                        count: c.count,
+                        first_line: c.first_line,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn header_line(&mut self, map: &Map<String, Value>) -> Result<(), TraceErrorKind> {
+        if self.started {
+            return Err(TraceErrorKind::MisplacedHeader);
+        }
+        known_keys(map, &["netschema_trace", "schema", "rate_hz"], "header")?;
+        let version = map.get("netschema_trace").unwrap_or(&Value::Null);
+        if version.as_u64() != Some(1) {
+            return Err(TraceErrorKind::UnsupportedVersion(version.to_string()));
+        }
+        let schema = match map.get("schema") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => return Err(expected("`schema`", "a string", v)),
+        };
+        let rate_hz = match map.get("rate_hz") {
+            None => None,
+            Some(v) => Some(
+                v.as_f64()
+                    .filter(|r| r.is_finite() && *r > 0.0)
+                    .ok_or_else(|| expected("`rate_hz`", "a positive number", v))?,
+            ),
+        };
+        self.header = Some(Header { schema, rate_hz });
+        Ok(())
+    }
+
+    /// Reads one entity into `values`; returns its id, class and the start of its row.
+    fn entity(
+        &mut self,
+        n: usize,
+        v: &Value,
+        values: &mut Vec<i32>,
+    ) -> Result<(u32, u16, usize), TraceErrorKind> {
+        let Value::Object(e) = v else {
+            return Err(expected(format!("entity {n} of `entities`"), "an object", v));
+        };
+        known_keys(e, &["id", "class", "fields"], "entity")?;
+        let missing = |key| TraceErrorKind::MissingKey { key, context: "entity" };
+        let id = entity_id(e.get("id").ok_or_else(|| missing("id"))?, || {
+            format!("`id` of entity {n} of `entities`")
+        })?;
+        let class_value = e.get("class").ok_or_else(|| missing("class"))?;
+        let name = class_value.as_str().ok_or_else(|| {
+            expected(format!("`class` of entity {id}"), "a class name", class_value)
+        })?;
+        let class = self
+            .schema
+            .class_index(name)
+            .ok_or_else(|| TraceErrorKind::UnknownClass(name.to_owned()))?;
+        let shape = &self.classes[class];
+        let start = values.len();
+        let entering = match self.previous.ids.binary_search(&id) {
+            Ok(i) => {
+                let before = usize::from(self.previous.classes[i]);
+                if before != class {
+                    return Err(TraceErrorKind::ClassChanged {
+                        id,
+                        from: self.classes.get(before).map_or_else(String::new, |c| c.name.clone()),
+                        to: name.to_owned(),
+                    });
+                }
+                values.extend_from_slice(self.previous.row(i));
+                false
+            }
+            Err(_) => {
+                values.resize(start + shape.quantisers.len(), 0);
+                true
+            }
+        };
+        self.seen.clear();
+        self.seen.resize(shape.fields.len(), false);
+        if let Some(fields) = e.get("fields") {
+            let Value::Object(fields) = fields else {
+                return Err(expected(format!("`fields` of entity {id}"), "an object", fields));
+            };
+            let mut reader = Reader {
+                class: shape,
+                row: &mut values[start..],
+                clamps: &mut self.clamps[class],
+                line: self.line,
+            };
+            for (field_name, value) in fields {
+                let f = shape.field(field_name).ok_or_else(|| TraceErrorKind::UnknownField {
+                    class: shape.name.clone(),
+                    field: field_name.clone(),
+                })?;
+                reader.field(f, value)?;
+                self.seen[f] = true;
+            }
+        }
+        if entering && let Some(f) = self.seen.iter().position(|seen| !seen) {
+            return Err(TraceErrorKind::MissingField {
+                id,
+                class: shape.name.clone(),
+                field: shape.fields[f].name.clone(),
+            });
+        }
+        // The schema has at most `u16::MAX` classes (the runtime checks it).
+        Ok((id, u16::try_from(class).unwrap_or(u16::MAX), start))
+    }
+
+    fn frame_line(&mut self, map: &Map<String, Value>) -> Result<TraceFrame, TraceErrorKind> {
+        known_keys(map, &["frame", "entities", "clients"], "line")?;
+        let frame = match map.get("frame") {
+            None => None,
+            Some(v) => {
+                Some(v.as_u64().ok_or_else(|| expected("`frame`", "a non-negative integer", v))?)
+            }
+        };
+        if let (Some(frame), Some(previous)) = (frame, self.last_frame)
+            && frame <= previous
+        {
+            return Err(TraceErrorKind::FrameOrder { frame, previous });
+        }
+        let entities = map
+            .get("entities")
+            .ok_or(TraceErrorKind::MissingKey { key: "entities", context: "line" })?;
+        let Value::Array(entities) = entities else {
+            return Err(expected("`entities`", "an array of entities", entities));
+        };
+        let mut values = Vec::new();
+        let mut order = Vec::with_capacity(entities.len());
+        for (n, e) in entities.iter().enumerate() {
+            order.push(self.entity(n, e, &mut values)?);
+        }
+        order.sort_unstable_by_key(|&(id, ..)| id);
+        let mut world = Snapshot::new();
+        for (k, &(id, class, start)) in order.iter().enumerate() {
+            if k > 0 && order[k - 1].0 == id {
+                return Err(TraceErrorKind::DuplicateEntity(id));
+            }
+            let len = self.classes[usize::from(class)].quantisers.len();
+            world.push(id, class, &values[start..start + len]);
+        }
+        let clients = match map.get("clients") {
+            None => None,
+            Some(Value::Object(clients)) => {
+                let mut out = Vec::with_capacity(clients.len());
+                for (client, ids) in clients {
+                    let what = || format!("visible set of client `{client}`");
+                    let Value::Array(ids) = ids else {
+                        return Err(expected(what(), "an array of entity ids", ids));
+                    };
+                    let mut visible = Vec::with_capacity(ids.len());
+                    for v in ids {
+                        let id = entity_id(v, what)?;
+                        if world.ids.binary_search(&id).is_err() {
+                            return Err(TraceErrorKind::UnknownEntity {
+                                client: client.clone(),
+                                id,
+                            });
+                        }
+                        visible.push(id);
+                    }
+                    visible.sort_unstable();
+                    visible.dedup();
+                    out.push((client.clone(), visible));
+                }
+                Some(out)
+            }
+            Some(v) => return Err(expected("`clients`", "an object of visible sets", v)),
+        };
+        if frame.is_some() {
+            self.last_frame = frame;
+        }
+        self.previous.clone_from(&world);
+        Ok(TraceFrame { frame, world, clients })
+    }
+
+    fn fail(&mut self, kind: TraceErrorKind) -> Option<Result<TraceFrame, TraceError>> {
+        self.failed = true;
+        Some(Err(TraceError { line: self.line, kind }))
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<'_, R> {
+    type Item = Result<TraceFrame, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.failed {
+            self.text.clear();
+            let n = match self.input.read_line(&mut self.text) {
+                Ok(0) => return None,
+                Ok(n) => n,
+                Err(e) => {
+                    self.line += 1;
+                    return self.fail(TraceErrorKind::Io(e.to_string()));
+                }
+            };
+            self.line += 1;
+            self.bytes += n as u64;
+            let text = self.text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            let map = match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => map,
+                Ok(v) => return self.fail(expected("the line", "a JSON object", &v)),
+                Err(e) => return self.fail(TraceErrorKind::Json(e.to_string())),
+            };
+            if map.contains_key("netschema_trace") {
+                if let Err(kind) = self.header_line(&map) {
+                    return self.fail(kind);
+                }
+                self.started = true;
+                continue;
+            }
+            self.started = true;
+            return match self.frame_line(&map) {
+                Ok(frame) => Some(Ok(frame)),
+                Err(kind) => self.fail(kind),
+            };
+        }
+        None
+    }
+}

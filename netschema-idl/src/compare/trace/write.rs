@@ -1,0 +1,154 @@
+//! Writing a trace, one frame per line.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use super::error::WriteError;
+use super::shape::{ClassShape, Writer};
+use crate::compare::Snapshot;
+use crate::compare::report::json_str;
+use crate::runtime::RuntimeSchema;
+
+/// Writes quantised snapshots as a trace in natural units.
+///
+/// The first line is a header naming the schema and the frame rate; then one line per
+/// [`TraceWriter::write`], numbered from frame 0. An entity that was on the previous line with
+/// the same class lists only the fields whose values changed (none: no `fields` key). Every
+/// value is written so that reading it back with the same schema gives the same raw value.
+pub struct TraceWriter<W: Write> {
+    classes: Vec<ClassShape>,
+    out: W,
+    previous: Snapshot,
+    frame: u64,
+    line: String,
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// A writer for snapshots of `schema`; writes the header (with `rate_hz`, if given).
+    pub fn new(
+        schema: &RuntimeSchema,
+        mut out: W,
+        rate_hz: Option<f64>,
+    ) -> Result<Self, WriteError> {
+        let mut header =
+            format!("{{\"netschema_trace\":1,\"schema\":{}", json_str(&schema.ir.name));
+        if let Some(rate) = rate_hz.filter(|r| r.is_finite() && *r > 0.0) {
+            let _ = write!(header, ",\"rate_hz\":{rate:?}");
+        }
+        header.push_str("}\n");
+        out.write_all(header.as_bytes())?;
+        Ok(TraceWriter {
+            classes: ClassShape::all(schema),
+            out,
+            previous: Snapshot::new(),
+            frame: 0,
+            line: String::new(),
+        })
+    }
+
+    /// Writes the next frame: every entity of `world`, and, if given, what each client sees
+    /// (ids of entities of `world`).
+    pub fn write(
+        &mut self,
+        world: &Snapshot,
+        clients: Option<&[(String, Vec<u32>)]>,
+    ) -> Result<(), WriteError> {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let result = self.frame(world, clients, &mut line);
+        if result.is_ok() {
+            self.out.write_all(line.as_bytes())?;
+            self.previous.clone_from(world);
+            self.frame += 1;
+        }
+        self.line = line;
+        result
+    }
+
+    /// Flushes and returns the output.
+    pub fn finish(mut self) -> Result<W, WriteError> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn frame(
+        &self,
+        world: &Snapshot,
+        clients: Option<&[(String, Vec<u32>)]>,
+        line: &mut String,
+    ) -> Result<(), WriteError> {
+        let _ = write!(line, "{{\"frame\":{},\"entities\":[", self.frame);
+        for i in 0..world.len() {
+            let (id, class) = (world.ids[i], world.classes[i]);
+            let shape = self
+                .classes
+                .get(usize::from(class))
+                .ok_or_else(|| WriteError::Snapshot(format!("entity {id} has class {class}")))?;
+            let row = world.row(i);
+            if row.len() != shape.quantisers.len() {
+                return Err(WriteError::Snapshot(format!(
+                    "entity {id} of class {} has {} values",
+                    shape.name,
+                    row.len()
+                )));
+            }
+            let previous = match self.previous.ids.binary_search(&id) {
+                Ok(j) if self.previous.classes[j] == class => Some(self.previous.row(j)),
+                Ok(_) => {
+                    return Err(WriteError::Snapshot(format!("entity {id} changed class")));
+                }
+                Err(_) => None,
+            };
+            if i > 0 {
+                line.push(',');
+            }
+            let _ = write!(line, "{{\"id\":{id},\"class\":{}", json_str(&shape.name));
+            let writer = Writer { class: shape, row };
+            let mut first = true;
+            for (f, field) in shape.fields.iter().enumerate() {
+                let range = field.start..field.end;
+                if previous.is_some_and(|p| p.get(range.clone()) == row.get(range.clone())) {
+                    continue;
+                }
+                line.push_str(if first { ",\"fields\":{" } else { "," });
+                first = false;
+                line.push_str(&json_str(&field.name));
+                line.push(':');
+                writer.field(f, line)?;
+            }
+            if !first {
+                line.push('}');
+            }
+            line.push('}');
+        }
+        line.push(']');
+        if let Some(clients) = clients {
+            line.push_str(",\"clients\":{");
+            for (k, (client, ids)) in clients.iter().enumerate() {
+                if k > 0 {
+                    line.push(',');
+                }
+                line.push_str(&json_str(client));
+                line.push_str(":[");
+                let mut ids = ids.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                for (j, id) in ids.iter().enumerate() {
+                    if world.ids.binary_search(id).is_err() {
+                        return Err(WriteError::Snapshot(format!(
+                            "client `{client}` sees entity {id}, which is not in the world"
+                        )));
+                    }
+                    if j > 0 {
+                        line.push(',');
+                    }
+                    let _ = write!(line, "{id}");
+                }
+                line.push(']');
+            }
+            line.push('}');
+        }
+        line.push_str("}\n");
+        Ok(())
+    }
+}

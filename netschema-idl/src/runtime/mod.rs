@@ -1,0 +1,212 @@
+//! Runtime descriptors built from the IR while a program runs (feature `runtime`).
+//!
+//! Generated code turns a schema into `const` descriptors at compile time. Tools that read a
+//! schema at run time — `netschema inspect`, `netschema profile`, the benchmark's start-up
+//! check — build the same thing here: [`RuntimeSchema::new`] flattens every class, makes the
+//! [`Quantiser`] of each scalar field, and assembles the runtime
+//! [`Schema`](netschema_runtime::schema::Schema), whose hash equals that of descriptors written
+//! for the same schema at compile time.
+//!
+//! # Leaked storage
+//!
+//! The runtime's descriptors borrow `'static` data (names, field and class tables), as `const`
+//! items do. Built at run time, that data is leaked with [`Box::leak`]: a few hundred bytes per
+//! class, once per schema built, which suits a command-line tool or a benchmark. A long-running
+//! process should build each schema once, not in a loop.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let ir = netschema_idl::parse_str(
+//!     "demo.netidl",
+//!     "class Unit { hp: int(0, 100) predict(hold); heading: angle(bits = 8); }",
+//! )?;
+//! let runtime = netschema_idl::runtime::RuntimeSchema::new(&ir)?;
+//! let unit = &runtime.schema.classes[0];
+//! assert_eq!((unit.name, unit.fields[1].name, unit.fields[1].max), ("Unit", "heading", 255));
+//! assert!(unit.fields[1].wraps);
+//! # Ok(())
+//! # }
+//! ```
+
+mod quant;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use netschema_runtime::predict::Predictor;
+use netschema_runtime::schema::{Class, Schema};
+
+pub use quant::{Quantiser, runtime_predictor};
+
+use crate::ScalarField;
+use crate::ir::{self, PredictorSet};
+
+/// Why a schema has no runtime descriptors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SchemaError {
+    /// A scalar field's parameters give no valid quantiser (validation rejects such schemas).
+    Quantiser {
+        /// The class.
+        class: String,
+        /// The scalar's path in the class.
+        path: String,
+        /// What the runtime said.
+        error: netschema_runtime::Error,
+    },
+    /// The descriptors fail the runtime's own checks (no class, too many classes, a numeric
+    /// field without predictors).
+    Invalid(netschema_runtime::Error),
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaError::Quantiser { class, path, error } => {
+                write!(f, "{class}.{path} has no quantiser: {error}")
+            }
+            SchemaError::Invalid(e) => write!(f, "invalid runtime schema: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// One class of a [`RuntimeSchema`]: its scalar fields and their quantisers.
+#[derive(Clone, Debug)]
+pub struct ClassLayout {
+    /// The class's scalar fields in wire order ([`ir::Schema::flatten`]).
+    pub scalars: Vec<ScalarField>,
+    /// The quantiser of each scalar, in the same order.
+    pub quantisers: Vec<Quantiser>,
+}
+
+/// A schema as a tool uses it at run time: the IR, the runtime descriptors, and every scalar
+/// field's quantiser.
+#[derive(Clone, Debug)]
+pub struct RuntimeSchema {
+    /// The schema's IR.
+    pub ir: ir::Schema,
+    /// The runtime descriptors (leaked; see the [module docs](self)).
+    pub schema: &'static Schema,
+    /// Per class, in the order of [`ir::Schema::classes`] (a class's index on the wire).
+    pub classes: Vec<ClassLayout>,
+}
+
+impl RuntimeSchema {
+    /// Builds the descriptors and quantisers of `ir`, which should be validated (as
+    /// [`load`](crate::load()) and [`parse_str`](crate::parse_str()) do); an invalid schema
+    /// fails with the first field that has no quantiser, or the runtime's own check.
+    pub fn new(ir: &ir::Schema) -> Result<RuntimeSchema, SchemaError> {
+        let mut leaked_predictors = HashMap::new();
+        let mut classes = Vec::with_capacity(ir.classes.len());
+        let mut descriptors = Vec::with_capacity(ir.classes.len());
+        for class in &ir.classes {
+            let scalars = ir.flatten(class);
+            let mut quantisers = Vec::with_capacity(scalars.len());
+            let mut fields = Vec::with_capacity(scalars.len());
+            for s in &scalars {
+                let q = Quantiser::new(&s.kind).map_err(|error| SchemaError::Quantiser {
+                    class: class.name.clone(),
+                    path: s.path.clone(),
+                    error,
+                })?;
+                let predictors = *leaked_predictors
+                    .entry(s.predictors)
+                    .or_insert_with(|| leak_predictors(s.predictors));
+                fields.push(q.descriptor(leak_str(&s.path), predictors));
+                quantisers.push(q);
+            }
+            descriptors.push(Class {
+                name: leak_str(&class.name),
+                fields: Box::leak(fields.into_boxed_slice()),
+            });
+            classes.push(ClassLayout { scalars, quantisers });
+        }
+        let schema: &'static Schema = Box::leak(Box::new(Schema::new(
+            leak_str(&ir.name),
+            Box::leak(descriptors.into_boxed_slice()),
+        )));
+        schema.validate().map_err(SchemaError::Invalid)?;
+        Ok(RuntimeSchema { ir: ir.clone(), schema, classes })
+    }
+
+    /// The index of the class called `name`.
+    pub fn class_index(&self, name: &str) -> Option<usize> {
+        self.ir.find_class(name).map(|(index, _)| index)
+    }
+}
+
+/// The runtime descriptors of `ir` alone (see [`RuntimeSchema::new`]; the storage is leaked).
+pub fn leak_schema(ir: &ir::Schema) -> Result<&'static Schema, SchemaError> {
+    Ok(RuntimeSchema::new(ir)?.schema)
+}
+
+fn leak_str(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+fn leak_predictors(set: PredictorSet) -> &'static [Predictor] {
+    Box::leak(set.iter().map(runtime_predictor).collect::<Vec<_>>().into_boxed_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netschema_runtime::schema::Coding;
+
+    const GAME: &str = include_str!("../../tests/schemas/game.netidl");
+    const COMMON: &str = include_str!("../../tests/schemas/common.netidl");
+
+    fn game() -> ir::Schema {
+        let files =
+            crate::MemorySource::new().with("game.netidl", GAME).with("common.netidl", COMMON);
+        crate::load_with(&files, "game.netidl").unwrap().schema
+    }
+
+    #[test]
+    fn descriptors_follow_the_flattening() {
+        let ir = game();
+        let rt = RuntimeSchema::new(&ir).unwrap();
+        assert_eq!(rt.schema.name, "game");
+        assert_eq!(rt.schema.classes.len(), ir.classes.len());
+        for ((class, layout), desc) in ir.classes.iter().zip(&rt.classes).zip(rt.schema.classes) {
+            assert_eq!(desc.name, class.name);
+            assert_eq!(layout.scalars, ir.flatten(class));
+            for ((s, q), f) in layout.scalars.iter().zip(&layout.quantisers).zip(desc.fields) {
+                assert_eq!(f.name, s.path);
+                assert_eq!(f.span(), s.kind.cardinality().unwrap(), "{}", s.path);
+                assert_eq!(q.is_categorical(), s.kind.is_transition_coded());
+                match f.coding {
+                    Coding::Numeric(p) => {
+                        let names: Vec<_> = p.iter().map(|p| p.name()).collect();
+                        let want: Vec<_> = s.predictors.iter().map(|p| p.name()).collect();
+                        assert_eq!(names, want);
+                    }
+                    Coding::Categorical => assert!(s.predictors.is_empty()),
+                }
+            }
+        }
+        assert_eq!(rt.class_index("Unit"), Some(1));
+        assert_eq!(rt.class_index("Nope"), None);
+    }
+
+    #[test]
+    fn same_schema_same_hash() {
+        let a = leak_schema(&game()).unwrap();
+        let b = leak_schema(&game()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.hash, b.hash);
+        let other = crate::parse_str("game.netidl", "class P { x: int(0, 9); }").unwrap();
+        assert_ne!(leak_schema(&other).unwrap().hash, a.hash);
+    }
+
+    #[test]
+    fn invalid_ir_is_an_error() {
+        let mut ir = ir::Schema::new("bad");
+        ir.classes.push(ir::Class::new("C", [ir::Field::new("x", ir::FieldType::int(5, 1))]));
+        let err = RuntimeSchema::new(&ir).unwrap_err();
+        assert!(matches!(&err, SchemaError::Quantiser { path, .. } if path == "x"), "{err}");
+        let empty = ir::Schema::new("empty");
+        assert!(matches!(RuntimeSchema::new(&empty), Err(SchemaError::Invalid(_))));
+    }
+}

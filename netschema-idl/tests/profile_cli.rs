@@ -1,0 +1,84 @@
+//! `netschema profile` on a tiny schema and trace (`tests/profile/`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/profile").join(file)
+}
+
+fn netschema(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netschema")).args(args).output().expect("runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn profiles_a_trace() {
+    let json = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli/dots.json");
+    let (schema, trace) = (data("dots.netidl"), data("dots.jsonl"));
+    let out = netschema(&[
+        "profile",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--latency",
+        "2",
+        "--loss",
+        "10%",
+        "--client",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("profiling 60 frames seen by client `1` (of 2)"), "{stderr}");
+    assert!(stdout.contains("dots: 60 frames at 30 Hz, latency 2 frames, loss 10.0 %"), "{stdout}");
+    for technique in ["BC", "BD-Z6", "BD-Z9", "BD-zstd", "PD-Z6", "netschema"] {
+        assert!(stdout.lines().any(|l| l.starts_with(technique) && l.ends_with("yes")), "{stdout}");
+    }
+    assert!(!stdout.contains("fiedler"), "{stdout}");
+    assert!(stdout.contains("per field (netschema"), "{stdout}");
+    for row in ["Dot.pos.x", "Dot.pos.y", "Dot.mood", "Dot.spin.largest", "Dot.spin.c2", "Dot.hp"] {
+        assert!(stdout.lines().any(|l| l.starts_with(row)), "{row}: {stdout}");
+    }
+    assert!(stdout.lines().any(|l| l.starts_with("Dot.hp") && l.contains(" hold ")), "{stdout}");
+    assert!(stdout.contains("transition model"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("(structure)")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("total")), "{stdout}");
+    let json = std::fs::read_to_string(json).unwrap();
+    assert!(json.contains("\"scenario\": \"dots\""), "{json}");
+    assert!(json.contains("\"fields\": {"), "{json}");
+}
+
+#[test]
+fn reports_bad_traces_by_line() {
+    let bad = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli/bad.jsonl");
+    std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
+    std::fs::write(&bad, "{\"entities\": []}\n{\"entities\": [{\"id\": 1, \"class\": \"Dog\"}]}\n")
+        .unwrap();
+    let schema = data("dots.netidl");
+    let out = netschema(&[
+        "profile",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--trace",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("bad.jsonl: line 2: unknown class `Dog`"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = netschema(&["profile", "--schema", schema.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`profile` needs `--trace FILE.jsonl`"));
+    let out = netschema(&["profile", "--trace", "x", "--schema", "y", "--loss", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+}
