@@ -2,10 +2,10 @@
 //!
 //! TEMPORARY: this module stands in for `netschema_runtime::probe::Probe` and
 //! `Peer::encode_probed`, which the runtime is gaining; the trait below has exactly their shape.
-//! Until then [`encode_probed`] encodes with the plain `Peer::encode` and reports nothing, so
+//! Until then `encode_probed` encodes with the plain `Peer::encode` and reports nothing, so
 //! every per-field cost is zero and the whole packet counts as structure. To switch to the
 //! runtime's probe, replace the trait with `pub use netschema_runtime::probe::Probe;` and the
-//! body of [`encode_probed`] with `peer.encode_probed(world, buf, probe)`.
+//! body of `encode_probed` with `peer.encode_probed(world, buf, probe)`.
 
 use netschema_runtime::{Peer, World};
 
