@@ -4,7 +4,7 @@
 //! schema at run time — `netschema inspect`, `netschema profile`, the benchmark's start-up
 //! check — build the same thing here: [`RuntimeSchema::new`] flattens every class, makes the
 //! [`Quantiser`] of each scalar field, and assembles the runtime
-//! [`Schema`](netschema_runtime::schema::Schema), whose hash equals that of descriptors written
+//! [`Schema`], whose hash equals that of descriptors written
 //! for the same schema at compile time.
 //!
 //! # Leaked storage
