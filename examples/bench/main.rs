@@ -110,16 +110,7 @@ fn parse_args() -> Result<Options, String> {
                     return Err("--frames must be at least 2".into());
                 }
             }
-            "--latency" => {
-                let v = value("a number of frames")?;
-                o.latency = v.parse().map_err(|_| format!("bad latency `{v}`"))?;
-                if o.latency > compare::MAX_LATENCY {
-                    return Err(format!(
-                        "--latency must be at most {} frames (acks cover 32 frames)",
-                        compare::MAX_LATENCY
-                    ));
-                }
-            }
+            "--latency" => o.latency = compare::parse_latency(&value("a number of frames")?)?,
             "--loss" => {
                 let v = value("a probability")?;
                 o.loss = compare::parse_loss(&v)

@@ -13,7 +13,7 @@
 //! - [`parse_str`] does the same for one self-contained text.
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
 //! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
-//! - `runtime` (feature `runtime`) builds a schema's runtime descriptors and quantisers while a
+//! - `runtime` builds a schema's runtime descriptors and quantisers while a
 //!   program runs; `compare` (feature `compare`) compares techniques and reads and writes
 //!   recorded traces.
 //!

@@ -240,6 +240,18 @@ pub trait Decoder {
 /// before the newest, and a round trip must fit in them with room for losses.
 pub const MAX_LATENCY: u32 = 15;
 
+/// A latency in frames, at most [`MAX_LATENCY`]; the error says what is wrong, for a
+/// command line's `--latency`.
+pub fn parse_latency(s: &str) -> Result<u32, String> {
+    let latency: u32 = s.parse().map_err(|_| format!("bad latency `{s}`"))?;
+    if latency > MAX_LATENCY {
+        return Err(format!(
+            "--latency must be at most {MAX_LATENCY} frames (acks cover 32 frames)"
+        ));
+    }
+    Ok(latency)
+}
+
 /// A loss probability written as `0.05` or `5%`, in `[0, 1)`.
 pub fn parse_loss(s: &str) -> Option<f64> {
     let v = match s.strip_suffix('%') {

@@ -1,4 +1,4 @@
-//! Runtime descriptors built from the IR while a program runs (feature `runtime`).
+//! Runtime descriptors built from the IR while a program runs.
 //!
 //! Generated code turns a schema into `const` descriptors at compile time. Tools that read a
 //! schema at run time — `netschema inspect`, `netschema profile`, the benchmark's start-up

@@ -50,16 +50,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         match arg.as_str() {
             "--schema" => schema = Some(PathBuf::from(value("a file")?)),
             "--trace" => trace = Some(PathBuf::from(value("a file")?)),
-            "--latency" => {
-                let v = value("a number of frames")?;
-                a.latency = v.parse().map_err(|_| format!("bad latency `{v}`"))?;
-                if a.latency > compare::MAX_LATENCY {
-                    return Err(format!(
-                        "--latency must be at most {} frames",
-                        compare::MAX_LATENCY
-                    ));
-                }
-            }
+            "--latency" => a.latency = compare::parse_latency(value("a number of frames")?)?,
             "--loss" => {
                 let v = value("a probability")?;
                 a.loss =
