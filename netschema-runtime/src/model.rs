@@ -4,7 +4,7 @@
 //! copy of the models stored with its baseline, and the result is stored with `n` on both
 //! ends, so a lost packet only means its models are never used as a starting point.
 
-use crate::coder::{BinaryCoder, Metered};
+use crate::coder::{BinaryCoder, CostMeter, Metered};
 use crate::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::prob::{BitModel, Prob};
 use crate::residual::ResidualModel;
@@ -13,7 +13,7 @@ use crate::schema::{Coding, Field, MAX_CANDIDATES, Schema};
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
 /// updated and the non-chosen candidates' models learn (both ends apply this identically);
 /// the chosen candidate's model learns from every value it codes.
-pub const LEARN_PERIOD: u32 = 32;
+pub const LEARN_PERIOD: u32 = 64;
 /// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
 pub const COST_DECAY: u32 = 4;
 /// A candidate counts as tied with the cheapest if it costs at most this much more per value
@@ -21,14 +21,46 @@ pub const COST_DECAY: u32 = 4;
 /// earlier candidate, so a simpler predictor keeps its place unless another is clearly better.
 pub const TIE_MARGIN: i32 = 32;
 
+/// Activity contexts of a candidate's zero flag.
+pub const CONTEXTS: usize = 4;
+
+/// The activity context of a value predicted by a predictor of `order` samples: how wrong
+/// the same order was one step back, measured by the entity's finite difference of that
+/// order (the newest sample against what the older ones extrapolate). 0: exact, 1: off by
+/// under 8 steps, 2: under 64, 3: more, or too little history to tell.
+#[inline(always)]
+fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
+    if order == 0 || history.len <= order {
+        return CONTEXTS - 1;
+    }
+    let s = &history.samples;
+    let d = |a: usize, b: usize| {
+        if field.wraps {
+            i64::from(field.residual(s[a], s[b]))
+        } else {
+            i64::from(s[a]) - i64::from(s[b])
+        }
+    };
+    let miss = match order {
+        1 => d(0, 1),
+        2 => d(0, 1) - d(1, 2),
+        _ => d(0, 1) - 2 * d(1, 2) + d(2, 3),
+    }
+    .unsigned_abs();
+    usize::from(miss != 0) + usize::from(miss >= 8) + usize::from(miss >= 64)
+}
+
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
-/// part of the packet structure): 444 bytes.
+/// part of the packet structure): 484 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Model {
     /// One residual model per candidate predictor, in the field's candidate order.
     residuals: [ResidualModel; MAX_CANDIDATES],
     /// Running average of each candidate's ideal cost per value, in cost units.
     costs: [i32; MAX_CANDIDATES],
+    /// Each candidate's zero flag per activity context (see [`activity`]); the rest of its
+    /// residual is coded with its residual model.
+    zero: [[Prob; CONTEXTS]; MAX_CANDIDATES],
     /// Residuals of the zero predictor, used while an entity has no history.
     entry: ResidualModel,
     /// Binary decisions: transition flags of categorical fields, entity and packet flags.
@@ -48,6 +80,7 @@ impl Default for Model {
         Model {
             residuals: [ResidualModel::default(); MAX_CANDIDATES],
             costs: [0; MAX_CANDIDATES],
+            zero: [[Prob::HALF; CONTEXTS]; MAX_CANDIDATES],
             entry: ResidualModel::default(),
             flags: [Prob::HALF; 8],
             tick: 0,
@@ -156,7 +189,7 @@ impl Model {
         };
         self.tick = self.tick.wrapping_add(1);
         if !self.tick.is_multiple_of(LEARN_PERIOD) {
-            let e = self.residuals[chosen % MAX_CANDIDATES].code(coder, residual);
+            let e = self.code_residual(coder, field, candidates, history, chosen, residual);
             return field.reconstruct(prediction.value, e);
         }
         self.code_and_compare(coder, field, candidates, history, prediction.value, chosen, residual)
@@ -178,7 +211,7 @@ impl Model {
         residual: i32,
     ) -> i32 {
         let mut meter = Metered::new(coder);
-        let e = self.residuals[chosen % MAX_CANDIDATES].code(&mut meter, residual);
+        let e = self.code_residual(&mut meter, field, candidates, history, chosen, residual);
         let value = field.reconstruct(predicted, e);
         average_in(&mut self.costs[chosen % MAX_CANDIDATES], meter.cost);
         for (i, p) in candidates.iter().enumerate().take(MAX_CANDIDATES) {
@@ -187,12 +220,34 @@ impl Model {
             }
             if let Some(v) = history.table.get(*p) {
                 let r = field.residual(value, v.predict_padded(field, &history.samples));
-                let cost = self.residuals[i].observe(r);
-                average_in(&mut self.costs[i], cost);
+                let mut meter = CostMeter::default();
+                self.code_residual(&mut meter, field, candidates, history, i, r);
+                average_in(&mut self.costs[i], meter.cost);
             }
         }
         self.refresh_choice(candidates);
         value
+    }
+
+    /// Codes residual `e` of candidate `i`: its zero flag in the activity context of the
+    /// candidate's order, then the rest with the candidate's residual model.
+    #[inline(always)]
+    fn code_residual<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        field: &Field,
+        candidates: &[Predictor],
+        history: &History<'_>,
+        i: usize,
+        e: i32,
+    ) -> i32 {
+        let i = i % MAX_CANDIDATES;
+        let order = candidates.get(i).map_or(0, |p| p.samples());
+        let zero = &mut self.zero[i][activity(field, history, order)];
+        if !coder.bit(zero, e != 0) {
+            return 0;
+        }
+        self.residuals[i].code_nonzero(coder, e)
     }
 
     /// Codes a categorical value: whether it differs from `previous`, and if so which value
@@ -263,6 +318,9 @@ impl Model {
             probs(r);
         }
         probs(&self.entry);
+        for z in self.zero.iter().flatten() {
+            mix(u64::from(z.p0()));
+        }
         for c in self.costs {
             mix(c as u32 as u64);
         }
@@ -328,7 +386,29 @@ mod tests {
     #[test]
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
-        assert_eq!(core::mem::size_of::<Model>(), 444);
+        assert_eq!(core::mem::size_of::<Model>(), 484);
+    }
+
+    #[test]
+    fn activity_measures_how_wrong_the_order_was_one_step_back() {
+        const F: Field = Field::numeric("f", -1000, 1000, false, &[Predictor::Hold]);
+        const A: Field = Field::numeric("a", 0, 1023, true, &[Predictor::Hold]);
+        let table = crate::predict::EVENLY_SPACED;
+        let h = |samples: [i32; MAX_SAMPLES], len| History { table: &table, samples, len };
+        // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
+        let line = h([40, 30, 20, 10], 4);
+        assert_eq!(activity(&F, &line, 1), 2);
+        assert_eq!(activity(&F, &line, 2), 0);
+        assert_eq!(activity(&F, &line, 3), 0);
+        // Constant acceleration 2: linear missed by 2, quadratic was exact.
+        let parabola = h([12, 6, 2, 0], 4);
+        assert_eq!(activity(&F, &parabola, 2), 1);
+        assert_eq!(activity(&F, &parabola, 3), 0);
+        // Not enough history for the order, or no prediction: the widest context.
+        assert_eq!(activity(&F, &h([5, 5, 0, 0], 2), 2), CONTEXTS - 1);
+        assert_eq!(activity(&F, &line, 0), CONTEXTS - 1);
+        // Wrapping fields measure across the seam.
+        assert_eq!(activity(&A, &h([3, 1020, 1013, 1006], 4), 2), 0);
     }
 
     #[test]

@@ -45,10 +45,17 @@ impl<M: BitModel> ResidualModel<M> {
     /// the residual actually coded. Updates the model.
     #[inline]
     pub fn code<C: BinaryCoder>(&mut self, coder: &mut C, e: i32) -> i32 {
-        let magnitude = e.unsigned_abs();
-        if !coder.bit(&mut self.zero, magnitude != 0) {
+        if !coder.bit(&mut self.zero, e != 0) {
             return 0;
         }
+        self.code_nonzero(coder, e)
+    }
+
+    /// Codes a residual known to be nonzero (its zero flag coded elsewhere, e.g. in a context
+    /// the caller chooses): sign, class and offset. Returns the residual coded.
+    #[inline]
+    pub fn code_nonzero<C: BinaryCoder>(&mut self, coder: &mut C, e: i32) -> i32 {
+        let magnitude = e.unsigned_abs();
         let negative = coder.bit(&mut self.sign, e < 0);
         let class_in = 32 - magnitude.leading_zeros();
         let mut class = 1;
