@@ -5,7 +5,7 @@ use crate::ack::Ack;
 use crate::coder::{BinaryCoder, Decoder};
 use crate::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::model::{Model, ModelLayout};
-use crate::packet::{self, BASE_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
 use crate::peer::digest;
 use crate::predict::MAX_SAMPLES;
 use crate::probe::NoProbe;
@@ -150,18 +150,24 @@ impl<'a> Client<'a> {
     /// or is not newer than the current view is rejected with an error and changes nothing.
     pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
         let mut dec = Decoder::new(packet);
-        let wire = dec.direct(0, FRAME_BITS) as u16;
         let distance = dec.direct(0, BASE_BITS);
-        let frame =
-            if self.newest == NO_FRAME { u32::from(wire) } else { from_wire(self.newest, wire) };
+        let mut refs = if distance == 0 {
+            let wire = dec.direct(0, FRAME_BITS) as u16;
+            let frame = if self.newest == NO_FRAME {
+                u32::from(wire)
+            } else {
+                from_wire(self.newest, wire)
+            };
+            Refs::new(frame, &[])
+        } else {
+            let id = dec.direct(0, BASE_ID_BITS);
+            let base = self.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
+            Refs::new(base.wrapping_add(distance), &[base])
+        };
+        let frame = refs.frame;
         if self.newest != NO_FRAME && age(frame, self.newest) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
-        let mut refs = if distance == 0 {
-            Refs::new(frame, &[])
-        } else {
-            Refs::new(frame, &[frame.wrapping_sub(distance)])
-        };
         let m = self.layout.len;
         let spare = self.slots.spare();
         match refs.base() {

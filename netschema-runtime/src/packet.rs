@@ -21,10 +21,15 @@ use crate::probe::Probe;
 use crate::schema::{Coding, Field, Schema};
 use crate::{Error, Result};
 
-/// Bits of the frame number in the header.
+/// Bits of the frame number in the header of a packet without baseline.
 pub(crate) const FRAME_BITS: u32 = 16;
 /// Bits of the baseline distance in the header (0: no baseline).
 pub(crate) const BASE_BITS: u32 = 5;
+const _: () = assert!(WINDOW == 1 << BASE_BITS);
+/// Bits of the baseline's frame number sent to name it. The client holds one frame per
+/// residue modulo [`WINDOW`]; the two bits more reject a packet delayed by up to three windows
+/// whose baseline the client has replaced since.
+pub(crate) const BASE_ID_BITS: u32 = BASE_BITS + 2;
 /// Bits of the check value at the end of the packet.
 pub(crate) const CHECK_BITS: u32 = 16;
 

@@ -5,7 +5,7 @@ use crate::ack::Ack;
 use crate::coder::{BinaryCoder, Encoder};
 use crate::frame::{NO_FRAME, WINDOW, age, to_wire};
 use crate::model::{Model, ModelLayout};
-use crate::packet::{self, BASE_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
 use crate::predict::MAX_SAMPLES;
 use crate::probe::{NoProbe, Probe};
 use crate::schema::Schema;
@@ -372,8 +372,17 @@ impl<'a> Peer<'a> {
         side.entering = (0..self.handles).filter(|&h| side.enters(h)).count() as u32;
 
         let mut enc = Encoder::new(buf);
-        enc.direct(u32::from(to_wire(frame)), FRAME_BITS);
-        enc.direct(refs.base().map_or(0, |b| age(frame, b)), BASE_BITS);
+        match refs.base() {
+            // The baseline is named by the low bits of its number (see `BASE_ID_BITS`).
+            Some(b) => {
+                enc.direct(age(frame, b), BASE_BITS);
+                enc.direct(b, BASE_ID_BITS);
+            }
+            None => {
+                enc.direct(0, BASE_BITS);
+                enc.direct(u32::from(to_wire(frame)), FRAME_BITS);
+            }
+        }
         let mut refs_coded = refs;
         packet::code_history(&mut enc, &mut models[ModelLayout::PACKET], &mut refs_coded)?;
         let check = packet::code_body(&mut enc, &mut side, probe, self.schema, models, &refs)?;

@@ -30,6 +30,15 @@ impl Slots {
         (frame != NO_FRAME && self.frame[p] == frame).then_some(p)
     }
 
+    /// The frame held whose number is `residue` modulo `2^bits` (`bits >= 5`), if any: at
+    /// most one frame per residue modulo [`WINDOW`] is held.
+    #[inline]
+    pub(crate) fn held_at(&self, residue: u32, bits: u32) -> Option<u32> {
+        let frame = self.frame[usize::from(self.logical[(residue % WINDOW) as usize])];
+        let mask = (1u32 << bits.min(31)) - 1;
+        (frame != NO_FRAME && frame & mask == residue & mask).then_some(frame)
+    }
+
     /// The slot a new frame is built in.
     #[inline]
     pub(crate) fn spare(&self) -> usize {

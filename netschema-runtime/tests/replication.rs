@@ -223,3 +223,48 @@ fn arbitrary_bytes_never_panic() {
         let _ = client.decode(&bytes);
     }
 }
+
+#[test]
+fn packets_delayed_past_the_window_are_rejected_without_effect() {
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, ENTITIES);
+    let mut world = wb.world(schema, ENTITIES).unwrap();
+    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
+    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
+    let mut cb = ClientBuffers::new(schema, HANDLES);
+    let mut client = cb.client(schema, HANDLES).unwrap();
+    for id in 0..ENTITIES {
+        peer.set_visible(id, true);
+    }
+    let mut sim = Sim::new(5);
+    let mut buf = [0u8; 1 << 16];
+    let mut held = Vec::new();
+    // Each packet is decoded and acked at once; copies of some are kept back.
+    for frame in 0..200u32 {
+        sim.step(&mut world);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        held.push(buf[..len].to_vec());
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+        // Replay old packets: every one is refused and changes nothing. Up to three windows
+        // late (96 frames, less the baseline distance) the header alone tells; later, a
+        // baseline named by the same low bits may be taken and the check value refuses it.
+        if frame >= 140 {
+            let current = client.frame().unwrap();
+            let digest = client.model_digest(current);
+            for delay in [1usize, 31, 32, 33, 63, 64, 95, 96, 127, 128, 140] {
+                let old = &held[held.len() - 1 - delay];
+                let result = client.decode(old);
+                assert!(result.is_err(), "frame {frame}, delay {delay}: {result:?}");
+                if delay < 96 {
+                    assert!(
+                        matches!(result, Err(Error::StalePacket | Error::UnknownBaseline)),
+                        "frame {frame}, delay {delay}: {result:?}"
+                    );
+                }
+                assert_eq!(client.frame(), Some(current));
+                assert_eq!(client.model_digest(current), digest);
+            }
+        }
+    }
+}
