@@ -213,7 +213,7 @@ impl Model {
         let mut meter = Metered::new(coder);
         let e = self.code_residual(&mut meter, field, candidates, history, chosen, residual);
         let value = field.reconstruct(predicted, e);
-        average_in(&mut self.costs[chosen % MAX_CANDIDATES], meter.cost);
+        average_in(&mut self.costs[chosen.min(MAX_CANDIDATES - 1)], meter.cost);
         for (i, p) in candidates.iter().enumerate().take(MAX_CANDIDATES) {
             if i == chosen || p.samples() > history.len {
                 continue;
@@ -241,7 +241,7 @@ impl Model {
         i: usize,
         e: i32,
     ) -> i32 {
-        let i = i % MAX_CANDIDATES;
+        let i = i.min(MAX_CANDIDATES - 1);
         let order = candidates.get(i).map_or(0, |p| p.samples());
         let zero = &mut self.zero[i][activity(field, history, order)];
         if !coder.bit(zero, e != 0) {

@@ -79,13 +79,17 @@ impl Field {
     /// needs more bits than the field itself.
     #[inline]
     pub fn residual(&self, value: i32, prediction: i32) -> i32 {
-        let span = self.span() as i64;
-        let mut r = value as i64 - prediction as i64;
-        if r >= (span + 1) / 2 {
-            r -= span;
-        } else if r < -(span / 2) {
-            r += span;
-        }
+        // Halves of the (positive) span by shifts, not signed division.
+        let span = self.span();
+        let (up, down) = (((span + 1) >> 1) as i64, (span >> 1) as i64);
+        let r = i64::from(value) - i64::from(prediction);
+        let r = if r >= up {
+            r - span as i64
+        } else if r < -down {
+            r + span as i64
+        } else {
+            r
+        };
         r as i32
     }
 
