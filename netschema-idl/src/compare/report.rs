@@ -273,6 +273,23 @@ fn colour_of(name: &str) -> RGBColor {
     }
 }
 
+/// Tick values 1, 2 and 5 times a power of ten inside `[lo, hi]`: a log axis labelled even
+/// when it spans less than a decade.
+fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    let mut decade = 10f64.powi(lo.log10().floor() as i32);
+    while decade <= hi {
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * decade;
+            if (lo..=hi).contains(&v) {
+                ticks.push(v);
+            }
+        }
+        decade *= 10.0;
+    }
+    ticks
+}
+
 /// Writes an SVG plot of bytes per frame over time, one panel per scenario and one line per
 /// technique, on a logarithmic scale.
 pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> {
@@ -300,13 +317,15 @@ pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> 
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(60)
-            .build_cartesian_2d(0u32..frames as u32, (bottom..top).log_scale())
+            .build_cartesian_2d(
+                0u32..frames as u32,
+                (bottom..top).log_scale().with_key_points(ticks_125(bottom, top)),
+            )
             .map_err(|e| plot_err(&e))?;
         chart
             .configure_mesh()
             .x_desc("frame")
             .y_desc("bytes")
-            .y_labels(12)
             .y_label_formatter(&|v| format!("{v:.0}"))
             .draw()
             .map_err(|e| plot_err(&e))?;
