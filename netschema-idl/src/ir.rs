@@ -10,6 +10,7 @@
 
 use core::fmt;
 
+pub use netschema_runtime::predict::Predictor;
 use netschema_runtime::quant::FixedQuant;
 
 use crate::span::{Span, Spanned};
@@ -178,58 +179,9 @@ impl Precision {
     }
 }
 
-/// A predictor: how a numeric field's value is guessed from the values the client holds.
-/// The declaration order is the fixed tie-breaking order of predictor selection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Predictor {
-    /// No samples: codes the value itself.
-    Zero,
-    /// The last acknowledged value.
-    Hold,
-    /// A line through the last two acknowledged values.
-    Linear,
-    /// A parabola through the last three.
-    Quadratic,
-    /// A cubic through the last four.
-    Cubic,
-}
-
-impl Predictor {
-    /// All predictors, in tie-breaking order.
-    pub const ALL: [Predictor; 5] = [
-        Predictor::Zero,
-        Predictor::Hold,
-        Predictor::Linear,
-        Predictor::Quadratic,
-        Predictor::Cubic,
-    ];
-
-    /// The name used in `predict(...)`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Predictor::Zero => "zero",
-            Predictor::Hold => "hold",
-            Predictor::Linear => "linear",
-            Predictor::Quadratic => "quadratic",
-            Predictor::Cubic => "cubic",
-        }
-    }
-
-    /// The predictor called `name`, if any.
-    pub fn from_name(name: &str) -> Option<Predictor> {
-        Predictor::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    /// How many past samples the predictor uses (0 for `zero`, 4 for `cubic`).
-    pub fn samples(self) -> usize {
-        self as usize
-    }
-}
-
-impl fmt::Display for Predictor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// The predictor called `name` in `predict(...)` (its [`Predictor::name`]), if any.
+pub fn predictor_named(name: &str) -> Option<Predictor> {
+    Predictor::ALL.into_iter().find(|p| p.name() == name)
 }
 
 /// A set of predictors, iterated in tie-breaking order.

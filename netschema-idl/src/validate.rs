@@ -385,7 +385,7 @@ impl Validator<'_> {
         for (i, p) in clause.predictors.iter().enumerate() {
             if let Some(first) = clause.predictors[..i].iter().find(|q| q.value == p.value) {
                 self.error(
-                    Diagnostic::error(format!("duplicate predictor `{}`", p.value))
+                    Diagnostic::error(format!("duplicate predictor `{}`", p.value.name()))
                         .with_label(p.span, "listed again here")
                         .with_secondary(first.span, "first listed here"),
                 );

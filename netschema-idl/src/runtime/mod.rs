@@ -36,7 +36,7 @@ use std::fmt;
 use netschema_runtime::predict::Predictor;
 use netschema_runtime::schema::{Class, Schema};
 
-pub use quant::{Quantiser, runtime_predictor};
+pub use quant::Quantiser;
 
 use crate::ScalarField;
 use crate::ir::{self, PredictorSet};
@@ -146,7 +146,7 @@ fn leak_str(s: &str) -> &'static str {
 }
 
 fn leak_predictors(set: PredictorSet) -> &'static [Predictor] {
-    Box::leak(set.iter().map(runtime_predictor).collect::<Vec<_>>().into_boxed_slice())
+    Box::leak(set.iter().collect::<Vec<_>>().into_boxed_slice())
 }
 
 #[cfg(test)]

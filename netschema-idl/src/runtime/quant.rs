@@ -122,15 +122,3 @@ impl Quantiser {
         }
     }
 }
-
-/// The runtime predictor of an IR predictor.
-pub fn runtime_predictor(p: crate::ir::Predictor) -> Predictor {
-    use crate::ir::Predictor as P;
-    match p {
-        P::Zero => Predictor::Zero,
-        P::Hold => Predictor::Hold,
-        P::Linear => Predictor::Linear,
-        P::Quadratic => Predictor::Quadratic,
-        P::Cubic => Predictor::Cubic,
-    }
-}
