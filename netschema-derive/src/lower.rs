@@ -3,7 +3,6 @@
 use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::{
     Class, Enum, Field, FieldType, Precision, PredictClause, Predictor, Schema, TypeKind,
-    predictor_named,
 };
 use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
@@ -330,7 +329,7 @@ fn predict(cx: &mut Ctxt, item: &Expr) -> (Vec<IrSpanned<Predictor>>, IrSpan) {
             Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
             _ => None,
         };
-        match name.as_deref().and_then(predictor_named) {
+        match name.as_deref().and_then(Predictor::from_name) {
             Some(p) => list.push(cx.spanned(p, arg)),
             None => cx.error(
                 arg,

@@ -179,11 +179,6 @@ impl Precision {
     }
 }
 
-/// The predictor called `name` in `predict(...)` (its [`Predictor::name`]), if any.
-pub fn predictor_named(name: &str) -> Option<Predictor> {
-    Predictor::ALL.into_iter().find(|p| p.name() == name)
-}
-
 /// A set of predictors, iterated in tie-breaking order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct PredictorSet(u8);

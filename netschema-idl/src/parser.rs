@@ -10,7 +10,7 @@ mod kind;
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::{
-    Class, Enum, EnumCase, Field, FieldType, PredictClause, Schema, TypeKind, predictor_named,
+    Class, Enum, EnumCase, Field, FieldType, PredictClause, Predictor, Schema, TypeKind,
 };
 use crate::lexer::{self, Tok, Token};
 use crate::span::{FileId, Span, Spanned};
@@ -560,7 +560,7 @@ impl<'a> Parser<'a, '_> {
                 return None;
             };
             let word = self.text_of(t);
-            match predictor_named(word) {
+            match Predictor::from_name(word) {
                 Some(p) => predictors.push(Spanned::new(p, t.span)),
                 None => {
                     unknown = true;

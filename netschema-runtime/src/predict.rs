@@ -45,6 +45,11 @@ impl Predictor {
         self as usize
     }
 
+    /// The predictor whose [`Predictor::name`] is `name`, if any.
+    pub fn from_name(name: &str) -> Option<Predictor> {
+        Predictor::ALL.into_iter().find(|p| p.name() == name)
+    }
+
     /// Lower-case name, as written in schemas.
     pub const fn name(self) -> &'static str {
         match self {
