@@ -26,8 +26,10 @@ pub const CONTEXTS: usize = 4;
 
 /// The activity context of a value predicted by a predictor of `order` samples: how wrong
 /// the same order was one step back, measured by the entity's finite difference of that
-/// order (the newest sample against what the older ones extrapolate). 0: exact, 1: off by
-/// under 8 steps, 2: under 64, 3: more, or too little history to tell.
+/// order (the newest sample against what the older ones extrapolate, taking the samples as
+/// evenly spaced; with gaps in the history it is a rougher measure, which measured better than
+/// exact gapped extrapolation). 0: exact, 1: off by under 8 steps, 2: under 64, 3: more, or
+/// too little history to tell.
 #[inline(always)]
 fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
     if order == 0 || history.len <= order {
