@@ -56,6 +56,45 @@ fn profiles_a_trace() {
 }
 
 #[test]
+fn reads_gzip_compressed_traces() {
+    use std::io::Write as _;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz = dir.join("dots.jsonl.gz");
+    let mut encoder =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), Default::default());
+    encoder.write_all(&std::fs::read(data("dots.jsonl")).unwrap()).unwrap();
+    encoder.finish().unwrap();
+    let schema = data("dots.netidl");
+    let plain = netschema(&[
+        "profile",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--trace",
+        data("dots.jsonl").to_str().unwrap(),
+    ]);
+    let packed = netschema(&[
+        "profile",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--trace",
+        gz.to_str().unwrap(),
+    ]);
+    assert!(packed.status.success(), "{}", text(&packed.stderr));
+    assert!(text(&packed.stderr).contains("read 60 frames"), "{}", text(&packed.stderr));
+    // The same frames give the same bytes per frame (the timing columns differ).
+    let sizes = |out: &Output| -> Vec<String> {
+        text(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("netschema ") || l.starts_with("BC "))
+            .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(sizes(&packed), sizes(&plain));
+    assert_eq!(sizes(&plain).len(), 2, "{}", text(&plain.stdout));
+}
+
+#[test]
 fn reports_bad_traces_by_line() {
     let bad = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli/bad.jsonl");
     std::fs::create_dir_all(bad.parent().unwrap()).unwrap();

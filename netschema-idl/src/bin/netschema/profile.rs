@@ -1,11 +1,12 @@
 //! `netschema profile`: the technique comparison and per-field costs on a recorded trace.
 
 use std::fs::File;
-use std::io::{BufReader, IsTerminal as _, Write as _};
+use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use flate2::read::MultiGzDecoder;
 use netschema_idl::compare::report::{self, ScenarioReport};
 use netschema_idl::compare::trace::Trace;
 use netschema_idl::compare::{self, RunConfig, profile, techniques};
@@ -123,16 +124,27 @@ pub(crate) fn profile(args: &[String]) -> ExitCode {
 
 /// Reads the trace with progress on stderr, and warns about what it had to clamp.
 fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, String> {
-    let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let cannot = |e: std::io::Error| format!("cannot open {}: {e}", path.display());
+    let mut file = BufReader::new(File::open(path).map_err(cannot)?);
+    // A gzip stream (magic bytes 1f 8b) is decompressed on the fly; the progress then counts
+    // lines only, as the decompressed size is not known.
+    let gzip = file.fill_buf().map_err(cannot)?.starts_with(&[0x1f, 0x8b]);
+    let size = if gzip { 0 } else { file.get_ref().metadata().map(|m| m.len()).unwrap_or(0) };
+    let input: Box<dyn BufRead> =
+        if gzip { Box::new(BufReader::new(MultiGzDecoder::new(file))) } else { Box::new(file) };
     let terminal = std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut shown = start;
-    let trace = Trace::read(runtime, BufReader::new(file), |lines, bytes| {
+    let trace = Trace::read(runtime, input, |lines, bytes| {
         if terminal && shown.elapsed() >= Duration::from_millis(200) {
             shown = Instant::now();
-            let percent = if size > 0 { bytes as f64 * 100.0 / size as f64 } else { 0.0 };
-            eprint!("\rreading {}: line {lines} ({percent:.0} %)", path.display());
+            match size {
+                0 => eprint!("\rreading {}: line {lines}", path.display()),
+                _ => {
+                    let percent = bytes as f64 * 100.0 / size as f64;
+                    eprint!("\rreading {}: line {lines} ({percent:.0} %)", path.display());
+                }
+            }
             let _ = std::io::stderr().flush();
         }
     });
