@@ -56,6 +56,31 @@ fn profiles_a_trace() {
 }
 
 #[test]
+fn profiles_every_client() {
+    let (schema, trace) = (data("dots.netidl"), data("dots.jsonl"));
+    let (schema, trace) = (schema.to_str().unwrap(), trace.to_str().unwrap());
+    let out = netschema(&["profile", "--schema", schema, "--trace", trace, "--all-clients"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for client in ["0", "1"] {
+        let title = format!("dots (client {client}): 60 frames at 30 Hz");
+        assert!(stdout.contains(&title), "{stdout}");
+    }
+    assert_eq!(stdout.matches("per field (netschema").count(), 2, "{stdout}");
+    let out = netschema(&[
+        "profile",
+        "--schema",
+        schema,
+        "--trace",
+        trace,
+        "--all-clients",
+        "--client",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn reads_gzip_compressed_traces() {
     use std::io::Write as _;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli");

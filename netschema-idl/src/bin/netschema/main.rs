@@ -42,6 +42,7 @@ commands:
       --loss P                        loss of every packet and ack, 0.05 or 5% (default 5%)
       --client NAME                   whose visible set to replay (default: the first
                                       client named in the trace, else everything)
+      --all-clients                   replay every client's visible set, one table each
       --rate HZ                       frames per second (default: the trace's, else 60)
       --technique NAME                only this technique (repeatable; default all)
       --seed S                        seed of the link's losses (default 1)

@@ -25,6 +25,7 @@ struct Args {
     loss: f64,
     seed: u64,
     client: Option<String>,
+    all_clients: bool,
     rate_hz: Option<f64>,
     techniques: Vec<String>,
     json: Option<PathBuf>,
@@ -40,6 +41,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         loss: 0.05,
         seed: 1,
         client: None,
+        all_clients: false,
         rate_hz: None,
         techniques: Vec::new(),
         json: None,
@@ -62,6 +64,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 a.seed = v.parse().map_err(|_| format!("bad seed `{v}`"))?;
             }
             "--client" => a.client = Some(value("a client name")?.clone()),
+            "--all-clients" => a.all_clients = true,
             "--rate" => {
                 let v = value("frames per second")?;
                 let rate = v.parse::<f64>().ok().filter(|r| r.is_finite() && *r > 0.0);
@@ -81,6 +84,9 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--plot" => a.plot = Some(PathBuf::from(value("a file")?)),
             other => return Err(format!("unknown argument `{other}` for `profile`")),
         }
+    }
+    if a.all_clients && a.client.is_some() {
+        return Err("`--client` and `--all-clients` exclude each other".into());
     }
     a.schema = schema.ok_or("`profile` needs `--schema FILE.netidl`")?;
     a.trace = trace.ok_or("`profile` needs `--trace FILE.jsonl`")?;
@@ -175,52 +181,66 @@ fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, String> {
     Ok(trace)
 }
 
-/// Picks the client, replays its view through every technique and measures them.
-fn measure(a: &Args, runtime: &RuntimeSchema, trace: Trace) -> Result<ScenarioReport, String> {
+/// Picks the client (or every client), replays each view through every technique and
+/// measures them: one report per client replayed.
+fn measure(a: &Args, runtime: &RuntimeSchema, trace: Trace) -> Result<Vec<ScenarioReport>, String> {
     if trace.frames.is_empty() {
         return Err(format!("{}: the trace has no frames", a.trace.display()));
     }
     let clients = trace.clients();
-    let client = match &a.client {
+    let chosen: Vec<Option<String>> = match &a.client {
         Some(c) if !clients.is_empty() && !clients.contains(c) => {
             return Err(format!(
                 "client `{c}` is not in the trace (clients: {})",
                 clients.join(", ")
             ));
         }
-        Some(c) => Some(c.clone()),
-        None => clients.first().cloned(),
+        Some(c) => vec![Some(c.clone())],
+        None if a.all_clients && !clients.is_empty() => clients.iter().cloned().map(Some).collect(),
+        None => vec![clients.first().cloned()],
     };
     let rate_hz = a
         .rate_hz
         .or_else(|| trace.header.as_ref().and_then(|h| h.rate_hz))
         .unwrap_or(DEFAULT_RATE_HZ);
-    let snapshots = trace.views(client.as_deref());
-    drop(trace);
-    let mean = snapshots.iter().map(|s| s.len()).sum::<usize>() as f64 / snapshots.len() as f64;
-    let seen_by = match &client {
-        Some(c) if !clients.is_empty() => format!(" seen by client `{c}` (of {})", clients.len()),
-        _ => String::new(),
-    };
-    eprintln!(
-        "profiling {} frames{seen_by}, {mean:.0} entities per frame on average, at {rate_hz} Hz",
-        snapshots.len()
-    );
-    let scenario =
+    let stem =
         a.trace.file_stem().map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned());
     let config = RunConfig::new(a.latency, a.loss, a.seed);
     let names: Vec<&str> = a.techniques.iter().map(String::as_str).collect();
-    profile::measure(&scenario, runtime.schema, &snapshots, rate_hz, &config, &names)
-        .map_err(|e| e.to_string())
+    let mut reports = Vec::new();
+    for client in &chosen {
+        let snapshots = trace.views(client.as_deref());
+        let mean = snapshots.iter().map(|s| s.len()).sum::<usize>() as f64 / snapshots.len() as f64;
+        let seen_by = match client {
+            Some(c) if !clients.is_empty() => {
+                format!(" seen by client `{c}` (of {})", clients.len())
+            }
+            _ => String::new(),
+        };
+        eprintln!(
+            "profiling {} frames{seen_by}, {mean:.0} entities per frame on average, at {rate_hz} Hz",
+            snapshots.len()
+        );
+        let scenario = match client {
+            Some(c) if chosen.len() > 1 => format!("{stem} (client {c})"),
+            _ => stem.clone(),
+        };
+        let report =
+            profile::measure(&scenario, runtime.schema, &snapshots, rate_hz, &config, &names)
+                .map_err(|e| e.to_string())?;
+        reports.push(report);
+    }
+    Ok(reports)
 }
 
 /// Prints the tables, writes the files asked for and checks every decoded frame.
-fn finish(a: &Args, report: ScenarioReport) -> ExitCode {
-    println!("{}", report.table());
-    if let Some(fields) = &report.fields {
-        println!("{}", fields.table());
+fn finish(a: &Args, reports: Vec<ScenarioReport>) -> ExitCode {
+    for report in &reports {
+        println!("{}", report.table());
+        if let Some(fields) = &report.fields {
+            println!("{}", fields.table());
+        }
     }
-    let reports = [report];
     if let Err(e) = report::write_files(a.json.as_deref(), a.plot.as_deref(), &reports) {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
