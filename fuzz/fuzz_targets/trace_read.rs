@@ -5,8 +5,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use netschema_idl::compare::trace::{Trace, TraceWriter};
-use netschema_idl::runtime::RuntimeSchema;
+use netschema_lab::trace::{Trace, TraceWriter};
+use netschema_lab::descriptors::RuntimeSchema;
 
 const SCHEMA: &str = "\
 enum State { idle, moving, attacking }

@@ -4,7 +4,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::codegen::{self, Options};
+use crate::codegen::{self, Float, Options};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::error::Error;
 use crate::load::load_with;
@@ -28,6 +28,7 @@ use crate::source::{FileSource, FsSource, SourceMap};
 pub struct Config {
     out_dir: Option<PathBuf>,
     crate_path: String,
+    float: Float,
     emit_rerun_if_changed: bool,
     source: Box<dyn FileSource>,
 }
@@ -43,6 +44,7 @@ impl core::fmt::Debug for Config {
         f.debug_struct("Config")
             .field("out_dir", &self.out_dir)
             .field("crate_path", &self.crate_path)
+            .field("float", &self.float)
             .field("emit_rerun_if_changed", &self.emit_rerun_if_changed)
             .finish_non_exhaustive()
     }
@@ -55,6 +57,7 @@ impl Config {
         Config {
             out_dir: None,
             crate_path: "::netschema".to_owned(),
+            float: Float::F32,
             emit_rerun_if_changed: env::var_os("CARGO").is_some(),
             source: Box::new(FsSource),
         }
@@ -70,6 +73,13 @@ impl Config {
     /// lead to the `netschema` facade or a re-export of it).
     pub fn crate_path(&mut self, path: impl Into<String>) -> &mut Config {
         self.crate_path = path.into();
+        self
+    }
+
+    /// The Rust type of generated `fixed`, `angle` and `quat` fields (default `f32`; see
+    /// [`codegen::Options::float`]).
+    pub fn float(&mut self, float: Float) -> &mut Config {
+        self.float = float;
         self
     }
 
@@ -90,7 +100,7 @@ impl Config {
     /// together.
     pub fn compile(&self, roots: &[impl AsRef<Path>]) -> Result<(), Error> {
         let options = match Options::parse_crate_path(&self.crate_path) {
-            Ok(path) => Options::new().crate_path(path),
+            Ok(path) => Options::new().crate_path(path).float(self.float),
             Err(msg) => return Err(plain_error(msg, Vec::new())),
         };
         let out_dir = match &self.out_dir {

@@ -13,9 +13,7 @@
 //! - [`parse_str`] does the same for one self-contained text.
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
 //! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
-//! - `runtime` builds a schema's runtime descriptors and quantisers while a
-//!   program runs; `compare` (feature `compare`) compares techniques and reads and writes
-//!   recorded traces.
+//! - [`codegen`] turns the IR into Rust; [`Config`] runs it from `build.rs`.
 //!
 //! Errors are [`Diagnostic`]s with [`Span`]s; [`Diagnostics`] and [`Error`] render them, all in
 //! one pass and in a stable order, through both `Display` and `Debug`. The language itself is
@@ -37,8 +35,6 @@
 //! ```
 
 pub mod codegen;
-#[cfg(feature = "compare")]
-pub mod compare;
 mod config;
 pub mod diagnostic;
 mod error;
@@ -49,7 +45,6 @@ mod lexer;
 pub mod limits;
 mod load;
 mod parser;
-pub mod runtime;
 pub mod source;
 pub mod span;
 pub mod validate;

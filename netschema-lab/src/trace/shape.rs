@@ -11,10 +11,10 @@ use netschema_runtime::quant::QuatQuant;
 use serde_json::Value;
 
 use super::error::{TraceErrorKind, WriteError};
-use crate::compare::report::json_str;
-use crate::ir::{self, FieldType, TypeKind};
-use crate::limits::MAX_ARRAY_LEN;
-use crate::runtime::{Quantiser, RuntimeSchema};
+use crate::descriptors::{Quantiser, RuntimeSchema};
+use crate::report::json_str;
+use netschema_idl::ir::{self, FieldType, TypeKind};
+use netschema_idl::limits::MAX_ARRAY_LEN;
 
 /// The JSON shape of a field or of part of one.
 #[derive(Clone, Debug)]

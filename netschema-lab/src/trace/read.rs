@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::error::{TraceError, TraceErrorKind};
 use super::shape::{Clamps, ClassShape, Reader, json_type};
 use super::{Clamped, Header, TraceFrame};
-use crate::compare::Snapshot;
-use crate::runtime::RuntimeSchema;
+use crate::Snapshot;
+use crate::descriptors::RuntimeSchema;
 
 /// Reads a trace's frames: an iterator of [`TraceFrame`]s, one per line that is not blank.
 ///

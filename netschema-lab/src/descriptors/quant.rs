@@ -5,8 +5,8 @@ use netschema_runtime::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, BoolQuant, EnumQuant, FixedQuant, IntQuant, QuatQuant};
 use netschema_runtime::schema::Field;
 
-use crate::ScalarKind;
-use crate::ir::Precision;
+use netschema_idl::ScalarKind;
+use netschema_idl::ir::Precision;
 
 /// The runtime quantiser of one scalar field: how its natural value becomes a raw `i32`.
 ///

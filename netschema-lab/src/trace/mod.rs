@@ -27,7 +27,7 @@ pub use read::TraceReader;
 pub use write::TraceWriter;
 
 use super::Snapshot;
-use crate::runtime::RuntimeSchema;
+use crate::descriptors::RuntimeSchema;
 
 /// The optional first line of a trace.
 #[derive(Clone, Debug, Default, PartialEq)]

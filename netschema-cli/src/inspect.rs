@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use netschema_idl::ir::{Precision, PredictorSet};
-use netschema_idl::runtime::Quantiser;
 use netschema_idl::{ScalarField, ScalarKind};
+use netschema_lab::descriptors::Quantiser;
 
 use crate::{load, usage};
 

@@ -1,24 +1,19 @@
 //! Compares netschema with the obvious alternatives on three deterministic, seeded scenarios.
 //!
 //! ```text
-//! cargo run --release --example bench                          # everything, defaults
-//! cargo run --release --example bench -- --scenario cubes --frames 1200 --latency 6 --loss 5%
-//! cargo run --release --example bench -- --json target/bench.json --plot target/bench.svg
+//! cargo run --release -p netschema-bench                          # everything, defaults
+//! cargo run --release -p netschema-bench -- --scenario cubes --frames 1200 --latency 6 --loss 5%
+//! cargo run --release -p netschema-bench -- --json target/bench.json --plot target/bench.svg
+//! cargo run --release -p netschema-bench -- --help                # options, techniques, columns
 //! ```
 //!
-//! Options: `--scenario particles|cubes|rts|all` (default all), `--frames N` (default 1200,
-//! twenty seconds at 60 Hz), `--latency F` one-way latency in frames (default 6), `--loss P` loss
-//! probability of every datagram, packets and acks alike, as `0.05` or `5%` (default 5 %),
-//! `--technique NAME` (repeatable; default all), `--seed S`, `--json FILE`, `--plot FILE`
-//! (SVG; default `target/bench.svg`), `--record DIR` (write each scenario's schema and trace,
-//! `DIR/<scenario>.netidl` and `DIR/<scenario>.jsonl`, for `netschema profile`).
+//! `--help` prints the options, the technique legend and the meaning of each column.
 //!
 //! Each scenario records its quantised snapshots once (what one client sees each frame), then
-//! every technique of `netschema_idl::compare` replays them over the same simulated link; each
-//! decoded frame is checked against its input. The schemas are `examples/bench/schemas/*.netidl`;
-//! until the code generator lands the runtime descriptors are written by hand next to each
-//! scenario, and the bench checks at start-up that they equal the descriptors built from the
-//! `.netidl` files at run time (`netschema_idl::runtime`).
+//! every technique of `netschema_lab` replays them over the same simulated link; each
+//! decoded frame is checked against its input. The schemas are `schemas/*.netidl`, compiled by
+//! `build.rs` into typed structs and descriptors that each scenario includes with
+//! `netschema::include_schema!`, as a game would.
 //!
 //! A recorded trace holds natural values (`docs/trace-format.md`) that quantise back to exactly
 //! the snapshots the bench replays; for the RTS battle it holds the whole world and what each of
@@ -35,11 +30,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use netschema_idl::compare::report::{self, ScenarioReport};
-use netschema_idl::compare::trace::TraceFrame;
-use netschema_idl::compare::{self, RunConfig, Setup, Snapshot, Technique, techniques};
-use netschema_idl::runtime::RuntimeSchema;
-use netschema_runtime::schema::Schema;
+use netschema::schema::Schema;
+use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::report::{self, ScenarioReport};
+use netschema_lab::trace::TraceFrame;
+use netschema_lab::{RunConfig, Setup, Snapshot, Technique, techniques};
 
 /// The snapshots one client sees during a scenario.
 pub(crate) struct Recording {
@@ -70,13 +65,45 @@ struct Options {
     seed: u64,
     techniques: Vec<String>,
     json: Option<PathBuf>,
-    plot: Option<PathBuf>,
+    plot: PathBuf,
     record: Option<PathBuf>,
 }
 
-const USAGE: &str = "usage: bench [--scenario particles|cubes|rts|all] [--frames N] [--latency F] \
-                     [--loss P] [--technique NAME]... [--seed S] [--json FILE] [--plot FILE] \
-                     [--record DIR]";
+const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|all] [--frames N] \
+                     [--latency F] [--loss P] [--technique NAME]... [--seed S] [--json FILE] \
+                     [--plot FILE] [--record DIR]";
+
+/// The `--help` text: usage, options, the technique legend and the table's columns.
+fn help() -> String {
+    format!(
+        "{USAGE}
+
+Replays three seeded scenarios through netschema and the techniques it replaces over one
+simulated lossy link (packets and acks alike), checks every decoded frame against its input,
+and prints a table per scenario.
+
+options:
+  --scenario NAME   particles, cubes, rts or all (default all)
+  --frames N        frames per scenario (default 1200: twenty seconds at 60 Hz)
+  --latency F       one-way latency in frames (default 6, at most 15)
+  --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
+  --technique NAME  only this technique (repeatable; default all)
+  --seed S          seed of the scenarios and the link (default 1)
+  --json FILE       also write the tables as JSON (keys as the column names below)
+  --plot FILE       where to plot bytes per frame over time (SVG; default
+                    target/bench/<scenario>-latency<F>-loss<P>.svg)
+  --record DIR      write each scenario's schema and trace, DIR/<scenario>.netidl and
+                    DIR/<scenario>.jsonl, for `netschema profile`
+  -h, --help        print this message
+
+techniques:
+{}
+columns:
+{}",
+        techniques::legend(),
+        report::columns()
+    )
+}
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
@@ -87,9 +114,10 @@ fn parse_args() -> Result<Options, String> {
         seed: 1,
         techniques: techniques::NAMES.iter().map(|s| s.to_string()).collect(),
         json: None,
-        plot: Some(PathBuf::from("target/bench.svg")),
+        plot: PathBuf::new(),
         record: None,
     };
+    let mut plot = None;
     let mut chosen_techniques = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -110,10 +138,10 @@ fn parse_args() -> Result<Options, String> {
                     return Err("--frames must be at least 2".into());
                 }
             }
-            "--latency" => o.latency = compare::parse_latency(&value("a number of frames")?)?,
+            "--latency" => o.latency = netschema_lab::parse_latency(&value("a number of frames")?)?,
             "--loss" => {
                 let v = value("a probability")?;
-                o.loss = compare::parse_loss(&v)
+                o.loss = netschema_lab::parse_loss(&v)
                     .ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
             }
             "--seed" => {
@@ -131,7 +159,7 @@ fn parse_args() -> Result<Options, String> {
                 chosen_techniques.push(v);
             }
             "--json" => o.json = Some(PathBuf::from(value("a file")?)),
-            "--plot" => o.plot = Some(PathBuf::from(value("a file")?)),
+            "--plot" => plot = Some(PathBuf::from(value("a file")?)),
             "--record" => o.record = Some(PathBuf::from(value("a folder")?)),
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument `{arg}`")),
@@ -140,33 +168,40 @@ fn parse_args() -> Result<Options, String> {
     if !chosen_techniques.is_empty() {
         o.techniques = chosen_techniques;
     }
+    let scenario = if o.scenarios.len() == 1 { o.scenarios[0].as_str() } else { "all" };
+    o.plot = plot.unwrap_or_else(|| report::plot_path(scenario, o.latency, o.loss));
     Ok(o)
 }
 
-/// The `.netidl` source and the hand-written descriptors of scenario `name`.
-fn schema_of(name: &str) -> Option<(&'static str, &'static Schema)> {
+/// Appends entity `id` of class `class` to `snapshot`, quantised by its generated code.
+pub(crate) fn push<T: netschema::Snapshot>(
+    snapshot: &mut Snapshot,
+    id: u32,
+    class: usize,
+    value: &T,
+) {
+    let mut row = vec![0; T::CLASS.fields.len()];
+    value.quantise(&mut row);
+    snapshot.push(id, class as u16, &row);
+}
+
+/// The `.netidl` source of scenario `name`.
+fn netidl_of(name: &str) -> Option<&'static str> {
     match name {
-        "particles" => Some((particles::NETIDL, &particles::SCHEMA)),
-        "cubes" => Some((cubes::NETIDL, &cubes::SCHEMA)),
-        "rts" => Some((rts::NETIDL, &rts::SCHEMA)),
+        "particles" => Some(particles::NETIDL),
+        "cubes" => Some(cubes::NETIDL),
+        "rts" => Some(rts::NETIDL),
         _ => None,
     }
 }
 
-/// The schema of scenario `name` built from its `.netidl` file at run time, checked to equal
-/// the hand-written descriptors the scenario quantises with.
+/// The schema of scenario `name` built from its `.netidl` file at run time, for writing its
+/// trace (which names fields and converts raw values back to natural units).
 fn runtime_schema(name: &str) -> Result<RuntimeSchema, String> {
-    let (netidl, hand) = schema_of(name).ok_or_else(|| format!("unknown scenario `{name}`"))?;
+    let netidl = netidl_of(name).ok_or_else(|| format!("unknown scenario `{name}`"))?;
     let file = format!("{name}.netidl");
     let ir = netschema_idl::parse_str(&file, netidl).map_err(|e| e.to_string())?;
-    let runtime = RuntimeSchema::new(&ir).map_err(|e| format!("{file}: {e}"))?;
-    if runtime.schema != hand {
-        return Err(format!(
-            "{file}: the hand-written descriptors differ from the file's\n  file: {:?}\n  hand: {hand:?}",
-            runtime.schema
-        ));
-    }
-    Ok(runtime)
+    RuntimeSchema::new(&ir).map_err(|e| format!("{file}: {e}"))
 }
 
 /// Simulates scenario `name`; with `world`, a scenario with several clients also records the
@@ -180,7 +215,7 @@ fn simulate(name: &str, frames: usize, seed: u64, world: bool) -> Result<Recordi
     })
 }
 
-/// Simulates scenario `name` after checking its schema, and saves its trace into `save_to`.
+/// Simulates scenario `name`, checks its snapshots, and saves its trace into `save_to`.
 fn record(
     name: &str,
     frames: usize,
@@ -189,7 +224,6 @@ fn record(
 ) -> Result<Recording, String> {
     let t = Instant::now();
     eprint!("{name}: simulating {frames} frames...");
-    let runtime = runtime_schema(name)?;
     let rec = simulate(name, frames, seed, save_to.is_some())?;
     for s in &rec.snapshots {
         s.validate(rec.schema).map_err(|e| format!("{name}: {e}"))?;
@@ -197,7 +231,8 @@ fn record(
     let mean = rec.snapshots.iter().map(|s| s.len()).sum::<usize>() as f64 / frames as f64;
     eprintln!(" {:.1} s, {mean:.0} entities per snapshot on average", t.elapsed().as_secs_f64());
     if let Some(dir) = save_to {
-        let netidl = schema_of(name).map_or("", |(netidl, _)| netidl);
+        let runtime = runtime_schema(name)?;
+        let netidl = netidl_of(name).unwrap_or_default();
         let written = save::save(dir, &rec, &runtime, netidl)?;
         eprintln!("wrote {}", written.display());
     }
@@ -207,12 +242,13 @@ fn record(
 fn main() -> ExitCode {
     let o = match parse_args() {
         Ok(o) => o,
+        Err(e) if e.is_empty() => {
+            println!("{}", help());
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
-            if !e.is_empty() {
-                eprintln!("error: {e}");
-            }
-            eprintln!("{USAGE}");
-            return if e.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) };
+            eprintln!("error: {e}\n{USAGE}\n(--help lists the options, techniques and columns)");
+            return ExitCode::from(2);
         }
     };
     let start = Instant::now();
@@ -229,7 +265,7 @@ fn main() -> ExitCode {
             }
         };
         let setup = Setup { schema: rec.schema, capacity: rec.capacity };
-        let results = match compare::run_all(name, &chosen, &setup, &rec.snapshots, &config) {
+        let results = match netschema_lab::run_all(name, &chosen, &setup, &rec.snapshots, &config) {
             Ok(results) => results,
             Err(e) => {
                 eprintln!("{name}: {e}");
@@ -248,7 +284,7 @@ fn main() -> ExitCode {
         println!("{}", report.table());
         reports.push(report);
     }
-    if let Err(e) = report::write_files(o.json.as_deref(), o.plot.as_deref(), &reports) {
+    if let Err(e) = report::write_files(o.json.as_deref(), Some(&o.plot), &reports) {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }

@@ -44,15 +44,36 @@ pub struct Summary {
     /// Median encode time per frame, µs.
     pub encode_us: f64,
     /// Median time of the shared per-frame work (world capture), µs; 0 for most techniques.
-    pub capture_us: f64,
+    pub shared_us: f64,
     /// Median decode time per packet, µs.
     pub decode_us: f64,
     /// Server-side bytes per client.
-    pub client_memory_bytes: usize,
+    pub server_bytes: usize,
     /// Client-side bytes.
-    pub decoder_memory_bytes: usize,
+    pub client_bytes: usize,
     /// Every decoded frame matched its input.
     pub verified: bool,
+}
+
+/// The columns of [`ScenarioReport::table`], each with its meaning; the table's headers are
+/// the keys of [`to_json`]'s technique objects.
+pub const COLUMNS: [(&str, &str); 11] = [
+    ("technique", "the technique's name (see the technique legend)"),
+    ("bytes_mean", "mean packet bytes per frame, after the warm-up"),
+    ("bytes_std", "standard deviation of packet bytes per frame"),
+    ("bytes_max", "largest packet, bytes"),
+    ("kbps", "mean kilobits per second at the scenario's frame rate"),
+    ("encode_us", "median encode time per frame and client, microseconds"),
+    ("shared_us", "median per-frame work shared by all clients (world capture), microseconds"),
+    ("decode_us", "median decode time per packet, microseconds"),
+    ("server_bytes", "memory the server keeps per client, bytes"),
+    ("client_bytes", "memory of the client's decoder, bytes"),
+    ("verified", "whether every decoded frame equalled its input"),
+];
+
+/// [`COLUMNS`] as indented lines, for `--help` texts.
+pub fn columns() -> String {
+    COLUMNS.iter().map(|(key, what)| format!("  {key:<13} {what}\n")).collect()
 }
 
 fn median_us(v: &[Duration]) -> f64 {
@@ -81,10 +102,10 @@ impl Summary {
             bytes_max: bytes.iter().copied().max().unwrap_or(0),
             kbps: mean * 8.0 * rate_hz / 1000.0,
             encode_us: median_us(enc),
-            capture_us: median_us(&r.capture[skip.min(r.capture.len())..]),
+            shared_us: median_us(&r.capture[skip.min(r.capture.len())..]),
             decode_us: median_us(&r.decode[dec_skip..]),
-            client_memory_bytes: r.server_memory,
-            decoder_memory_bytes: r.client_memory,
+            server_bytes: r.server_memory,
+            client_bytes: r.client_memory,
             verified: r.verified(),
         }
     }
@@ -108,35 +129,26 @@ impl ScenarioReport {
             self.latency,
             self.loss * 100.0
         );
+        let c = COLUMNS.map(|(key, _)| key);
         let _ = writeln!(
             s,
-            "{:<10} {:>9} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
-            "technique",
-            "B/frame",
-            "std",
-            "max",
-            "kbit/s",
-            "enc µs",
-            "shared µs",
-            "dec µs",
-            "server B",
-            "client B",
-            "verified"
+            "{:<10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>8}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
         );
         for m in self.summaries() {
             let _ = writeln!(
                 s,
-                "{:<10} {:>9.1} {:>8.1} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>10} {:>8}",
+                "{:<10} {:>10.1} {:>9.1} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12} {:>12} {:>8}",
                 m.name,
                 m.bytes_mean,
                 m.bytes_std,
                 m.bytes_max,
                 m.kbps,
                 m.encode_us,
-                m.capture_us,
+                m.shared_us,
                 m.decode_us,
-                m.client_memory_bytes,
-                m.decoder_memory_bytes,
+                m.server_bytes,
+                m.client_bytes,
                 if m.verified { "yes" } else { "NO" }
             );
         }
@@ -172,11 +184,9 @@ pub(crate) fn json_num(v: f64) -> String {
 }
 
 /// The JSON of several scenario reports: an array with one object per scenario,
-/// `{"scenario", "frames", "latency", "loss", "techniques": [{"name", "bytes_mean",
-/// "bytes_std", "bytes_max", "kbps", "encode_us", "decode_us", "client_memory_bytes",
-/// "verified"}]}` (plus `"capture_us"`, the shared per-frame work left out of `encode_us`, and
-/// `"decoder_memory_bytes"`, the client's state; `client_memory_bytes` is what the server keeps
-/// per client). A report with per-field costs adds `"fields": {"frames", "total_bits",
+/// `{"scenario", "frames", "rate_hz", "latency", "loss", "techniques": [...]}`, one technique
+/// object per table row with the table's columns as keys ([`COLUMNS`]: `"technique"`,
+/// `"bytes_mean"`, ..., `"verified"`). A report with per-field costs adds `"fields": {"frames", "total_bits",
 /// "structure_bits", "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
 /// "bits_per_value", "unchanged", "unpredicted", "predictors": {NAME: fraction}}]}`.
 pub fn to_json(reports: &[ScenarioReport]) -> String {
@@ -184,9 +194,10 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
     for (i, r) in reports.iter().enumerate() {
         let _ = writeln!(
             s,
-            "  {{\"scenario\": {}, \"frames\": {}, \"latency\": {}, \"loss\": {}, \"techniques\": [",
+            "  {{\"scenario\": {}, \"frames\": {}, \"rate_hz\": {}, \"latency\": {}, \"loss\": {}, \"techniques\": [",
             json_str(&r.scenario),
             r.frames,
+            json_num(r.rate_hz),
             r.latency,
             json_num(r.loss)
         );
@@ -194,17 +205,17 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
         for (j, m) in sums.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "    {{\"name\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"capture_us\": {}, \"decode_us\": {}, \"client_memory_bytes\": {}, \"decoder_memory_bytes\": {}, \"verified\": {}}}{}",
+                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"verified\": {}}}{}",
                 json_str(&m.name),
                 json_num(m.bytes_mean),
                 json_num(m.bytes_std),
                 m.bytes_max,
                 json_num(m.kbps),
                 json_num(m.encode_us),
-                json_num(m.capture_us),
+                json_num(m.shared_us),
                 json_num(m.decode_us),
-                m.client_memory_bytes,
-                m.decoder_memory_bytes,
+                m.server_bytes,
+                m.client_bytes,
                 m.verified,
                 if j + 1 < sums.len() { "," } else { "" }
             );
@@ -290,33 +301,42 @@ fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
     ticks
 }
 
+/// Width of the legend beside each panel of [`write_plot`], pixels.
+const LEGEND_WIDTH: u32 = 150;
+
 /// Writes an SVG plot of bytes per frame over time, one panel per scenario and one line per
-/// technique, on a logarithmic scale.
+/// technique, on a logarithmic scale, with each panel's legend beside its plot area.
 pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> {
     let plot_err = |e: &dyn std::fmt::Display| Error::Io(std::io::Error::other(e.to_string()));
     let panels = reports.len().max(1);
-    let root = SVGBackend::new(path, (1100, 380 * panels as u32)).into_drawing_area();
+    let width = 1100;
+    let root = SVGBackend::new(path, (width, 380 * panels as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| plot_err(&e))?;
     let areas = root.split_evenly((panels, 1));
     for (area, report) in areas.iter().zip(reports) {
+        let (plot_area, legend_area) = area.split_horizontally(width - LEGEND_WIDTH);
         let frames = report.results.iter().map(|r| r.bytes.len()).max().unwrap_or(1).max(2);
         let max = report.results.iter().flat_map(|r| r.bytes.iter().copied()).max().unwrap_or(1);
         let min = report.results.iter().flat_map(|r| r.bytes.iter().copied()).min().unwrap_or(1);
         let top = (max as f64 * 1.5).max(10.0);
         let bottom = (min as f64 / 1.5).clamp(1.0, top / 10.0);
-        let mut chart = ChartBuilder::on(area)
+        let mut chart = ChartBuilder::on(&plot_area)
             .caption(
                 format!(
-                    "{}: bytes per frame (latency {} frames, loss {:.0} %)",
+                    "{}: latency {} frames, loss {:.0} %, {} frames at {} Hz",
                     report.scenario,
                     report.latency,
-                    report.loss * 100.0
+                    report.loss * 100.0,
+                    report.frames,
+                    report.rate_hz
                 ),
                 ("sans-serif", 18),
             )
             .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(60)
+            // Room for the last frame's tick label, centred on the axis's end.
+            .margin_right(25)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
             .build_cartesian_2d(
                 0u32..frames as u32,
                 (bottom..top).log_scale().with_key_points(ticks_125(bottom, top)),
@@ -325,31 +345,39 @@ pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> 
         chart
             .configure_mesh()
             .x_desc("frame")
-            .y_desc("bytes")
+            .y_desc("bytes per frame (log scale)")
             .y_label_formatter(&|v| format!("{v:.0}"))
             .draw()
             .map_err(|e| plot_err(&e))?;
-        for r in &report.results {
+        for (i, r) in report.results.iter().enumerate() {
             let colour = colour_of(&r.name);
             chart
                 .draw_series(LineSeries::new(
                     r.bytes.iter().enumerate().map(|(i, &b)| (i as u32, (b as f64).max(bottom))),
                     colour.stroke_width(1),
                 ))
-                .map_err(|e| plot_err(&e))?
-                .label(r.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-                });
+                .map_err(|e| plot_err(&e))?;
+            let y = 45 + 22 * i as i32;
+            legend_area
+                .draw(&PathElement::new(vec![(10, y), (34, y)], colour.stroke_width(2)))
+                .map_err(|e| plot_err(&e))?;
+            legend_area
+                .draw(&Text::new(
+                    r.name.clone(),
+                    (42, y - 7),
+                    ("sans-serif", 14).into_font().color(&BLACK),
+                ))
+                .map_err(|e| plot_err(&e))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| plot_err(&e))?;
     }
     root.present().map_err(|e| plot_err(&e))?;
     Ok(())
+}
+
+/// The default plot file of a run: `target/bench/<scenario>-latency<L>-loss<P>.svg`, with the
+/// loss in percent (`all` when every scenario ran).
+pub fn plot_path(scenario: &str, latency: u32, loss: f64) -> std::path::PathBuf {
+    let loss = format!("{:.1}", loss * 100.0);
+    let loss = loss.trim_end_matches('0').trim_end_matches('.');
+    std::path::PathBuf::from(format!("target/bench/{scenario}-latency{latency}-loss{loss}.svg"))
 }

@@ -5,9 +5,9 @@ use std::io::Write;
 
 use super::error::WriteError;
 use super::shape::{ClassShape, Writer};
-use crate::compare::Snapshot;
-use crate::compare::report::json_str;
-use crate::runtime::RuntimeSchema;
+use crate::Snapshot;
+use crate::descriptors::RuntimeSchema;
+use crate::report::json_str;
 
 /// Writes quantised snapshots as a trace in natural units.
 ///

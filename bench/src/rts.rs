@@ -9,57 +9,22 @@
 //! (each player keeps at most 110 units). The client is player 0: it sees its own units and
 //! buildings, and enemies within sight of them (10 m of a unit, 20 m of a building).
 
-use netschema_idl::compare::trace::TraceFrame;
-use netschema_idl::compare::{Rng, Snapshot};
-use netschema_runtime::predict::Predictor;
-use netschema_runtime::quant::{AngleQuant, FixedQuant, IntQuant};
-use netschema_runtime::schema::{Class, Field, Schema};
+use netschema::SnapshotEnum as _;
+use netschema_lab::trace::TraceFrame;
+use netschema_lab::{Rng, Snapshot};
 
-use crate::Recording;
+use crate::{Recording, push};
+use wire::{Player, UnitKind, UnitState};
+
+/// The code generated from `schemas/rts.netidl`.
+// Generated items are `pub`; the scenario module keeps them to this crate.
+#[allow(unreachable_pub)]
+mod wire {
+    netschema::include_schema!("rts");
+}
 
 /// The schema's source.
-pub(crate) const NETIDL: &str = include_str!("schemas/rts.netidl");
-
-const POS: FixedQuant = match FixedQuant::with_resolution(0.0, 256.0, 1.0 / 32.0) {
-    Ok(q) => q,
-    Err(_) => panic!("pos"),
-};
-const HEADING: AngleQuant = match AngleQuant::new(8) {
-    Ok(q) => q,
-    Err(_) => panic!("heading"),
-};
-const HP: IntQuant = match IntQuant::new(0, 200) {
-    Ok(q) => q,
-    Err(_) => panic!("hp"),
-};
-const COOLDOWN: IntQuant = match IntQuant::new(0, 63) {
-    Ok(q) => q,
-    Err(_) => panic!("cooldown"),
-};
-const DEFAULT: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
-const HOLD: &[Predictor] = &[Predictor::Hold];
-const HOLD_LINEAR: &[Predictor] = &[Predictor::Hold, Predictor::Linear];
-static UNIT: [Field; 8] = [
-    Field::categorical("owner", 4),
-    Field::categorical("kind", 3),
-    Field::numeric("pos.x", POS.raw_min(), POS.raw_max(), false, DEFAULT),
-    Field::numeric("pos.y", POS.raw_min(), POS.raw_max(), false, DEFAULT),
-    Field::numeric("heading", HEADING.raw_min(), HEADING.raw_max(), true, HOLD_LINEAR),
-    Field::numeric("hp", HP.raw_min(), HP.raw_max(), false, HOLD_LINEAR),
-    Field::numeric("cooldown", COOLDOWN.raw_min(), COOLDOWN.raw_max(), false, HOLD_LINEAR),
-    Field::categorical("state", 3),
-];
-static BUILDING: [Field; 5] = [
-    Field::categorical("owner", 4),
-    Field::numeric("pos.x", POS.raw_min(), POS.raw_max(), false, HOLD),
-    Field::numeric("pos.y", POS.raw_min(), POS.raw_max(), false, HOLD),
-    Field::numeric("hp", 0, 2000, false, HOLD),
-    Field::numeric("progress", 0, 255, false, HOLD_LINEAR),
-];
-static CLASSES: [Class; 2] =
-    [Class { name: "Unit", fields: &UNIT }, Class { name: "Building", fields: &BUILDING }];
-/// The runtime descriptors of `rts.netidl`, written by hand until code generation lands.
-pub(crate) static SCHEMA: Schema = Schema::new("rts", &CLASSES);
+pub(crate) const NETIDL: &str = include_str!("../schemas/rts.netidl");
 
 const RATE: f64 = 60.0;
 const MAP: f64 = 256.0;
@@ -71,40 +36,24 @@ const BUILDING_SIGHT: f64 = 20.0;
 const CELL: f64 = 16.0;
 const CELLS: usize = (MAP / CELL) as usize;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Worker,
-    Soldier,
-    Archer,
-}
-
-impl Kind {
-    /// Speed (m/s), hit points, range (m), damage, cooldown (frames).
-    fn stats(self) -> (f64, i32, f64, i32, i32) {
-        match self {
-            Kind::Worker => (3.0, 60, 0.0, 0, 0),
-            Kind::Soldier => (3.5, 150, 1.5, 12, 40),
-            Kind::Archer => (3.2, 90, 9.0, 8, 60),
-        }
+/// Speed (m/s), hit points, range (m), damage and cooldown (frames) of a kind of unit.
+fn stats(kind: UnitKind) -> (f64, i32, f64, i32, i32) {
+    match kind {
+        UnitKind::Worker => (3.0, 60, 0.0, 0, 0),
+        UnitKind::Soldier => (3.5, 150, 1.5, 12, 40),
+        UnitKind::Archer => (3.2, 90, 9.0, 8, 60),
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    Idle,
-    Moving,
-    Attacking,
 }
 
 struct Unit {
     id: u32,
     owner: usize,
-    kind: Kind,
+    kind: UnitKind,
     pos: [f64; 2],
     heading: f64,
     hp: i32,
     cooldown: i32,
-    state: State,
+    state: UnitState,
     path: Vec<[f64; 2]>,
     next: usize,
     wait: u32,
@@ -163,8 +112,8 @@ fn war_path(rng: &mut Rng, owner: usize, from: [f64; 2]) -> Vec<[f64; 2]> {
     ]
 }
 
-fn new_unit(rng: &mut Rng, id: u32, owner: usize, kind: Kind, at: [f64; 2]) -> Unit {
-    let (_, hp, ..) = kind.stats();
+fn new_unit(rng: &mut Rng, id: u32, owner: usize, kind: UnitKind, at: [f64; 2]) -> Unit {
+    let (_, hp, ..) = stats(kind);
     Unit {
         id,
         owner,
@@ -173,7 +122,7 @@ fn new_unit(rng: &mut Rng, id: u32, owner: usize, kind: Kind, at: [f64; 2]) -> U
         heading: rng.range(-3.1, 3.1),
         hp,
         cooldown: 0,
-        state: State::Idle,
+        state: UnitState::Idle,
         path: Vec::new(),
         next: 0,
         wait: rng.below(120) as u32,
@@ -252,15 +201,15 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
     for p in 0..PLAYERS {
         for i in 0..START_UNITS {
             let kind = match i % 3 {
-                0 => Kind::Worker,
-                1 => Kind::Soldier,
-                _ => Kind::Archer,
+                0 => UnitKind::Worker,
+                1 => UnitKind::Soldier,
+                _ => UnitKind::Archer,
             };
             // Fighters start on their way, between their corner and the centre, so that the
             // armies meet within seconds.
             let c = corner(p);
             let at = match kind {
-                Kind::Worker => c,
+                UnitKind::Worker => c,
                 _ => {
                     let f = rng.range(0.35, 0.85);
                     [c[0] + (MAP / 2.0 - c[0]) * f, c[1] + (MAP / 2.0 - c[1]) * f]
@@ -281,7 +230,7 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
         let decisions: Vec<Option<usize>> = (0..units.len())
             .map(|i| {
                 let u = &units[i];
-                if u.kind == Kind::Worker {
+                if u.kind == UnitKind::Worker {
                     return None;
                 }
                 near(&g, &units, u.pos, SIGHT, |o| o.owner != u.owner && o.hp > 0)
@@ -293,7 +242,7 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
             .collect();
         let positions: Vec<[f64; 2]> = units.iter().map(|u| u.pos).collect();
         for (i, target) in decisions.into_iter().enumerate() {
-            let (speed, _, range, hit, cd) = units[i].kind.stats();
+            let (speed, _, range, hit, cd) = stats(units[i].kind);
             let u = &mut units[i];
             u.cooldown = (u.cooldown - 1).max(0);
             match target {
@@ -301,19 +250,19 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
                     let ep = positions[e];
                     u.heading = (ep[1] - u.pos[1]).atan2(ep[0] - u.pos[0]);
                     if dist(ep, u.pos) <= range {
-                        u.state = State::Attacking;
+                        u.state = UnitState::Attacking;
                         if u.cooldown == 0 {
                             damage[e] += hit;
                             u.cooldown = cd;
                         }
                     } else {
-                        u.state = State::Moving;
+                        u.state = UnitState::Moving;
                         u.pos = toward(u.pos, ep, speed * dt);
                     }
                 }
                 None if u.next < u.path.len() => {
                     let wp = u.path[u.next];
-                    u.state = State::Moving;
+                    u.state = UnitState::Moving;
                     u.heading = (wp[1] - u.pos[1]).atan2(wp[0] - u.pos[0]);
                     if dist(wp, u.pos) <= speed * dt {
                         u.pos = wp;
@@ -324,12 +273,12 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
                     }
                 }
                 None => {
-                    u.state = State::Idle;
+                    u.state = UnitState::Idle;
                     if u.wait > 0 {
                         u.wait -= 1;
                     } else {
                         u.next = 0;
-                        u.path = if u.kind == Kind::Worker {
+                        u.path = if u.kind == UnitKind::Worker {
                             u.outbound = !u.outbound;
                             let to = if u.outbound { corner(u.owner) } else { mine(u.owner) };
                             vec![jitter(&mut rng, to, 4.0)]
@@ -352,11 +301,11 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
                 let count = units.iter().filter(|u| u.owner == b.owner).count();
                 if count < MAX_UNITS {
                     let kind = if b.trains_workers {
-                        Kind::Worker
+                        UnitKind::Worker
                     } else if rng.chance(0.5) {
-                        Kind::Soldier
+                        UnitKind::Soldier
                     } else {
-                        Kind::Archer
+                        UnitKind::Archer
                     };
                     units.push(new_unit(&mut rng, next_id, b.owner, kind, b.pos));
                     next_id += 1;
@@ -386,7 +335,7 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
         }
     }
     let capacity = snapshots.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
-    Recording { name: "rts", rate_hz: RATE, schema: &SCHEMA, capacity, snapshots, world }
+    Recording { name: "rts", rate_hz: RATE, schema: &wire::SCHEMA, capacity, snapshots, world }
 }
 
 /// What `player` sees: which buildings, and which units. A player sees its own units and
@@ -432,22 +381,25 @@ fn view(
 ) -> Snapshot {
     let mut s = Snapshot::new();
     for (b, _) in buildings.iter().zip(buildings_seen).filter(|(_, v)| **v) {
-        let row =
-            [b.owner as i32, POS.quantise(b.pos[0]), POS.quantise(b.pos[1]), b.hp, b.progress];
-        s.push(b.id, 1, &row);
+        let sent = wire::Building {
+            owner: Player::ALL[b.owner],
+            pos: b.pos,
+            hp: b.hp,
+            progress: b.progress,
+        };
+        push(&mut s, b.id, wire::Building::CLASS_INDEX, &sent);
     }
     for (u, _) in units.iter().zip(units_seen).filter(|(_, v)| **v) {
-        let row = [
-            u.owner as i32,
-            u.kind as i32,
-            POS.quantise(u.pos[0]),
-            POS.quantise(u.pos[1]),
-            HEADING.quantise(u.heading),
-            HP.quantise(u.hp),
-            COOLDOWN.quantise(u.cooldown),
-            u.state as i32,
-        ];
-        s.push(u.id, 0, &row);
+        let sent = wire::Unit {
+            owner: Player::ALL[u.owner],
+            kind: u.kind,
+            pos: u.pos,
+            heading: u.heading,
+            hp: u.hp,
+            cooldown: u.cooldown,
+            state: u.state,
+        };
+        push(&mut s, u.id, wire::Unit::CLASS_INDEX, &sent);
     }
     s
 }

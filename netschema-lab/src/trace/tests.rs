@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use super::shape::natural_quat;
 use super::*;
-use crate::compare::Rng;
+use crate::Rng;
 
 const SCHEMA: &str = "\
 enum State { idle, moving, attacking }
@@ -25,7 +25,7 @@ class Tree { height: fixed(0, 20, bits = 12); }
 ";
 
 fn schema() -> RuntimeSchema {
-    RuntimeSchema::new(&crate::parse_str("test.netidl", SCHEMA).unwrap()).unwrap()
+    RuntimeSchema::new(&netschema_idl::parse_str("test.netidl", SCHEMA).unwrap()).unwrap()
 }
 
 const UNIT: &str = r#"{"id": 7, "class": "Unit", "fields": {"pos": [1.5, 2.0], "heading": 0.0, "hp": 150, "state": "moving", "alive": true, "orientation": [0, 0, 0, 1], "path": [[1, 2, 3], [-4, -5, -6]], "flags": [true, false]}}"#;
@@ -408,13 +408,14 @@ fn block<'a>(doc: &'a str, start: &str) -> &'a str {
 
 /// The code block of `docs/trace-format.md` that starts with `start`.
 fn doc_block(start: &str) -> &'static str {
-    block(include_str!("../../../../docs/trace-format.md"), start)
+    block(include_str!("../../../docs/trace-format.md"), start)
 }
 
 #[test]
 fn the_readme_example_reads() {
-    let readme = include_str!("../../../../README.md");
-    let ir = crate::parse_str("game.netidl", block(readme, "```text\n/// A ball.\n")).unwrap();
+    let readme = include_str!("../../../README.md");
+    let ir =
+        netschema_idl::parse_str("game.netidl", block(readme, "```text\n/// A ball.\n")).unwrap();
     let schema = RuntimeSchema::new(&ir).unwrap();
     let text = format!("{{\"netschema_trace\"{}", block(readme, "```text\n{\"netschema_trace\""));
     let trace = Trace::read(&schema, text.as_bytes(), |_, _| {}).unwrap();
@@ -425,7 +426,7 @@ fn the_readme_example_reads() {
 
 #[test]
 fn the_documented_example_reads() {
-    let ir = crate::parse_str("dots.netidl", doc_block("```netidl\n")).unwrap();
+    let ir = netschema_idl::parse_str("dots.netidl", doc_block("```netidl\n")).unwrap();
     let schema = RuntimeSchema::new(&ir).unwrap();
     let text = doc_block("```text\n{\"netschema_trace\"");
     let trace =

@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use netschema_idl::compare::trace::{TraceWriter, WriteError};
-use netschema_idl::runtime::RuntimeSchema;
+use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::trace::{TraceWriter, WriteError};
 
 use crate::Recording;
 

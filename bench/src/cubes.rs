@@ -6,44 +6,20 @@
 //! resting cubes keep exactly the same pose. Gravity is −z; 60 Hz. `interacting` is set for
 //! cubes whose centre is within 3.5 m of the player's.
 
-use netschema_idl::compare::Snapshot;
-use netschema_runtime::predict::Predictor;
-use netschema_runtime::quant::{FixedQuant, QuatQuant};
-use netschema_runtime::schema::{Class, Field, Schema};
+use netschema_lab::Snapshot;
 use rapier3d::prelude::*;
 
-use crate::Recording;
+use crate::{Recording, push};
+
+/// The code generated from `schemas/cubes.netidl`.
+// Generated items are `pub`; the scenario module keeps them to this crate.
+#[allow(unreachable_pub)]
+mod wire {
+    netschema::include_schema!("cubes");
+}
 
 /// The schema's source.
-pub(crate) const NETIDL: &str = include_str!("schemas/cubes.netidl");
-
-const XY: FixedQuant = match FixedQuant::with_resolution(-256.0, 255.998046875, 1.0 / 512.0) {
-    Ok(q) => q,
-    Err(_) => panic!("xy"),
-};
-const Z: FixedQuant = match FixedQuant::with_resolution(0.0, 31.998046875, 1.0 / 512.0) {
-    Ok(q) => q,
-    Err(_) => panic!("z"),
-};
-const ORIENTATION: QuatQuant = match QuatQuant::new(9) {
-    Ok(q) => q,
-    Err(_) => panic!("orientation"),
-};
-const C: FixedQuant = ORIENTATION.component();
-const DEFAULT: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
-static FIELDS: [Field; 8] = [
-    Field::categorical("interacting", 2),
-    Field::numeric("position.x", XY.raw_min(), XY.raw_max(), false, DEFAULT),
-    Field::numeric("position.y", XY.raw_min(), XY.raw_max(), false, DEFAULT),
-    Field::numeric("height", Z.raw_min(), Z.raw_max(), false, DEFAULT),
-    Field::categorical("orientation.largest", 4),
-    Field::numeric("orientation.c0", C.raw_min(), C.raw_max(), false, DEFAULT),
-    Field::numeric("orientation.c1", C.raw_min(), C.raw_max(), false, DEFAULT),
-    Field::numeric("orientation.c2", C.raw_min(), C.raw_max(), false, DEFAULT),
-];
-static CLASSES: [Class; 1] = [Class { name: "Cube", fields: &FIELDS }];
-/// The runtime descriptors of `cubes.netidl`, written by hand until code generation lands.
-pub(crate) static SCHEMA: Schema = Schema::new("cubes", &CLASSES);
+pub(crate) const NETIDL: &str = include_str!("../schemas/cubes.netidl");
 
 const RATE: f64 = 60.0;
 const GRID: usize = 30;
@@ -106,30 +82,20 @@ pub(crate) fn record(frames: usize, _seed: u64) -> Recording {
             let pos = b.translation();
             let q = b.rotation().to_array();
             let near = id != 0 && (pos - player_pos).length() < 3.5;
-            let o = ORIENTATION.quantise([
-                f64::from(q[0]),
-                f64::from(q[1]),
-                f64::from(q[2]),
-                f64::from(q[3]),
-            ]);
-            let row = [
-                i32::from(near),
-                XY.quantise(f64::from(pos.x)),
-                XY.quantise(f64::from(pos.y)),
-                Z.quantise(f64::from(pos.z)),
-                o[0],
-                o[1],
-                o[2],
-                o[3],
-            ];
-            s.push(id as u32, 0, &row);
+            let sent = wire::Cube {
+                interacting: near,
+                position: [f64::from(pos.x), f64::from(pos.y)],
+                height: f64::from(pos.z),
+                orientation: q.map(f64::from),
+            };
+            push(&mut s, id as u32, wire::Cube::CLASS_INDEX, &sent);
         }
         snapshots.push(s);
     }
     Recording {
         name: "cubes",
         rate_hz: RATE,
-        schema: &SCHEMA,
+        schema: &wire::SCHEMA,
         capacity: GRID * GRID + 1,
         snapshots,
         world: None,

@@ -1,10 +1,10 @@
-//! Comparing netschema with the obvious alternatives on the same data (feature `compare`).
+//! netschema beside the techniques it replaces, on the same data over the same lossy link.
 //!
-//! This is the machinery behind the benchmark example (`cargo run --release --example bench`)
-//! and the planned `netschema profile` command. It knows nothing about any game: its input is
-//! a sequence of quantised [`Snapshot`]s (one per frame, the entities one client sees, as raw
-//! `i32` rows of a runtime [`Schema`]), and it replays them through every [`Technique`] over the
-//! same simulated [`Link`]:
+//! This is the machinery behind the benchmark (`cargo run --release -p netschema-bench`) and
+//! `netschema profile`. It knows nothing about any game: its input is a sequence of quantised
+//! [`Snapshot`]s (one per frame, the entities one client sees, as raw `i32` rows of a runtime
+//! [`Schema`]), and it replays them through every [`Technique`] over the same simulated
+//! [`Link`]:
 //!
 //! ```text
 //! snapshots ──▶ technique encoder ──packet──▶ link (latency, loss) ──▶ technique decoder
@@ -29,11 +29,14 @@
 //! [`run_all`] a list of them with progress on stderr; [`report`] prints tables and writes
 //! JSON and SVG plots of the results.
 //!
-//! For `netschema profile`, [`trace`] reads and writes recorded traces (JSON Lines in natural
-//! units, `docs/trace-format.md`), and [`profile`] sums what each field costs in netschema's
-//! packets, reported by the engine through a [`netschema_runtime::probe::Probe`].
+//! For `netschema profile`, [`descriptors`] builds a schema's runtime descriptors from its
+//! `.netidl` file while the program runs, [`trace`] reads and writes recorded traces (JSON
+//! Lines in natural units, `docs/trace-format.md`), and [`profile`] sums what each field costs
+//! in netschema's packets, reported by the engine through a
+//! [`netschema_runtime::probe::Probe`].
 
 pub mod bytes;
+pub mod descriptors;
 pub mod fiedler;
 pub mod link;
 pub mod netschema;

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use flate2::read::MultiGzDecoder;
-use netschema_idl::compare::report::{self, ScenarioReport};
-use netschema_idl::compare::trace::Trace;
-use netschema_idl::compare::{self, RunConfig, profile, techniques};
-use netschema_idl::runtime::RuntimeSchema;
+use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::report::{self, ScenarioReport};
+use netschema_lab::trace::Trace;
+use netschema_lab::{RunConfig, profile, techniques};
 
 use crate::{load, usage};
 
@@ -53,11 +53,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
         match arg.as_str() {
             "--schema" => schema = Some(PathBuf::from(value("a file")?)),
             "--trace" => trace = Some(PathBuf::from(value("a file")?)),
-            "--latency" => a.latency = compare::parse_latency(value("a number of frames")?)?,
+            "--latency" => a.latency = netschema_lab::parse_latency(value("a number of frames")?)?,
             "--loss" => {
                 let v = value("a probability")?;
-                a.loss =
-                    compare::parse_loss(v).ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
+                a.loss = netschema_lab::parse_loss(v)
+                    .ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
             }
             "--seed" => {
                 let v = value("a number")?;

@@ -3,6 +3,7 @@
 use netschema_runtime::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 
+use super::report::{self, ScenarioReport};
 use super::{Rng, RunConfig, Setup, Snapshot, run, techniques};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
@@ -133,4 +134,56 @@ fn fiedler_round_trips_cubes() {
         let r = run(technique.as_ref(), &setup, &snapshots, &config, |_| {}).unwrap();
         assert!(r.verified(), "{:?}", r.first_error);
     }
+}
+
+#[test]
+fn the_table_the_json_and_the_legend_agree() {
+    let snapshots = frames(30);
+    let setup = Setup { schema: &SCHEMA, capacity: 60 };
+    let config = RunConfig { latency: 2, loss: 0.1, seed: 3, warmup: 0 };
+    let results = ["BC", "netschema"]
+        .iter()
+        .map(|name| {
+            let t = techniques::by_name(name).unwrap();
+            run(t.as_ref(), &setup, &snapshots, &config, |_| {}).unwrap()
+        })
+        .collect();
+    let report = ScenarioReport {
+        scenario: "test".into(),
+        frames: 30,
+        rate_hz: 60.0,
+        latency: 2,
+        loss: 0.1,
+        results,
+        fields: None,
+    };
+    let table = report.table();
+    let header: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(header, report::COLUMNS.map(|(key, _)| key));
+    let json = report::to_json(std::slice::from_ref(&report));
+    let object = json.lines().find(|l| l.contains("\"technique\": \"BC\"")).unwrap();
+    let keys: Vec<&str> = object.split('"').skip(1).step_by(2).filter(|k| *k != "BC").collect();
+    assert_eq!(keys, header);
+    let legend: Vec<&str> = techniques::LEGEND.iter().map(|(name, _)| *name).collect();
+    assert_eq!(legend, techniques::NAMES);
+
+    let plot = std::env::temp_dir().join(format!("netschema-lab-plot-{}.svg", std::process::id()));
+    report::write_plot(&plot, &[report]).unwrap();
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    let _ = std::fs::remove_file(&plot);
+    assert!(svg.contains("bytes per frame (log scale)"));
+    let labels: Vec<&str> = svg.lines().map(str::trim).collect();
+    assert!(labels.contains(&"netschema") && labels.contains(&"BC"), "a legend entry is missing");
+}
+
+#[test]
+fn plots_are_named_after_their_run() {
+    assert_eq!(
+        report::plot_path("all", 6, 0.05),
+        std::path::Path::new("target/bench/all-latency6-loss5.svg")
+    );
+    assert_eq!(
+        report::plot_path("cubes", 3, 0.125),
+        std::path::Path::new("target/bench/cubes-latency3-loss12.5.svg")
+    );
 }

@@ -1,8 +1,8 @@
 //! Runtime descriptors built from the IR while a program runs.
 //!
 //! Generated code turns a schema into `const` descriptors at compile time. Tools that read a
-//! schema at run time — `netschema inspect`, `netschema profile`, the benchmark's start-up
-//! check — build the same thing here: [`RuntimeSchema::new`] flattens every class, makes the
+//! schema at run time — `netschema inspect`, `netschema profile`, recorded traces — build the
+//! same thing here: [`RuntimeSchema::new`] flattens every class, makes the
 //! [`Quantiser`] of each scalar field, and assembles the runtime
 //! [`Schema`], whose hash equals that of descriptors written
 //! for the same schema at compile time.
@@ -20,7 +20,7 @@
 //!     "demo.netidl",
 //!     "class Unit { hp: int(0, 100) predict(hold); heading: angle(bits = 8); }",
 //! )?;
-//! let runtime = netschema_idl::runtime::RuntimeSchema::new(&ir)?;
+//! let runtime = netschema_lab::descriptors::RuntimeSchema::new(&ir)?;
 //! let unit = &runtime.schema.classes[0];
 //! assert_eq!((unit.name, unit.fields[1].name, unit.fields[1].max), ("Unit", "heading", 255));
 //! assert!(unit.fields[1].wraps);
@@ -38,8 +38,8 @@ use netschema_runtime::schema::{Class, Schema};
 
 pub use quant::Quantiser;
 
-use crate::ScalarField;
-use crate::ir::{self, PredictorSet};
+use netschema_idl::ScalarField;
+use netschema_idl::ir::{self, PredictorSet};
 
 /// Why a schema has no runtime descriptors.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,7 +94,7 @@ pub struct RuntimeSchema {
 
 impl RuntimeSchema {
     /// Builds the descriptors and quantisers of `ir`, which should be validated (as
-    /// [`load`](crate::load()) and [`parse_str`](crate::parse_str()) do); an invalid schema
+    /// [`load`](netschema_idl::load()) and [`parse_str`](netschema_idl::parse_str()) do); an invalid schema
     /// fails with the first field that has no quantiser, or the runtime's own check.
     pub fn new(ir: &ir::Schema) -> Result<RuntimeSchema, SchemaError> {
         let mut leaked_predictors = HashMap::new();
@@ -154,13 +154,14 @@ mod tests {
     use super::*;
     use netschema_runtime::schema::Coding;
 
-    const GAME: &str = include_str!("../../tests/schemas/game.netidl");
-    const COMMON: &str = include_str!("../../tests/schemas/common.netidl");
+    const GAME: &str = include_str!("../../../netschema-idl/tests/schemas/game.netidl");
+    const COMMON: &str = include_str!("../../../netschema-idl/tests/schemas/common.netidl");
 
     fn game() -> ir::Schema {
-        let files =
-            crate::MemorySource::new().with("game.netidl", GAME).with("common.netidl", COMMON);
-        crate::load_with(&files, "game.netidl").unwrap().schema
+        let files = netschema_idl::MemorySource::new()
+            .with("game.netidl", GAME)
+            .with("common.netidl", COMMON);
+        netschema_idl::load_with(&files, "game.netidl").unwrap().schema
     }
 
     #[test]
@@ -196,7 +197,7 @@ mod tests {
         let b = leak_schema(&game()).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.hash, b.hash);
-        let other = crate::parse_str("game.netidl", "class P { x: int(0, 9); }").unwrap();
+        let other = netschema_idl::parse_str("game.netidl", "class P { x: int(0, 9); }").unwrap();
         assert_ne!(leak_schema(&other).unwrap().hash, a.hash);
     }
 

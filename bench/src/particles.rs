@@ -6,35 +6,19 @@
 //! a new one (a new entity) thrown from a random point of the upper half of the room. The
 //! initial particles have staggered ages, so about four are replaced every frame. 60 Hz.
 
-use netschema_idl::compare::{Rng, Snapshot};
-use netschema_runtime::predict::Predictor;
-use netschema_runtime::quant::{FixedQuant, IntQuant};
-use netschema_runtime::schema::{Class, Field, Schema};
+use netschema_lab::{Rng, Snapshot};
 
-use crate::Recording;
+use crate::{Recording, push};
+
+/// The code generated from `schemas/particles.netidl`.
+// Generated items are `pub`; the scenario module keeps them to this crate.
+#[allow(unreachable_pub)]
+mod wire {
+    netschema::include_schema!("particles");
+}
 
 /// The schema's source.
-pub(crate) const NETIDL: &str = include_str!("schemas/particles.netidl");
-
-const POS: FixedQuant = match FixedQuant::with_resolution(0.0, 64.0, 1.0 / 256.0) {
-    Ok(q) => q,
-    Err(_) => panic!("pos"),
-};
-const CHANNEL: IntQuant = match IntQuant::new(0, 255) {
-    Ok(q) => q,
-    Err(_) => panic!("colour"),
-};
-const DEFAULT: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
-static FIELDS: [Field; 5] = [
-    Field::numeric("pos.x", POS.raw_min(), POS.raw_max(), false, DEFAULT),
-    Field::numeric("pos.y", POS.raw_min(), POS.raw_max(), false, DEFAULT),
-    Field::numeric("color[0]", CHANNEL.raw_min(), CHANNEL.raw_max(), false, DEFAULT),
-    Field::numeric("color[1]", CHANNEL.raw_min(), CHANNEL.raw_max(), false, DEFAULT),
-    Field::numeric("color[2]", CHANNEL.raw_min(), CHANNEL.raw_max(), false, DEFAULT),
-];
-static CLASSES: [Class; 1] = [Class { name: "Particle", fields: &FIELDS }];
-/// The runtime descriptors of `particles.netidl`, written by hand until code generation lands.
-pub(crate) static SCHEMA: Schema = Schema::new("particles", &CLASSES);
+pub(crate) const NETIDL: &str = include_str!("../schemas/particles.netidl");
 
 const COUNT: usize = 1000;
 const RATE: f64 = 60.0;
@@ -103,21 +87,16 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
         let mut s = Snapshot::new();
         for p in &particles {
             let fade = 1.0 - f64::from(p.age) / f64::from(LIFE);
-            let row = [
-                POS.quantise(p.pos[0]),
-                POS.quantise(p.pos[1]),
-                CHANNEL.quantise((p.colour[0] * fade).round() as i32),
-                CHANNEL.quantise((p.colour[1] * fade).round() as i32),
-                CHANNEL.quantise((p.colour[2] * fade).round() as i32),
-            ];
-            s.push(p.id, 0, &row);
+            let sent =
+                wire::Particle { pos: p.pos, color: p.colour.map(|c| (c * fade).round() as i32) };
+            push(&mut s, p.id, wire::Particle::CLASS_INDEX, &sent);
         }
         snapshots.push(s);
     }
     Recording {
         name: "particles",
         rate_hz: RATE,
-        schema: &SCHEMA,
+        schema: &wire::SCHEMA,
         capacity: COUNT,
         snapshots,
         world: None,

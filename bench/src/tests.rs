@@ -1,18 +1,19 @@
-//! The runtime schemas built from the `.netidl` files, and recorded traces read back.
+//! The generated descriptors against those built from the `.netidl` files at run time, and
+//! recorded traces read back.
 
-use netschema_idl::compare::netschema::Netschema;
-use netschema_idl::compare::trace::Trace;
-use netschema_idl::compare::{self, RunConfig, Setup, Snapshot, profile};
+use netschema_lab::netschema::Netschema;
+use netschema_lab::trace::Trace;
+use netschema_lab::{RunConfig, Setup, Snapshot, profile};
 
 use super::*;
 
 #[test]
-fn runtime_schemas_equal_the_hand_written_descriptors() {
+fn runtime_schemas_equal_the_generated_descriptors() {
     for name in SCENARIOS {
-        let (_, hand) = schema_of(name).unwrap();
+        let generated = simulate(name, 2, 1, false).unwrap().schema;
         let runtime = runtime_schema(name).unwrap();
-        assert_eq!(runtime.schema, hand, "{name}");
-        assert_eq!(runtime.schema.hash, hand.hash, "{name}");
+        assert_eq!(runtime.schema, generated, "{name}");
+        assert_eq!(runtime.schema.hash, generated.hash, "{name}");
     }
 }
 
@@ -50,7 +51,7 @@ fn profiling_a_recorded_trace_matches_the_bench() {
     let (rec, _, views) = round_trip("particles", 40);
     let config = RunConfig::new(2, 0.05, 1);
     let setup = Setup { schema: rec.schema, capacity: rec.capacity };
-    let bench = compare::run(&Netschema, &setup, &rec.snapshots, &config, |_| {}).unwrap();
+    let bench = netschema_lab::run(&Netschema, &setup, &rec.snapshots, &config, |_| {}).unwrap();
     let runtime = runtime_schema("particles").unwrap();
     let report =
         profile::measure("particles", runtime.schema, &views, 60.0, &config, &["BC", "netschema"])

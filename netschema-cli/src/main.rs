@@ -1,5 +1,4 @@
-//! The `netschema` command-line tool (feature `cli`; `profile` also needs `compare`, and the
-//! feature `profile` turns on both).
+//! The `netschema` command-line tool.
 //!
 //! ```text
 //! netschema check FILE...                     check schemas, print diagnostics
@@ -21,7 +20,6 @@ use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::Schema;
 
 mod inspect;
-#[cfg(feature = "compare")]
 mod profile;
 
 const USAGE: &str = "\
@@ -60,27 +58,17 @@ fn main() -> ExitCode {
         "check" => check(rest),
         "gen" => generate(rest),
         "inspect" => inspect::inspect(rest),
-        "profile" => profile(rest),
+        "profile" => profile::profile(rest),
         "help" | "-h" | "--help" => {
-            println!("{USAGE}");
+            println!(
+                "{USAGE}\n\nprofile's techniques:\n{}\nprofile's table columns (and JSON keys):\n{}",
+                netschema_lab::techniques::legend(),
+                netschema_lab::report::columns()
+            );
             ExitCode::SUCCESS
         }
         other => usage(&format!("unknown command `{other}`")),
     }
-}
-
-#[cfg(feature = "compare")]
-fn profile(args: &[String]) -> ExitCode {
-    profile::profile(args)
-}
-
-#[cfg(not(feature = "compare"))]
-fn profile(_: &[String]) -> ExitCode {
-    eprintln!(
-        "error: this `netschema` was built without `profile`; build it with the `profile` \
-         feature:\n  cargo run --release -p netschema-idl --features profile --bin netschema -- profile ..."
-    );
-    ExitCode::from(2)
 }
 
 fn usage(message: &str) -> ExitCode {
