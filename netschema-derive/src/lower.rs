@@ -214,11 +214,12 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
             class.fields.push(field);
         }
     }
-    let lowered_all = class.fields.len() == fields.len();
+    // A field that did not lower has its errors reported already; the others are still
+    // validated, so one bad field hides nothing. With no field left, "class has no fields"
+    // would only be a follow-on error.
+    let validate = !class.fields.is_empty() || fields.is_empty();
     schema.classes.push(class);
-    // Validation only makes sense on what lowered; skip it if a field is missing (its errors
-    // are already reported, and e.g. "class has no fields" would be a follow-on error).
-    if lowered_all && let Err(diags) = netschema_idl::validate(&schema) {
+    if validate && let Err(diags) = netschema_idl::validate(&schema) {
         for d in &diags {
             cx.diagnostic(d);
         }
@@ -554,10 +555,48 @@ fn check_leaf(cx: &mut Ctxt, kind: &str, ty: &Type) {
     }
 }
 
+/// The values of a primitive Rust integer type, as `(min, max)`.
+fn int_type_range(name: &str) -> Option<(i128, i128)> {
+    Some(match name {
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => (i64::MIN.into(), i64::MAX.into()),
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" | "usize" => (0, u64::MAX.into()),
+        "i128" | "u128" => (i128::MIN, i128::MAX),
+        _ => return None,
+    })
+}
+
+/// Reports an `int(min, max)` whose range does not fit the field's Rust integer type (e.g.
+/// `int(0, 1000)` on a `u8`, which could never hold 1000), at the kind's span.
+fn check_int_fits(cx: &mut Ctxt, kind: &Expr, ty: &Type, min: i64, max: i64) {
+    let name = match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    let Some((lo, hi)) = name.as_deref().and_then(int_type_range) else { return };
+    if i128::from(min) < lo || i128::from(max) > hi {
+        let name = name.unwrap_or_default();
+        cx.error(
+            kind,
+            format!(
+                "`int({min}, {max})` does not fit `{name}`, whose values are {lo}..={hi}: narrow the range or widen the type"
+            ),
+        );
+    }
+}
+
 /// Lowers a kind expression against the Rust type it describes (already depth-matched).
 fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
     let span = cx.span(kind);
-    let name = head_name(kind)?;
+    let Some(name) = head_name(kind) else {
+        cx.error(kind, format!("expected a kind: {KINDS}"));
+        return None;
+    };
     let args: Vec<&Expr> = match kind {
         Expr::Call(c) => c.args.iter().collect(),
         _ => Vec::new(),
@@ -578,9 +617,10 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
         "int" => {
             check_leaf(cx, "int", ty);
             no_named(cx, &named, "int");
-            let [min, max] = bounds(cx, kind, &positional, "int(min, max)")?;
-            let min = int_value(cx, min)?;
-            let max = int_value(cx, max)?;
+            let [min_expr, max_expr] = bounds(cx, kind, &positional, "int(min, max)")?;
+            let (min, max) = (int_value(cx, min_expr), int_value(cx, max_expr));
+            let (min, max) = (min?, max?);
+            check_int_fits(cx, kind, ty, min.value, max.value);
             TypeKind::Int { min, max }
         }
         "fixed" => {
@@ -670,7 +710,10 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
                 TypeKind::Vec3(Box::new(elem))
             }
         }
-        _ => return None,
+        _ => {
+            cx.error(kind, format!("unknown kind `{name}`: expected {KINDS}"));
+            return None;
+        }
     };
     if name == "quat" {
         let Shape::Array { len, ty: arr, .. } = shape(ty) else { return None };
