@@ -7,7 +7,7 @@
 //! cubes whose centre is within 3.5 m of the player's.
 
 use netschema_idl::compare::Snapshot;
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{FixedQuant, QuatQuant};
 use netschema_runtime::schema::{Class, Field, Schema};
 use rapier3d::prelude::*;

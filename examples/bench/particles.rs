@@ -7,7 +7,7 @@
 //! initial particles have staggered ages, so about four are replaced every frame. 60 Hz.
 
 use netschema_idl::compare::{Rng, Snapshot};
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{FixedQuant, IntQuant};
 use netschema_runtime::schema::{Class, Field, Schema};
 

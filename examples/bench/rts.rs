@@ -11,7 +11,7 @@
 
 use netschema_idl::compare::trace::TraceFrame;
 use netschema_idl::compare::{Rng, Snapshot};
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, FixedQuant, IntQuant};
 use netschema_runtime::schema::{Class, Field, Schema};
 

@@ -31,7 +31,7 @@
 //!
 //! For `netschema profile`, [`trace`] reads and writes recorded traces (JSON Lines in natural
 //! units, `docs/trace-format.md`), and [`profile`] sums what each field costs in netschema's
-//! packets, reported by the engine through a [`netschema_runtime::probe::Probe`].
+//! packets, reported by the engine through a [`netschema_runtime::engine::probe::Probe`].
 
 pub mod bytes;
 pub mod fiedler;
