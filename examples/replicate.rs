@@ -7,11 +7,12 @@
 
 use std::collections::VecDeque;
 
-use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
-use netschema::predict::Predictor;
+use netschema::engine::handshake;
+use netschema::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema::model::predict::Predictor;
 use netschema::quant::{AngleQuant, FixedQuant};
 use netschema::schema::{Class, Field, Schema};
-use netschema::{Ack, Event, handshake};
+use netschema::{Ack, Event};
 
 const POS: FixedQuant = match FixedQuant::with_resolution(-100.0, 100.0, 0.01) {
     Ok(q) => q,

@@ -24,9 +24,9 @@ mod common;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use netschema::coder::{Decoder, Encoder};
-use netschema::prob::{BitModel, Prob, TwoRateProb};
-use netschema::residual::ResidualModel;
+use netschema::codec::coder::{Decoder, Encoder};
+use netschema::codec::prob::{BitModel, Prob, TwoRateProb};
+use netschema::codec::residual::ResidualModel;
 
 use common::{Metered, SplitMix64, skewed_residual};
 

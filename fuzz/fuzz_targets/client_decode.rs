@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netschema_runtime::owned::ClientBuffers;
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::engine::owned::ClientBuffers;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Cubic];

@@ -2,10 +2,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netschema_runtime::bits::BitReader;
-use netschema_runtime::coder::{BinaryCoder, Decoder};
-use netschema_runtime::prob::Prob;
-use netschema_runtime::residual::ResidualModel;
+use netschema_runtime::codec::bits::BitReader;
+use netschema_runtime::codec::coder::{BinaryCoder, Decoder};
+use netschema_runtime::codec::prob::Prob;
+use netschema_runtime::codec::residual::ResidualModel;
 
 fn decode(data: &[u8]) -> Vec<i32> {
     let mut dec = Decoder::new(data);

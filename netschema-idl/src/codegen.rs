@@ -588,11 +588,11 @@ impl Gen<'_> {
     fn predictors(&self, s: &ScalarField) -> TokenStream {
         let krate = &self.options.crate_path;
         let preds = s.predictors.iter().map(|p| match p {
-            Predictor::Zero => quote!(#krate::predict::Predictor::Zero),
-            Predictor::Hold => quote!(#krate::predict::Predictor::Hold),
-            Predictor::Linear => quote!(#krate::predict::Predictor::Linear),
-            Predictor::Quadratic => quote!(#krate::predict::Predictor::Quadratic),
-            Predictor::Cubic => quote!(#krate::predict::Predictor::Cubic),
+            Predictor::Zero => quote!(#krate::model::predict::Predictor::Zero),
+            Predictor::Hold => quote!(#krate::model::predict::Predictor::Hold),
+            Predictor::Linear => quote!(#krate::model::predict::Predictor::Linear),
+            Predictor::Quadratic => quote!(#krate::model::predict::Predictor::Quadratic),
+            Predictor::Cubic => quote!(#krate::model::predict::Predictor::Cubic),
         });
         quote!(&[#(#preds),*])
     }

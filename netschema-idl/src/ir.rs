@@ -10,7 +10,7 @@
 
 use core::fmt;
 
-pub use netschema_runtime::predict::Predictor;
+pub use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::FixedQuant;
 
 use crate::span::{Span, Spanned};

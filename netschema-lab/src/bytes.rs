@@ -23,8 +23,8 @@
 //! flush, as the seed's stream did.
 
 use flate2::{Compress, Decompress, FlushCompress, FlushDecompress};
-use netschema_runtime::frame::{WINDOW, from_wire, to_wire};
-use netschema_runtime::predict::{MAX_SAMPLES, Predictor, PredictorTable};
+use netschema_runtime::engine::frame::{WINDOW, from_wire, to_wire};
+use netschema_runtime::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use netschema_runtime::quant::bits_for_range;
 use netschema_runtime::schema::{Coding, Field, Schema};
 

@@ -18,8 +18,8 @@
 //!   `[-128,127]`, per component a "small" bit and 5 or 8 bits, else the absolute smallest-three
 //!   (29 bits).
 
-use netschema_runtime::bits::{BitReader, BitWriter};
-use netschema_runtime::frame::to_wire;
+use netschema_runtime::codec::bits::{BitReader, BitWriter};
+use netschema_runtime::engine::frame::to_wire;
 use netschema_runtime::quant::bits_for_range;
 use netschema_runtime::schema::{Coding, Schema};
 

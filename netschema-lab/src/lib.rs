@@ -33,7 +33,7 @@
 //! `.netidl` file while the program runs, [`trace`] reads and writes recorded traces (JSON
 //! Lines in natural units, `docs/trace-format.md`), and [`profile`] sums what each field costs
 //! in netschema's packets, reported by the engine through a
-//! [`netschema_runtime::probe::Probe`].
+//! [`netschema_runtime::engine::probe::Probe`].
 
 pub mod bytes;
 pub mod descriptors;

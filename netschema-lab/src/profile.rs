@@ -15,7 +15,7 @@ use netschema_runtime::schema::{Coding, MAX_CANDIDATES, Schema};
 use super::netschema::ProbedNetschema;
 use super::report::{ScenarioReport, Summary, json_num, json_str};
 use super::{RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
-use netschema_runtime::probe::Probe;
+use netschema_runtime::engine::probe::Probe;
 
 /// What `netschema profile` measures: runs the techniques called `names` (of
 /// [`techniques::NAMES`]; others are ignored) over `snapshots` and returns their report, with
@@ -314,7 +314,7 @@ fn predictor_text(r: &FieldRow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netschema_runtime::predict::Predictor;
+    use netschema_runtime::model::predict::Predictor;
     use netschema_runtime::schema::{Class, Field};
 
     static FIELDS: [Field; 2] = [

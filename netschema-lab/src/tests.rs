@@ -1,6 +1,6 @@
 //! Every technique decodes exactly what was sent over a lossy link.
 
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 
 use super::report::{self, ScenarioReport};

@@ -14,9 +14,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use netschema_runtime::coder::{BinaryCoder, Decoder, Encoder};
-use netschema_runtime::prob::{Prob, TwoRateProb};
-use netschema_runtime::residual::ResidualModel;
+use netschema_runtime::codec::coder::{BinaryCoder, Decoder, Encoder};
+use netschema_runtime::codec::prob::{Prob, TwoRateProb};
+use netschema_runtime::codec::residual::ResidualModel;
 
 use common::{SplitMix64, skewed_stream};
 
@@ -39,7 +39,7 @@ fn bit_stream(seed: u64, n: usize) -> Vec<(u8, bool)> {
         .collect()
 }
 
-fn encode_fields<M: netschema_runtime::prob::BitModel + Default>(
+fn encode_fields<M: netschema_runtime::codec::prob::BitModel + Default>(
     values: &[i32],
     buf: &mut [u8],
 ) -> usize {
@@ -51,7 +51,10 @@ fn encode_fields<M: netschema_runtime::prob::BitModel + Default>(
     enc.finish().expect("buffer holds the stream")
 }
 
-fn decode_fields<M: netschema_runtime::prob::BitModel + Default>(bytes: &[u8], n: usize) -> i64 {
+fn decode_fields<M: netschema_runtime::codec::prob::BitModel + Default>(
+    bytes: &[u8],
+    n: usize,
+) -> i64 {
     let mut model = ResidualModel::<M>::default();
     let mut dec = Decoder::new(bytes);
     let mut sum = 0i64;

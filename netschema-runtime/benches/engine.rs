@@ -8,13 +8,13 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use netschema_runtime::client::ClientStorage;
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
-use netschema_runtime::peer::PeerStorage;
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::engine::client::ClientStorage;
+use netschema_runtime::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::engine::peer::PeerStorage;
+use netschema_runtime::engine::world::WorldStorage;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, FixedQuant};
 use netschema_runtime::schema::{Class, Field, Schema};
-use netschema_runtime::world::WorldStorage;
 use netschema_runtime::{Ack, Client, Peer, World};
 
 const ENTITIES: usize = 1000;

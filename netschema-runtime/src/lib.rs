@@ -1,50 +1,36 @@
 //! The netschema runtime: a `no_std`, allocation-free codec and replication engine.
 //!
-//! Layers, bottom up:
-//! - [`bits`]: bit-level writer and reader over caller-provided slices;
-//! - [`coder`]: a 32-bit binary range coder with direct bits and a minimal flush;
-//! - [`prob`]: adaptive binary probabilities and their ideal costs;
-//! - [`residual`]: the integer residual model (zero flag, sign, magnitude class, offset);
+//! Groups, bottom up:
+//! - [`codec`]: the entropy-coding layer — bit I/O, a binary range coder, adaptive
+//!   probabilities and the integer residual model;
 //! - [`quant`]: the quantisers that turn natural values into integers and back;
-//! - [`schema`] and [`predict`]: field descriptors and integer polynomial predictors;
-//! - [`model`]: per-field learned statistics and predictor choice, stored per frame;
-//! - [`world`], [`peer`], [`client`], [`ack`], [`handshake`]: the replication engine — the
-//!   server's shared archive, one peer per client, the client's decoder, acks and connect;
-//! - [`probe`]: per-field costs of encoded packets, for profiling.
+//! - [`schema`] and the [`Snapshot`] / [`SnapshotEnum`] traits: field descriptors and what
+//!   generated code implements;
+//! - [`model`]: integer polynomial predictors and the per-field learned statistics that choose
+//!   between them, stored per frame;
+//! - [`engine`]: the replication engine — the server's shared archive ([`World`]), one
+//!   [`Peer`] per client, the client's decoder ([`Client`]), acks, the connect handshake and
+//!   per-field cost probes.
 //!
 //! The engine does no I/O and never allocates: every structure works in storage the caller
-//! hands it (see [`world::WorldStorage`], [`peer::PeerStorage`], [`client::ClientStorage`]).
+//! hands it (see [`WorldStorage`], [`PeerStorage`], [`ClientStorage`]).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod ack;
-pub mod bits;
-pub mod client;
-pub mod coder;
+pub mod codec;
+pub mod engine;
 mod error;
-pub mod frame;
-pub mod handshake;
 pub mod model;
-#[cfg(feature = "std")]
-pub mod owned;
-mod packet;
-pub mod peer;
-pub mod predict;
-pub mod prob;
-pub mod probe;
 pub mod quant;
-pub mod residual;
 pub mod schema;
-mod slots;
 mod snapshot;
-pub mod world;
 
-pub use ack::Ack;
-pub use client::{Client, ClientStorage, Event};
+pub use engine::ack::Ack;
+pub use engine::client::{Client, ClientStorage, Event};
+pub use engine::peer::{Peer, PeerStorage};
+pub use engine::world::{World, WorldStorage};
 pub use error::{Error, Result};
-pub use peer::{Peer, PeerStorage};
 pub use snapshot::{Snapshot, SnapshotEnum};
-pub use world::{World, WorldStorage};

@@ -8,7 +8,7 @@
 //! All constructors are `const fn`, and the schema hash is computed at compile time from the
 //! descriptors themselves, so two builds agree on the hash exactly when they agree on the wire.
 
-use crate::predict::Predictor;
+use crate::model::predict::Predictor;
 
 /// How a scalar field is coded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ mod common;
 
 use bitvec::prelude::*;
 use netschema_runtime::Error;
-use netschema_runtime::bits::{BitReader, BitWriter};
+use netschema_runtime::codec::bits::{BitReader, BitWriter};
 use proptest::prelude::*;
 
 /// Largest value of `width` bits.

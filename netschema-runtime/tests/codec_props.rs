@@ -8,9 +8,9 @@ mod common;
 
 use common::{Metered, SplitMix64, skewed_stream};
 use netschema_runtime::Error;
-use netschema_runtime::coder::{BinaryCoder, CostMeter, Decoder, Encoder, Learner};
-use netschema_runtime::prob::{BitModel, COST_ONE_BIT, PROB_ONE, Prob, TwoRateProb};
-use netschema_runtime::residual::ResidualModel;
+use netschema_runtime::codec::coder::{BinaryCoder, CostMeter, Decoder, Encoder, Learner};
+use netschema_runtime::codec::prob::{BitModel, COST_ONE_BIT, PROB_ONE, Prob, TwoRateProb};
+use netschema_runtime::codec::residual::ResidualModel;
 use proptest::prelude::*;
 
 /// Number of models of each kind an operation sequence can address.

@@ -8,9 +8,9 @@
 mod common;
 
 use common::{Metered, SplitMix64, skewed_stream};
-use netschema_runtime::coder::{BinaryCoder, Decoder, Encoder};
-use netschema_runtime::prob::{COST_ONE_BIT, Prob, TwoRateProb};
-use netschema_runtime::residual::ResidualModel;
+use netschema_runtime::codec::coder::{BinaryCoder, Decoder, Encoder};
+use netschema_runtime::codec::prob::{COST_ONE_BIT, Prob, TwoRateProb};
+use netschema_runtime::codec::residual::ResidualModel;
 
 /// The models of a two-field stream: even symbols use a single-rate model, odd ones a
 /// two-rate model, so both kinds are measured.

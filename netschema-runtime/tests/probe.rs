@@ -3,9 +3,9 @@
 mod support;
 
 use netschema_runtime::Ack;
-use netschema_runtime::owned::{PeerBuffers, WorldBuffers};
-use netschema_runtime::prob::COST_ONE_BIT;
-use netschema_runtime::probe::Probe;
+use netschema_runtime::codec::prob::COST_ONE_BIT;
+use netschema_runtime::engine::owned::{PeerBuffers, WorldBuffers};
+use netschema_runtime::engine::probe::Probe;
 use support::{Rng, SCHEMA};
 
 /// Adds up what the probe is told.

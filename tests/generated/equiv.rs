@@ -160,9 +160,9 @@ const _: () = {
                     Q_POS.raw_max(),
                     Q_POS.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -171,9 +171,9 @@ const _: () = {
                     Q_POS.raw_max(),
                     Q_POS.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -182,8 +182,8 @@ const _: () = {
                     Q_HEADING.raw_max(),
                     Q_HEADING.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
                     ],
                 ),
                 ::netschema::schema::Field::categorical(
@@ -199,9 +199,9 @@ const _: () = {
                     Q_TURRET.raw_max(),
                     Q_TURRET.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -210,9 +210,9 @@ const _: () = {
                     Q_TURRET.raw_max(),
                     Q_TURRET.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -221,9 +221,9 @@ const _: () = {
                     Q_TURRET.raw_max(),
                     Q_TURRET.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -231,7 +231,7 @@ const _: () = {
                     Q_HP.raw_min(),
                     Q_HP.raw_max(),
                     Q_HP.wraps(),
-                    &[::netschema::predict::Predictor::Hold],
+                    &[::netschema::model::predict::Predictor::Hold],
                 ),
                 ::netschema::schema::Field::numeric(
                     "speed",
@@ -239,11 +239,11 @@ const _: () = {
                     Q_SPEED.raw_max(),
                     Q_SPEED.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Zero,
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
-                        ::netschema::predict::Predictor::Cubic,
+                        ::netschema::model::predict::Predictor::Zero,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Cubic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -252,9 +252,9 @@ const _: () = {
                     Q_COLOR.raw_max(),
                     Q_COLOR.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -263,9 +263,9 @@ const _: () = {
                     Q_COLOR.raw_max(),
                     Q_COLOR.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -274,9 +274,9 @@ const _: () = {
                     Q_COLOR.raw_max(),
                     Q_COLOR.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::categorical(
@@ -294,9 +294,9 @@ const _: () = {
                     Q_PATH.raw_max(),
                     Q_PATH.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -305,9 +305,9 @@ const _: () = {
                     Q_PATH.raw_max(),
                     Q_PATH.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -316,9 +316,9 @@ const _: () = {
                     Q_PATH.raw_max(),
                     Q_PATH.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -327,9 +327,9 @@ const _: () = {
                     Q_PATH.raw_max(),
                     Q_PATH.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -338,9 +338,9 @@ const _: () = {
                     Q_PATH.raw_max(),
                     Q_PATH.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -349,9 +349,9 @@ const _: () = {
                     Q_PATH.raw_max(),
                     Q_PATH.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -360,9 +360,9 @@ const _: () = {
                     Q_TYPE.raw_max(),
                     Q_TYPE.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
             ],
@@ -517,9 +517,9 @@ const _: () = {
                     Q_OWNER.raw_max(),
                     Q_OWNER.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -528,9 +528,9 @@ const _: () = {
                     Q_PROGRESS.raw_max(),
                     Q_PROGRESS.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::categorical(

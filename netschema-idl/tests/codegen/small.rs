@@ -135,9 +135,9 @@ const _: () = {
                     Q_POS.raw_max(),
                     Q_POS.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -146,9 +146,9 @@ const _: () = {
                     Q_POS.raw_max(),
                     Q_POS.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -156,7 +156,7 @@ const _: () = {
                     Q_HP.raw_min(),
                     Q_HP.raw_max(),
                     Q_HP.wraps(),
-                    &[::netschema::predict::Predictor::Hold],
+                    &[::netschema::model::predict::Predictor::Hold],
                 ),
                 ::netschema::schema::Field::numeric(
                     "heading",
@@ -164,8 +164,8 @@ const _: () = {
                     Q_HEADING.raw_max(),
                     Q_HEADING.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
                     ],
                 ),
                 ::netschema::schema::Field::categorical(
@@ -181,9 +181,9 @@ const _: () = {
                     Q_ROT.raw_max(),
                     Q_ROT.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -192,9 +192,9 @@ const _: () = {
                     Q_ROT.raw_max(),
                     Q_ROT.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -203,9 +203,9 @@ const _: () = {
                     Q_ROT.raw_max(),
                     Q_ROT.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::categorical(
@@ -219,8 +219,8 @@ const _: () = {
                     Q_SPEED.raw_max(),
                     Q_SPEED.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Zero,
-                        ::netschema::predict::Predictor::Cubic,
+                        ::netschema::model::predict::Predictor::Zero,
+                        ::netschema::model::predict::Predictor::Cubic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -229,9 +229,9 @@ const _: () = {
                     Q_TYPE.raw_max(),
                     Q_TYPE.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
                 ::netschema::schema::Field::numeric(
@@ -240,9 +240,9 @@ const _: () = {
                     Q_TYPE.raw_max(),
                     Q_TYPE.wraps(),
                     &[
-                        ::netschema::predict::Predictor::Hold,
-                        ::netschema::predict::Predictor::Linear,
-                        ::netschema::predict::Predictor::Quadratic,
+                        ::netschema::model::predict::Predictor::Hold,
+                        ::netschema::model::predict::Predictor::Linear,
+                        ::netschema::model::predict::Predictor::Quadratic,
                     ],
                 ),
             ],

@@ -33,7 +33,7 @@ mod quant;
 use std::collections::HashMap;
 use std::fmt;
 
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Schema};
 
 pub use quant::Quantiser;

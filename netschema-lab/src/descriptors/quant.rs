@@ -1,7 +1,7 @@
 //! The runtime quantiser of each scalar kind.
 
 use netschema_runtime::Error;
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, BoolQuant, EnumQuant, FixedQuant, IntQuant, QuatQuant};
 use netschema_runtime::schema::Field;
 

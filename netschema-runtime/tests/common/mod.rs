@@ -4,8 +4,8 @@
 //! through it.
 #![allow(dead_code)] // Each includer uses a different subset.
 
-use netschema_runtime::coder::BinaryCoder;
-use netschema_runtime::prob::{BitModel, PROB_ONE};
+use netschema_runtime::codec::coder::BinaryCoder;
+use netschema_runtime::codec::prob::{BitModel, PROB_ONE};
 
 /// splitmix64 (Steele, Lea and Flood): a deterministic, seedable generator, good enough to
 /// drive tests and small enough to need no dependency.

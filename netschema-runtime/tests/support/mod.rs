@@ -3,7 +3,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 use netschema_runtime::Ack;
-use netschema_runtime::predict::Predictor;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 use std::collections::BTreeMap;
 

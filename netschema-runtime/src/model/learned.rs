@@ -4,10 +4,10 @@
 //! copy of the models stored with its baseline, and the result is stored with `n` on both
 //! ends, so a lost packet only means its models are never used as a starting point.
 
-use crate::coder::{BinaryCoder, CostMeter, Metered};
-use crate::predict::{MAX_SAMPLES, Predictor, PredictorTable};
-use crate::prob::{BitModel, Prob};
-use crate::residual::ResidualModel;
+use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
+use crate::codec::prob::{BitModel, Prob};
+use crate::codec::residual::ResidualModel;
+use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Coding, Field, MAX_CANDIDATES, Schema};
 
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
@@ -395,7 +395,7 @@ mod tests {
     fn activity_measures_how_wrong_the_order_was_one_step_back() {
         const F: Field = Field::numeric("f", -1000, 1000, false, &[Predictor::Hold]);
         const A: Field = Field::numeric("a", 0, 1023, true, &[Predictor::Hold]);
-        let table = crate::predict::EVENLY_SPACED;
+        let table = crate::model::predict::EVENLY_SPACED;
         let h = |samples: [i32; MAX_SAMPLES], len| History { table: &table, samples, len };
         // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
         let line = h([40, 30, 20, 10], 4);

@@ -1,16 +1,16 @@
 //! The server's view of one client: its visible set, its handles, what it has acknowledged,
 //! and the models stored with each frame sent to it. [`Peer::encode`] writes one packet.
 
-use crate::ack::Ack;
-use crate::coder::{BinaryCoder, Encoder};
-use crate::frame::{NO_FRAME, WINDOW, age, to_wire};
+use crate::codec::coder::{BinaryCoder, Encoder};
+use crate::engine::ack::Ack;
+use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
+use crate::engine::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::engine::probe::{NoProbe, Probe};
+use crate::engine::slots::{SLOTS, Slots};
+use crate::engine::world::World;
+use crate::model::predict::MAX_SAMPLES;
 use crate::model::{Model, ModelLayout};
-use crate::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
-use crate::predict::MAX_SAMPLES;
-use crate::probe::{NoProbe, Probe};
 use crate::schema::Schema;
-use crate::slots::{SLOTS, Slots};
-use crate::world::World;
 use crate::{Error, Result};
 
 const NO_HANDLE: u32 = u32::MAX;
@@ -177,7 +177,7 @@ impl<'a> Peer<'a> {
         })
     }
 
-    /// The schema hash a client must present to connect (see [`crate::handshake`]).
+    /// The schema hash a client must present to connect (see [`crate::engine::handshake`]).
     pub fn schema_hash(&self) -> u64 {
         self.schema.hash
     }
@@ -318,7 +318,7 @@ impl<'a> Peer<'a> {
     }
 
     /// [`Peer::encode`], reporting the cost of every value coded to `probe` (see
-    /// [`crate::probe`]). The packet is the one [`Peer::encode`] would have written.
+    /// [`crate::engine::probe`]). The packet is the one [`Peer::encode`] would have written.
     pub fn encode_probed<P: Probe>(
         &mut self,
         world: &World<'_>,

@@ -13,11 +13,11 @@
 //! [`Side`] supplies what only one end knows (the encoder's targets and sets) and stores what
 //! the decoder learns.
 
-use crate::coder::{BinaryCoder, Metered};
-use crate::frame::{WINDOW, age};
+use crate::codec::coder::{BinaryCoder, Metered};
+use crate::engine::frame::{WINDOW, age};
+use crate::engine::probe::Probe;
+use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
-use crate::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
-use crate::probe::Probe;
 use crate::schema::{Coding, Field, Schema};
 use crate::{Error, Result};
 

@@ -1,7 +1,7 @@
 //! The server's world archive: quantised rows of every entity for the frames in flight,
 //! shared by all client peers.
 
-use crate::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::frame::{NO_FRAME, WINDOW, age};
 use crate::schema::Schema;
 use crate::{Error, Result};
 

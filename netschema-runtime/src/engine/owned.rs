@@ -6,11 +6,11 @@
 use std::vec;
 use std::vec::Vec;
 
-use crate::client::ClientStorage;
+use crate::engine::client::ClientStorage;
+use crate::engine::peer::PeerStorage;
+use crate::engine::world::WorldStorage;
 use crate::model::Model;
-use crate::peer::PeerStorage;
 use crate::schema::Schema;
-use crate::world::WorldStorage;
 use crate::{Client, Peer, Result, World};
 
 /// Owned storage for one world.

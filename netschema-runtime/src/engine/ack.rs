@@ -1,6 +1,6 @@
 //! Acknowledgements: the client's record of which frames it holds.
 
-use crate::frame::{WINDOW, from_wire, to_wire};
+use crate::engine::frame::{WINDOW, from_wire, to_wire};
 use crate::{Error, Result};
 
 /// What a client sends back: the newest frame it holds and a bitfield of the [`WINDOW`]

@@ -12,7 +12,7 @@ pub trait Probe {
 
     /// One value of scalar field `field` (an index into the class's fields) of class `class`
     /// was coded at an ideal cost of `cost` units (1/256 bit, see
-    /// [`COST_ONE_BIT`](crate::prob::COST_ONE_BIT)). `candidate` is the index, in the field's
+    /// [`COST_ONE_BIT`](crate::codec::prob::COST_ONE_BIT)). `candidate` is the index, in the field's
     /// candidate list, of the predictor used, or `None` when the value had no prediction (an
     /// entering entity, or a categorical field). `unchanged` is true when the entity's whole
     /// update was sent as one "unchanged" flag; `cost` is then 0.

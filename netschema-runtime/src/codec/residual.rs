@@ -9,8 +9,8 @@
 //! The same description drives encoding, decoding, cost measurement and plain learning,
 //! through [`BinaryCoder`].
 
-use crate::coder::{BinaryCoder, CostMeter, Learner};
-use crate::prob::{BitModel, Prob};
+use crate::codec::coder::{BinaryCoder, CostMeter, Learner};
+use crate::codec::prob::{BitModel, Prob};
 
 /// Classes coded in unary before escaping to the bit-tree.
 pub const UNARY_CLASSES: u32 = 16;
@@ -111,7 +111,7 @@ impl<M: BitModel> ResidualModel<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coder::{Decoder, Encoder};
+    use crate::codec::coder::{Decoder, Encoder};
 
     #[test]
     fn extremes_round_trip() {
@@ -138,6 +138,6 @@ mod tests {
         let c = model.cost(5);
         assert_eq!(model, before);
         // Zero flag, sign, three unary decisions (class 3) at even odds, and two offset bits.
-        assert_eq!(c, 7 * crate::prob::COST_ONE_BIT);
+        assert_eq!(c, 7 * crate::codec::prob::COST_ONE_BIT);
     }
 }

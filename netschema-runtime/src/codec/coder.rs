@@ -12,9 +12,9 @@
 //! So no length field is needed: the datagram's length is enough.
 //!
 //! [`BinaryCoder`] abstracts "code one decision", so one description of a model drives
-//! encoding, decoding and cost measurement alike (see [`crate::residual`]).
+//! encoding, decoding and cost measurement alike (see [`crate::codec::residual`]).
 
-use crate::prob::{BitModel, COST_FRAC_BITS, PROB_BITS, bit_cost};
+use crate::codec::prob::{BitModel, COST_FRAC_BITS, PROB_BITS, bit_cost};
 use crate::{Error, Result};
 
 /// The range is renormalised whenever it drops below this.
@@ -244,7 +244,7 @@ impl BinaryCoder for Decoder<'_> {
 }
 
 /// A [`BinaryCoder`] that writes nothing and adds up the ideal cost of what it is given, in
-/// cost units (see [`crate::prob`]). Models are updated as if the bits had been coded.
+/// cost units (see [`crate::codec::prob`]). Models are updated as if the bits had been coded.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct CostMeter {
     /// Accumulated cost.
@@ -318,7 +318,7 @@ impl BinaryCoder for Learner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prob::Prob;
+    use crate::codec::prob::Prob;
 
     #[test]
     fn empty_stream_is_empty() {

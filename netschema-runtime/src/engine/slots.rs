@@ -1,7 +1,7 @@
 //! Frame slots: which physical slot holds which frame, with one spare slot so that a new
 //! frame is built beside the old ones and committed only once it is complete.
 
-use crate::frame::{NO_FRAME, WINDOW};
+use crate::engine::frame::{NO_FRAME, WINDOW};
 
 /// Physical slots: one per frame of the window plus the spare.
 pub(crate) const SLOTS: usize = WINDOW as usize + 1;

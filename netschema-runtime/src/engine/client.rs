@@ -1,17 +1,17 @@
 //! The client: decodes packets into its own archive of recent frames, yields what changed,
 //! and writes acknowledgements.
 
-use crate::ack::Ack;
-use crate::coder::{BinaryCoder, Decoder};
-use crate::frame::{NO_FRAME, WINDOW, age, from_wire};
+use crate::codec::coder::{BinaryCoder, Decoder};
+use crate::engine::ack::Ack;
+use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
+use crate::engine::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::engine::peer::digest;
+use crate::engine::probe::NoProbe;
+use crate::engine::slots::{SLOTS, Slots};
+use crate::engine::world::NO_CLASS;
+use crate::model::predict::MAX_SAMPLES;
 use crate::model::{Model, ModelLayout};
-use crate::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
-use crate::peer::digest;
-use crate::predict::MAX_SAMPLES;
-use crate::probe::NoProbe;
 use crate::schema::Schema;
-use crate::slots::{SLOTS, Slots};
-use crate::world::NO_CLASS;
 use crate::{Error, Result};
 
 /// Caller-owned storage of a [`Client`]; [`ClientStorage::sizes`] gives every length.

@@ -1,0 +1,21 @@
+//! Prediction and learned statistics: what each value is coded against, and with which odds.
+//!
+//! Bottom up:
+//! - [`predict`]: integer polynomial predictors ([`Predictor`](predict::Predictor)) that
+//!   extrapolate a field from its values at earlier frames, bit-identically on both ends;
+//! - [`Model`]: the learned statistics of one scalar field — a
+//!   [`ResidualModel`](crate::codec::residual::ResidualModel) and a running cost per candidate
+//!   predictor, from which both ends derive the same choice of predictor, and the transition
+//!   flags of categorical fields; [`ModelLayout`] places the models of every field and class,
+//!   and one for the packet's structure, in a frame's model set.
+//!
+//! A model set is part of a frame's state: it is stored with every frame on both ends, and
+//! the packet for frame `n` is coded starting from the models stored with its baseline.
+//! Coding goes through [`crate::codec`]; the engine ([`crate::engine`]) stores the models and
+//! walks the fields.
+
+mod learned;
+pub mod predict;
+
+pub use learned::{CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN};
+pub(crate) use learned::{History, Prediction};
