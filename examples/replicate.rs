@@ -8,8 +8,8 @@
 use std::collections::VecDeque;
 
 use netschema::engine::handshake;
-use netschema::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema::model::predict::Predictor;
+use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema::quant::{AngleQuant, FixedQuant};
 use netschema::schema::{Class, Field, Schema};
 use netschema::{Ack, Event};

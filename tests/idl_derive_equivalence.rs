@@ -4,7 +4,7 @@
 //!
 //! `NETSCHEMA_BLESS=1 cargo test --test idl_derive_equivalence` regenerates the checked-in file.
 
-use netschema::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema::schema::{Class, Schema};
 use netschema::{Snapshot, SnapshotEnum};
 

@@ -1,4 +1,4 @@
-//! `#[derive(Snapshot)]` and `#[derive(SnapshotEnum)]` for netschema.
+//! `#[derive(Snapshot)]`, `#[derive(SnapshotEnum)]` and `#[derive(Protocol)]` for netschema.
 //!
 //! The derive is a thin front-end: it lowers the struct and its `#[netschema(...)]` field
 //! attributes into the IR of `netschema-idl`, checks it with the same validator as `.netidl`
@@ -41,6 +41,7 @@
 //! Every mistake is reported at the tokens that cause it, all in one pass.
 
 mod lower;
+mod protocol;
 
 use proc_macro::TokenStream;
 
@@ -58,4 +59,14 @@ pub fn derive_snapshot(input: TokenStream) -> TokenStream {
 pub fn derive_snapshot_enum(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     lower::snapshot_enum(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `netschema::Protocol` for an enum with one variant per class, each holding the
+/// class's `Snapshot` type, in class order (`enum Game { Player(Player), Shot(Shot) }`), with
+/// `ClassOf<Game>` and `From` for each class. `#[netschema(name = "game")]` names the schema
+/// (default: the enum's name).
+#[proc_macro_derive(Protocol, attributes(netschema))]
+pub fn derive_protocol(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    protocol::protocol(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

@@ -14,14 +14,14 @@ use syn::{Data, DeriveInput, Expr, Fields, Lit, Token, Type, UnOp};
 
 /// Collects errors so that every mistake is reported in one pass.
 #[derive(Default)]
-struct Ctxt {
+pub(crate) struct Ctxt {
     errors: Option<syn::Error>,
     /// Spans handed to the IR: an IR span's `start` indexes this table.
     spans: Vec<Span>,
 }
 
 impl Ctxt {
-    fn error(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
+    pub(crate) fn error(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
@@ -71,7 +71,7 @@ impl Ctxt {
         self.error_at(span, message);
     }
 
-    fn finish(self) -> syn::Result<()> {
+    pub(crate) fn finish(self) -> syn::Result<()> {
         match self.errors {
             Some(err) => Err(err),
             None => Ok(()),
@@ -95,12 +95,25 @@ fn docs(attrs: &[syn::Attribute]) -> String {
     lines.join("\n")
 }
 
-/// Reads `#[netschema(crate = "path")]` on the item; reports anything else.
-fn item_options(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Options {
+/// Reads `#[netschema(crate = "path")]` on the item, and `name = "..."` where `name` is given
+/// (the `Protocol` derive's schema name); reports anything else.
+pub(crate) fn item_options(
+    cx: &mut Ctxt,
+    attrs: &[syn::Attribute],
+    mut name: Option<&mut Option<syn::LitStr>>,
+) -> Options {
     let mut path: Option<syn::Path> = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("netschema")) {
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
+            if let Some(name) = name.as_deref_mut()
+                && meta.path.is_ident("name")
+            {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                if name.replace(lit).is_some() {
+                    cx.error(&meta.path, "duplicate `name` attribute");
+                }
+                Ok(())
+            } else if meta.path.is_ident("crate") {
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 if path.is_some() {
                     cx.error(&meta.path, "duplicate `crate` attribute");
@@ -110,6 +123,10 @@ fn item_options(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Options {
                     Err(_) => cx.error(&lit, "`crate` must be a path, such as `\"::netschema\"`"),
                 }
                 Ok(())
+            } else if name.is_some() {
+                Err(meta.error(
+                    "unknown netschema attribute on the enum: expected `name = \"schema\"` or `crate = \"path\"`",
+                ))
             } else {
                 Err(meta.error(
                     "unknown netschema attribute on the item: expected `crate = \"path\"` (field kinds go on fields)",
@@ -129,7 +146,7 @@ fn item_options(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Options {
 /// `#[derive(SnapshotEnum)]`.
 pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
-    let options = item_options(&mut cx, &input.attrs);
+    let options = item_options(&mut cx, &input.attrs, None);
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`SnapshotEnum` cannot be derived for generic enums");
     }
@@ -169,7 +186,7 @@ pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
 /// `#[derive(Snapshot)]`.
 pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
-    let mut options = item_options(&mut cx, &input.attrs);
+    let mut options = item_options(&mut cx, &input.attrs, None);
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Snapshot` cannot be derived for generic structs");
     }

@@ -151,18 +151,113 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
         );
     }
     let schema_docs = doc_attrs(&docs);
-    let class_tys = schema.classes.iter().map(|c| ident(&c.name));
+    let class_tys: Vec<syn::Ident> = schema.classes.iter().map(|c| ident(&c.name)).collect();
     let enums = schema.enums.iter().map(|e| enum_item(e, options));
     let classes =
         schema.classes.iter().enumerate().map(|(i, c)| class_items(schema, i, c, options));
+    let protocol = ident(&protocol_name(schema));
+    let protocol_docs = doc_attrs(&format!(
+        "An entity of the `{name}` schema, by class: the schema as a Rust type \
+         ([`{krate_text}::Protocol`]), for the owned server and client.",
+        krate_text = quote!(#krate).to_string().replace(' ', "")
+    ));
+    let variants: Vec<(syn::Ident, TokenStream)> =
+        class_tys.iter().map(|c| (c.clone(), quote!(#c))).collect();
+    let protocol_impl =
+        protocol_impl(name, &quote!(#protocol), &variants, Some(&quote!(&SCHEMA)), options);
     quote! {
         #schema_docs
         pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
             #name,
             &[#(<#class_tys as #krate::Snapshot>::CLASS),*],
         );
+        #protocol_docs
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
+        #protocol_impl
         #(#enums)*
         #(#classes)*
+    }
+}
+
+/// The name of the enum [`generate`] emits for `schema` as its `Protocol`:
+/// the schema's name in `UpperCamelCase` (`game` → `Game`), followed by `Schema` if that is
+/// not an identifier or is already the name of a class or enum.
+pub fn protocol_name(schema: &Schema) -> String {
+    let camel: String =
+        upper_camel(&schema.name.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+    let valid =
+        camel.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && !is_keyword(&camel);
+    let taken = |n: &str| {
+        n == "SCHEMA"
+            || schema.classes.iter().any(|c| c.name == n)
+            || schema.enums.iter().any(|e| e.name == n)
+    };
+    if !valid {
+        "Schema".to_owned()
+    } else if taken(&camel) {
+        format!("{camel}Schema")
+    } else {
+        camel
+    }
+}
+
+/// Generates `impl Protocol for #enum_ty` over `variants` (variant name, class type), in
+/// class order, with `impl ClassOf<#enum_ty>` and `From` for each class (the derive's
+/// `#[derive(Protocol)]`; [`generate`] uses it for the schema's enum). `schema` is an
+/// expression of type `&'static Schema` naming the descriptors, or `None` to build them from
+/// the classes and `name`.
+pub fn protocol_impl(
+    name: &str,
+    enum_ty: &TokenStream,
+    variants: &[(syn::Ident, TokenStream)],
+    schema: Option<&TokenStream>,
+    options: &Options,
+) -> TokenStream {
+    let krate = &options.crate_path;
+    let tys: Vec<&TokenStream> = variants.iter().map(|(_, t)| t).collect();
+    let vs: Vec<&syn::Ident> = variants.iter().map(|(v, _)| v).collect();
+    let index: Vec<Literal> = (0..variants.len()).map(Literal::usize_unsuffixed).collect();
+    let schema = match schema {
+        Some(e) => e.clone(),
+        None => quote!(&#krate::schema::Schema::new(
+            #name,
+            &[#(<#tys as #krate::Snapshot>::CLASS),*],
+        )),
+    };
+    quote! {
+        #[automatically_derived]
+        impl #krate::Protocol for #enum_ty {
+            const SCHEMA: &'static #krate::schema::Schema = #schema;
+            fn class(&self) -> usize {
+                match self { #(Self::#vs(_) => #index,)* }
+            }
+            fn quantise_with(
+                &self,
+                raw: &mut [i32],
+                clamped: &mut dyn ::core::ops::FnMut(usize, #krate::Value),
+            ) {
+                match self { #(Self::#vs(v) => #krate::Snapshot::quantise_with(v, raw, clamped),)* }
+            }
+            fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
+                match class {
+                    #(#index => ::core::option::Option::Some(Self::#vs(<#tys as #krate::Snapshot>::dequantise(raw))),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+        #(
+            #[automatically_derived]
+            impl #krate::ClassOf<#enum_ty> for #tys {
+                const INDEX: usize = #index;
+            }
+            #[automatically_derived]
+            impl ::core::convert::From<#tys> for #enum_ty {
+                fn from(v: #tys) -> Self {
+                    Self::#vs(v)
+                }
+            }
+        )*
     }
 }
 
@@ -238,12 +333,17 @@ pub fn snapshot_impl(
         const _: () = {
             #(#quants)*
             #[automatically_derived]
+            #[allow(unused_variables)]
             impl #krate::Snapshot for #self_ty {
                 const CLASS: #krate::schema::Class = #krate::schema::Class {
                     name: #name,
                     fields: &[#(#table),*],
                 };
-                fn quantise(&self, raw: &mut [i32]) {
+                fn quantise_with(
+                    &self,
+                    raw: &mut [i32],
+                    clamped: &mut dyn ::core::ops::FnMut(usize, #krate::Value),
+                ) {
                     #(#quantise)*
                 }
                 fn dequantise(raw: &[i32]) -> Self {
@@ -258,10 +358,15 @@ pub fn snapshot_impl(
 pub fn enum_impl(ty: &TokenStream, cases: &[syn::Ident], options: &Options) -> TokenStream {
     let krate = &options.crate_path;
     let index = (0..cases.len()).map(|i| Literal::u32_unsuffixed(i as u32));
+    let names = cases.iter().map(|c| {
+        use syn::ext::IdentExt as _;
+        c.unraw().to_string()
+    });
     quote! {
         #[automatically_derived]
         impl #krate::SnapshotEnum for #ty {
             const ALL: &'static [Self] = &[#(Self::#cases),*];
+            const NAMES: &'static [&'static str] = &[#(#names),*];
             fn index(self) -> u32 {
                 match self {
                     #(Self::#cases => #index,)*
@@ -615,31 +720,32 @@ impl Gen<'_> {
             TypeKind::Int { .. } | TypeKind::Fixed { .. } | TypeKind::Angle { .. } => {
                 if let Some(s) = next(k) {
                     let (path, preds) = (&s.path, self.predictors(s));
-                    out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds)));
+                    out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint())));
                 }
             }
             TypeKind::Quat { .. } => {
                 if let Some(s) = next(k) {
                     let path = &s.path;
-                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.index().raw_min(), #q.index().raw_max()))));
+                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.index().raw_min(), #q.index().raw_max())).with_meaning(#q.index().fingerprint())));
                 }
                 for _ in 0..3 {
                     if let Some(s) = next(k) {
                         let (path, preds) = (&s.path, self.predictors(s));
-                        out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds)));
+                        out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint())));
                     }
                 }
             }
             TypeKind::Bool => {
                 if let Some(s) = next(k) {
                     let path = &s.path;
-                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.raw_min(), #q.raw_max()))));
+                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.raw_min(), #q.raw_max())).with_meaning(#q.fingerprint())));
                 }
             }
-            TypeKind::Enum { .. } => {
+            TypeKind::Enum { name } => {
                 if let Some(s) = next(k) {
                     let path = &s.path;
-                    out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases())));
+                    let ty = self.options.enum_ty(name);
+                    out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases()).with_meaning(#krate::quant::EnumQuant::fingerprint(<#ty as #krate::SnapshotEnum>::NAMES))));
                 }
             }
             TypeKind::Vec2(e) => (0..2).for_each(|_| self.table(e, scalars, k, out)),
@@ -664,13 +770,11 @@ impl Gen<'_> {
         match &ty.kind {
             TypeKind::Int { .. } => {
                 *at += 1;
-                out.push(
-                    quote!(raw[#i] = #q.quantise(#krate::__private::Integer::to_i32(#value));),
-                );
+                out.push(quote!(raw[#i] = #krate::__private::int(&#q, #value, #i, clamped);));
             }
             TypeKind::Fixed { .. } | TypeKind::Angle { .. } => {
                 *at += 1;
-                out.push(quote!(raw[#i] = #q.quantise(#krate::__private::Real::to_f64(#value));));
+                out.push(quote!(raw[#i] = #krate::__private::real(&#q, #value, #i, clamped);));
             }
             TypeKind::Bool => {
                 *at += 1;
@@ -688,7 +792,7 @@ impl Gen<'_> {
             TypeKind::Quat { .. } => {
                 let j = Literal::usize_unsuffixed(*at + 4);
                 *at += 4;
-                out.push(quote!(raw[#i..#j].copy_from_slice(&#q.quantise(#value.map(#krate::__private::Real::to_f64)));));
+                out.push(quote!(raw[#i..#j].copy_from_slice(&#krate::__private::quat(&#q, #value, #i, clamped));));
             }
             TypeKind::Vec2(e) | TypeKind::Vec3(e) => {
                 let n = if matches!(ty.kind, TypeKind::Vec2(_)) { 2 } else { 3 };

@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use netschema_runtime::engine::client::ClientStorage;
-use netschema_runtime::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::engine::peer::PeerStorage;
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
 

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use netschema_runtime::engine::client::ClientStorage;
-use netschema_runtime::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::engine::peer::PeerStorage;
 use netschema_runtime::engine::world::WorldStorage;
 use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::quant::{AngleQuant, FixedQuant};
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, Client, Peer, World};

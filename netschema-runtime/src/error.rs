@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::snapshot::Clamped;
+
 /// Everything that can go wrong in `netschema-runtime`.
 ///
 /// Every fallible operation of the crate returns this type. No operation panics on bad
@@ -35,8 +37,28 @@ pub enum Error {
     CheckMismatch,
     /// A packet names a baseline frame that the receiver does not hold.
     UnknownBaseline,
-    /// A packet or handshake was produced from a different schema.
-    SchemaMismatch,
+    /// A handshake came from a build with a different schema (hashes as
+    /// `netschema inspect` prints them).
+    SchemaMismatch {
+        /// This end's schema hash.
+        ours: u64,
+        /// The other end's.
+        theirs: u64,
+    },
+    /// A handshake came from a different version of the wire protocol.
+    VersionMismatch {
+        /// This end's wire version.
+        ours: u16,
+        /// The other end's.
+        theirs: u16,
+    },
+    /// A server's clients may see more entities at once than this client can hold.
+    TooManyHandles {
+        /// The server's handle capacity.
+        server: usize,
+        /// The most this client accepts.
+        client: usize,
+    },
     /// A fixed capacity (entities, frames in flight, handles) is exhausted.
     CapacityExceeded,
     /// Schema descriptors are inconsistent (empty candidate list, `min > max`, ...).
@@ -45,6 +67,48 @@ pub enum Error {
     StalePacket,
     /// Storage handed to a constructor is too small for the requested capacities.
     StorageTooSmall,
+    /// A captured value is NaN, infinite or outside its field's range.
+    Capture(Clamped),
+    /// An entity was set before the first frame began.
+    FrameNotStarted,
+    /// A class index the schema does not have.
+    UnknownClass {
+        /// The index given.
+        class: usize,
+        /// The schema's number of classes.
+        classes: usize,
+    },
+    /// An entity id at or beyond the world's capacity.
+    IdOutOfRange {
+        /// The id given.
+        id: usize,
+        /// The world's capacity.
+        capacity: usize,
+    },
+    /// A row whose length is not its class's number of scalar fields.
+    RowLength {
+        /// The class.
+        class: usize,
+        /// Its number of scalar fields.
+        expected: usize,
+        /// The row's length.
+        actual: usize,
+    },
+    /// The world is full: every entity slot is taken.
+    TooManyEntities {
+        /// The world's capacity.
+        capacity: usize,
+    },
+    /// An entity id the server does not hold.
+    UnknownEntity {
+        /// The id given.
+        id: u64,
+    },
+    /// A client the server does not know (never connected, or disconnected).
+    UnknownClient {
+        /// The client's number.
+        client: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -59,11 +123,36 @@ impl fmt::Display for Error {
             Error::Corrupt => f.write_str("packet is malformed"),
             Error::CheckMismatch => f.write_str("packet check value does not match"),
             Error::UnknownBaseline => f.write_str("packet names a baseline frame that is not held"),
-            Error::SchemaMismatch => f.write_str("peer uses a different schema"),
+            Error::SchemaMismatch { ours, theirs } => {
+                write!(f, "peer uses a different schema: hash {theirs:#018x}, ours {ours:#018x}")
+            }
+            Error::VersionMismatch { ours, theirs } => {
+                write!(f, "peer speaks wire version {theirs}, ours is {ours}")
+            }
+            Error::TooManyHandles { server, client } => write!(
+                f,
+                "the server's clients may see {server} entities at once, more than the {client} this client holds"
+            ),
             Error::CapacityExceeded => f.write_str("a fixed capacity is exhausted"),
             Error::InvalidSchema => f.write_str("schema descriptors are inconsistent"),
             Error::StalePacket => f.write_str("packet is not newer than frames already held"),
             Error::StorageTooSmall => f.write_str("storage is too small for the capacities"),
+            Error::Capture(c) => write!(f, "cannot capture {c}"),
+            Error::FrameNotStarted => f.write_str("no frame has begun: call `begin_frame` first"),
+            Error::UnknownClass { class, classes } => {
+                write!(f, "class {class} does not exist (the schema has {classes})")
+            }
+            Error::IdOutOfRange { id, capacity } => {
+                write!(f, "entity id {id} is outside the world's capacity of {capacity}")
+            }
+            Error::RowLength { class, expected, actual } => {
+                write!(f, "a row of class {class} has {expected} values, not {actual}")
+            }
+            Error::TooManyEntities { capacity } => {
+                write!(f, "the world is full: all {capacity} entity slots are taken")
+            }
+            Error::UnknownEntity { id } => write!(f, "no entity has id {id}"),
+            Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
         }
     }
 }

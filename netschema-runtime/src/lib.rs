@@ -10,7 +10,9 @@
 //!   between them, stored per frame;
 //! - [`engine`]: the replication engine — the server's shared archive ([`World`]), one
 //!   [`Peer`] per client, the client's decoder ([`Client`]), acks, the connect handshake and
-//!   per-field cost probes.
+//!   per-field cost probes;
+//! - [`owned`] (feature `std`): the owned, typed layer on top — a [`owned::Server`] with
+//!   connections that come and go and the game's own ids, a typed [`owned::Client`].
 //!
 //! The engine does no I/O and never allocates: every structure works in storage the caller
 //! hands it (see [`WorldStorage`], [`PeerStorage`], [`ClientStorage`]).
@@ -24,6 +26,8 @@ pub mod codec;
 pub mod engine;
 mod error;
 pub mod model;
+#[cfg(feature = "std")]
+pub mod owned;
 pub mod quant;
 pub mod schema;
 mod snapshot;
@@ -33,4 +37,4 @@ pub use engine::client::{Client, ClientStorage, Event};
 pub use engine::peer::{Peer, PeerStorage};
 pub use engine::world::{World, WorldStorage};
 pub use error::{Error, Result};
-pub use snapshot::{Snapshot, SnapshotEnum};
+pub use snapshot::{Clamped, ClassOf, Protocol, Snapshot, SnapshotEnum, Value};

@@ -36,6 +36,10 @@ pub struct Field {
     pub wraps: bool,
     /// How the field is coded.
     pub coding: Coding,
+    /// What the raw values mean: the fingerprint of the field's quantiser (its bounds and
+    /// resolution in natural units, its bits, an enum's case names), 0 if not given. Part of
+    /// the schema hash, so builds that read the same raw value differently refuse each other.
+    pub meaning: u64,
 }
 
 impl Field {
@@ -47,13 +51,19 @@ impl Field {
         wraps: bool,
         predictors: &'static [Predictor],
     ) -> Field {
-        Field { name, min, max, wraps, coding: Coding::Numeric(predictors) }
+        Field { name, min, max, wraps, coding: Coding::Numeric(predictors), meaning: 0 }
     }
 
     /// A categorical field (bool or enum) with `cases` values, raw `0..cases`.
     pub const fn categorical(name: &'static str, cases: u32) -> Field {
         let max = if cases == 0 { 0 } else { (cases - 1) as i32 };
-        Field { name, min: 0, max, wraps: false, coding: Coding::Categorical }
+        Field { name, min: 0, max, wraps: false, coding: Coding::Categorical, meaning: 0 }
+    }
+
+    /// This field with [`Field::meaning`] set to `meaning` (a quantiser's `fingerprint()`).
+    pub const fn with_meaning(mut self, meaning: u64) -> Field {
+        self.meaning = meaning;
+        self
     }
 
     /// Number of distinct raw values (`max - min + 1`), up to 2^32.
@@ -125,7 +135,10 @@ pub struct Schema {
     pub name: &'static str,
     /// Entity classes; a class is identified on the wire by its index here.
     pub classes: &'static [Class],
-    /// Hash of everything above that affects the wire format.
+    /// Hash of everything above that affects the wire format or its meaning: the schema's
+    /// and classes' names, class and field order, raw ranges, wrapping, candidate predictors
+    /// and each field's [`Field::meaning`]. The handshake compares it (see
+    /// [`crate::engine::handshake`]).
     pub hash: u64,
     /// Most scalar fields of any class.
     pub max_fields: usize,
@@ -166,6 +179,7 @@ impl Schema {
                 h = hash_bytes(h, field.name.as_bytes());
                 h = hash_u64(h, field.min as u32 as u64 | (field.max as u32 as u64) << 32);
                 h = hash_u64(h, field.wraps as u64);
+                h = hash_u64(h, field.meaning);
                 match field.coding {
                     Coding::Categorical => h = hash_u64(h, 0xca7),
                     Coding::Numeric(preds) => {

@@ -1,6 +1,9 @@
-//! The traits generated code implements: one per entity class, one per enum.
+//! The traits generated code implements: one per entity class, one per enum, and one per
+//! schema (a Rust enum over its classes), with the checked-capture report they share.
 
-use crate::schema::Class;
+use core::fmt;
+
+use crate::schema::{Class, Schema};
 
 /// A replicated entity type: its class descriptor and the mapping between its natural
 /// values and the raw integers the codec works on.
@@ -12,8 +15,28 @@ pub trait Snapshot: Sized {
     const CLASS: Class;
 
     /// Writes one raw value per scalar field of [`Snapshot::CLASS`] into `raw` (which has at
-    /// least that many entries). Values outside a field's range are clamped.
-    fn quantise(&self, raw: &mut [i32]);
+    /// least that many entries). A value that is NaN, infinite or outside its field's range
+    /// is clamped into it (NaN to the range's minimum, a quaternion to the identity) and
+    /// reported to `clamped` with the index of its scalar field in [`Snapshot::CLASS`].
+    fn quantise_with(&self, raw: &mut [i32], clamped: &mut dyn FnMut(usize, Value));
+
+    /// Like [`Snapshot::quantise_with`], clamping silently. Debug builds assert that nothing
+    /// needed clamping: use [`Snapshot::try_quantise`] where bad values are expected.
+    fn quantise(&self, raw: &mut [i32]) {
+        self.quantise_with(raw, &mut |field, value| {
+            debug_assert!(false, "{}", Clamped::new(&Self::CLASS, field, value));
+        });
+    }
+
+    /// Like [`Snapshot::quantise`], but the first value that needed clamping is an error
+    /// naming its class, field and value (`raw` is still written, clamped).
+    fn try_quantise(&self, raw: &mut [i32]) -> Result<(), Clamped> {
+        let mut first = None;
+        self.quantise_with(raw, &mut |field, value| {
+            first.get_or_insert(Clamped::new(&Self::CLASS, field, value));
+        });
+        first.map_or(Ok(()), Err)
+    }
 
     /// Rebuilds a value from raw values (as written by [`Snapshot::quantise`]); raw values
     /// outside a field's range are clamped first.
@@ -34,6 +57,9 @@ pub trait SnapshotEnum: Copy + 'static {
     /// Every case, in index order (never empty).
     const ALL: &'static [Self];
 
+    /// The Rust name of every case, in index order: part of the schema hash.
+    const NAMES: &'static [&'static str];
+
     /// The number of cases.
     const CASES: u32 = Self::ALL.len() as u32;
 
@@ -45,4 +71,102 @@ pub trait SnapshotEnum: Copy + 'static {
         let all = Self::ALL;
         all[(index as usize).min(all.len().saturating_sub(1))]
     }
+}
+
+/// A value given to a quantiser, as the game held it.
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    /// An integer field's value.
+    Int(i64),
+    /// A real field's value (one component of a vector or quaternion).
+    Real(f64),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Real(a), Value::Real(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl core::hash::Hash for Value {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Value::Int(v) => (0u8, *v).hash(state),
+            Value::Real(v) => (1u8, v.to_bits()).hash(state),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Real(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// A value that did not fit its field: NaN, infinite, or outside the field's range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Clamped {
+    /// The class.
+    pub class: &'static str,
+    /// The scalar field (`pos.x`, `color[2]`; `rot.largest` for a quaternion, reported with
+    /// its first non-finite component, or 0 for a zero quaternion).
+    pub field: &'static str,
+    /// The scalar field's index in the class.
+    pub index: usize,
+    /// The value given.
+    pub value: Value,
+}
+
+impl Clamped {
+    /// The report for scalar field `index` of `class` given `value`.
+    pub fn new(class: &Class, index: usize, value: Value) -> Clamped {
+        let field = class.fields.get(index).map_or("?", |f| f.name);
+        Clamped { class: class.name, field, index, value }
+    }
+}
+
+impl fmt::Display for Clamped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.value {
+            Value::Real(v) if v.is_nan() => "is NaN",
+            Value::Real(v) if v.is_infinite() => "is infinite",
+            _ => "is outside the field's range",
+        };
+        write!(f, "`{}.{}` = {} {what}", self.class, self.field, self.value)
+    }
+}
+
+/// A schema as a Rust type: an enum with one variant per class, in class order.
+///
+/// Generated for every `.netidl` schema (the enum is named after the schema), and by
+/// `#[derive(Protocol)]` on an enum whose variants each hold one `Snapshot` type: the
+/// variants' order is the classes' order, so class indices can never disagree.
+pub trait Protocol: Sized + 'static {
+    /// The schema's descriptors.
+    const SCHEMA: &'static Schema;
+
+    /// The class index of this value.
+    fn class(&self) -> usize;
+
+    /// Quantises this value's fields into `raw`, as [`Snapshot::quantise_with`].
+    fn quantise_with(&self, raw: &mut [i32], clamped: &mut dyn FnMut(usize, Value));
+
+    /// Rebuilds a value of class `class` from its raw values; `None` if the schema has no
+    /// such class.
+    fn dequantise(class: usize, raw: &[i32]) -> Option<Self>;
+}
+
+/// A class of the schema `P`: its index there, and its place in `P`'s enum.
+pub trait ClassOf<P: Protocol>: Snapshot + Into<P> {
+    /// The class's index in `P::SCHEMA`: its id on the wire.
+    const INDEX: usize;
 }

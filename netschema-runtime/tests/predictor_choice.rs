@@ -2,8 +2,8 @@
 
 mod support;
 
-use netschema_runtime::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, World};
 use support::{Rng, SCHEMA};

@@ -4,8 +4,8 @@ mod support;
 
 use netschema_runtime::Ack;
 use netschema_runtime::codec::prob::COST_ONE_BIT;
-use netschema_runtime::engine::owned::{PeerBuffers, WorldBuffers};
 use netschema_runtime::engine::probe::Probe;
+use netschema_runtime::owned::{PeerBuffers, WorldBuffers};
 use support::{Rng, SCHEMA};
 
 /// Adds up what the probe is told.

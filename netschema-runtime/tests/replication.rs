@@ -2,7 +2,7 @@
 
 mod support;
 
-use netschema_runtime::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::{Ack, Client, Error, Peer, World};
 use std::collections::BTreeMap;
 use support::*;

@@ -9,6 +9,69 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
     "equiv",
     &[<Unit as ::netschema::Snapshot>::CLASS, <Flag as ::netschema::Snapshot>::CLASS],
 );
+/// An entity of the `equiv` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Equiv {
+    #[allow(missing_docs)]
+    Unit(Unit),
+    #[allow(missing_docs)]
+    Flag(Flag),
+}
+#[automatically_derived]
+impl ::netschema::Protocol for Equiv {
+    const SCHEMA: &'static ::netschema::schema::Schema = &SCHEMA;
+    fn class(&self) -> usize {
+        match self {
+            Self::Unit(_) => 0,
+            Self::Flag(_) => 1,
+        }
+    }
+    fn quantise_with(
+        &self,
+        raw: &mut [i32],
+        clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+    ) {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+            Self::Flag(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+        }
+    }
+    fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
+        match class {
+            0 => {
+                ::core::option::Option::Some(
+                    Self::Unit(<Unit as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
+            1 => {
+                ::core::option::Option::Some(
+                    Self::Flag(<Flag as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Equiv> for Unit {
+    const INDEX: usize = 0;
+}
+#[automatically_derived]
+impl ::core::convert::From<Unit> for Equiv {
+    fn from(v: Unit) -> Self {
+        Self::Unit(v)
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Equiv> for Flag {
+    const INDEX: usize = 1;
+}
+#[automatically_derived]
+impl ::core::convert::From<Flag> for Equiv {
+    fn from(v: Flag) -> Self {
+        Self::Flag(v)
+    }
+}
 /// What a unit is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(u8)]
@@ -24,6 +87,7 @@ pub enum Mood {
 #[automatically_derived]
 impl ::netschema::SnapshotEnum for Mood {
     const ALL: &'static [Self] = &[Self::Calm, Self::Angry, Self::Asleep];
+    const NAMES: &'static [&'static str] = &["Calm", "Angry", "Asleep"];
     fn index(self) -> u32 {
         match self {
             Self::Calm => 0,
@@ -150,259 +214,284 @@ const _: () = {
         }
     };
     #[automatically_derived]
+    #[allow(unused_variables)]
     impl ::netschema::Snapshot for Unit {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Unit",
             fields: &[
                 ::netschema::schema::Field::numeric(
-                    "pos.x",
-                    Q_POS.raw_min(),
-                    Q_POS.raw_max(),
-                    Q_POS.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "pos.x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "pos.y",
-                    Q_POS.raw_min(),
-                    Q_POS.raw_max(),
-                    Q_POS.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "pos.y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "heading",
-                    Q_HEADING.raw_min(),
-                    Q_HEADING.raw_max(),
-                    Q_HEADING.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                    ],
-                ),
+                        "heading",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
                 ::netschema::schema::Field::categorical(
-                    "turret.largest",
-                    ::netschema::__private::cases(
-                        Q_TURRET.index().raw_min(),
-                        Q_TURRET.index().raw_max(),
+                        "turret.largest",
+                        ::netschema::__private::cases(
+                            Q_TURRET.index().raw_min(),
+                            Q_TURRET.index().raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_TURRET.index().fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret.c0",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret.c1",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret.c2",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "hp",
+                        Q_HP.raw_min(),
+                        Q_HP.raw_max(),
+                        Q_HP.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_HP.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "speed",
+                        Q_SPEED.raw_min(),
+                        Q_SPEED.raw_max(),
+                        Q_SPEED.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                            ::netschema::model::predict::Predictor::Cubic,
+                        ],
+                    )
+                    .with_meaning(Q_SPEED.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "color[0]",
+                        Q_COLOR.raw_min(),
+                        Q_COLOR.raw_max(),
+                        Q_COLOR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_COLOR.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "color[1]",
+                        Q_COLOR.raw_min(),
+                        Q_COLOR.raw_max(),
+                        Q_COLOR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_COLOR.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "color[2]",
+                        Q_COLOR.raw_min(),
+                        Q_COLOR.raw_max(),
+                        Q_COLOR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_COLOR.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "flags[0]",
+                        ::netschema::__private::cases(
+                            Q_FLAGS.raw_min(),
+                            Q_FLAGS.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_FLAGS.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "flags[1]",
+                        ::netschema::__private::cases(
+                            Q_FLAGS.raw_min(),
+                            Q_FLAGS.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_FLAGS.fingerprint()),
+                ::netschema::schema::Field::categorical("mood", Q_MOOD.cases())
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
                     ),
-                ),
                 ::netschema::schema::Field::numeric(
-                    "turret.c0",
-                    Q_TURRET.raw_min(),
-                    Q_TURRET.raw_max(),
-                    Q_TURRET.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "path[0].x",
+                        Q_PATH.raw_min(),
+                        Q_PATH.raw_max(),
+                        Q_PATH.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PATH.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "turret.c1",
-                    Q_TURRET.raw_min(),
-                    Q_TURRET.raw_max(),
-                    Q_TURRET.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "path[0].y",
+                        Q_PATH.raw_min(),
+                        Q_PATH.raw_max(),
+                        Q_PATH.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PATH.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "turret.c2",
-                    Q_TURRET.raw_min(),
-                    Q_TURRET.raw_max(),
-                    Q_TURRET.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "path[0].z",
+                        Q_PATH.raw_min(),
+                        Q_PATH.raw_max(),
+                        Q_PATH.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PATH.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "hp",
-                    Q_HP.raw_min(),
-                    Q_HP.raw_max(),
-                    Q_HP.wraps(),
-                    &[::netschema::model::predict::Predictor::Hold],
-                ),
+                        "path[1].x",
+                        Q_PATH.raw_min(),
+                        Q_PATH.raw_max(),
+                        Q_PATH.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PATH.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "speed",
-                    Q_SPEED.raw_min(),
-                    Q_SPEED.raw_max(),
-                    Q_SPEED.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Zero,
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                        ::netschema::model::predict::Predictor::Cubic,
-                    ],
-                ),
+                        "path[1].y",
+                        Q_PATH.raw_min(),
+                        Q_PATH.raw_max(),
+                        Q_PATH.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PATH.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "color[0]",
-                    Q_COLOR.raw_min(),
-                    Q_COLOR.raw_max(),
-                    Q_COLOR.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "path[1].z",
+                        Q_PATH.raw_min(),
+                        Q_PATH.raw_max(),
+                        Q_PATH.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PATH.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "color[1]",
-                    Q_COLOR.raw_min(),
-                    Q_COLOR.raw_max(),
-                    Q_COLOR.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "color[2]",
-                    Q_COLOR.raw_min(),
-                    Q_COLOR.raw_max(),
-                    Q_COLOR.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::categorical(
-                    "flags[0]",
-                    ::netschema::__private::cases(Q_FLAGS.raw_min(), Q_FLAGS.raw_max()),
-                ),
-                ::netschema::schema::Field::categorical(
-                    "flags[1]",
-                    ::netschema::__private::cases(Q_FLAGS.raw_min(), Q_FLAGS.raw_max()),
-                ),
-                ::netschema::schema::Field::categorical("mood", Q_MOOD.cases()),
-                ::netschema::schema::Field::numeric(
-                    "path[0].x",
-                    Q_PATH.raw_min(),
-                    Q_PATH.raw_max(),
-                    Q_PATH.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "path[0].y",
-                    Q_PATH.raw_min(),
-                    Q_PATH.raw_max(),
-                    Q_PATH.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "path[0].z",
-                    Q_PATH.raw_min(),
-                    Q_PATH.raw_max(),
-                    Q_PATH.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "path[1].x",
-                    Q_PATH.raw_min(),
-                    Q_PATH.raw_max(),
-                    Q_PATH.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "path[1].y",
-                    Q_PATH.raw_min(),
-                    Q_PATH.raw_max(),
-                    Q_PATH.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "path[1].z",
-                    Q_PATH.raw_min(),
-                    Q_PATH.raw_max(),
-                    Q_PATH.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "type",
-                    Q_TYPE.raw_min(),
-                    Q_TYPE.raw_max(),
-                    Q_TYPE.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "type",
+                        Q_TYPE.raw_min(),
+                        Q_TYPE.raw_max(),
+                        Q_TYPE.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TYPE.fingerprint()),
             ],
         };
-        fn quantise(&self, raw: &mut [i32]) {
-            raw[0] = Q_POS.quantise(::netschema::__private::Real::to_f64(self.pos[0]));
-            raw[1] = Q_POS.quantise(::netschema::__private::Real::to_f64(self.pos[1]));
-            raw[2] = Q_HEADING
-                .quantise(::netschema::__private::Real::to_f64(self.heading));
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            raw[0] = ::netschema::__private::real(&Q_POS, self.pos[0], 0, clamped);
+            raw[1] = ::netschema::__private::real(&Q_POS, self.pos[1], 1, clamped);
+            raw[2] = ::netschema::__private::real(&Q_HEADING, self.heading, 2, clamped);
             raw[3..7]
                 .copy_from_slice(
-                    &Q_TURRET
-                        .quantise(self.turret.map(::netschema::__private::Real::to_f64)),
+                    &::netschema::__private::quat(&Q_TURRET, self.turret, 3, clamped),
                 );
-            raw[7] = Q_HP.quantise(::netschema::__private::Integer::to_i32(self.hp));
-            raw[8] = Q_SPEED.quantise(::netschema::__private::Real::to_f64(self.speed));
-            raw[9] = Q_COLOR
-                .quantise(::netschema::__private::Integer::to_i32(self.color[0]));
-            raw[10] = Q_COLOR
-                .quantise(::netschema::__private::Integer::to_i32(self.color[1]));
-            raw[11] = Q_COLOR
-                .quantise(::netschema::__private::Integer::to_i32(self.color[2]));
+            raw[7] = ::netschema::__private::int(&Q_HP, self.hp, 7, clamped);
+            raw[8] = ::netschema::__private::real(&Q_SPEED, self.speed, 8, clamped);
+            raw[9] = ::netschema::__private::int(&Q_COLOR, self.color[0], 9, clamped);
+            raw[10] = ::netschema::__private::int(&Q_COLOR, self.color[1], 10, clamped);
+            raw[11] = ::netschema::__private::int(&Q_COLOR, self.color[2], 11, clamped);
             raw[12] = Q_FLAGS.quantise(self.flags[0]);
             raw[13] = Q_FLAGS.quantise(self.flags[1]);
             raw[14] = Q_MOOD
                 .quantise(<Mood as ::netschema::SnapshotEnum>::index(self.mood));
-            raw[15] = Q_PATH
-                .quantise(::netschema::__private::Integer::to_i32(self.path[0][0]));
-            raw[16] = Q_PATH
-                .quantise(::netschema::__private::Integer::to_i32(self.path[0][1]));
-            raw[17] = Q_PATH
-                .quantise(::netschema::__private::Integer::to_i32(self.path[0][2]));
-            raw[18] = Q_PATH
-                .quantise(::netschema::__private::Integer::to_i32(self.path[1][0]));
-            raw[19] = Q_PATH
-                .quantise(::netschema::__private::Integer::to_i32(self.path[1][1]));
-            raw[20] = Q_PATH
-                .quantise(::netschema::__private::Integer::to_i32(self.path[1][2]));
-            raw[21] = Q_TYPE
-                .quantise(::netschema::__private::Integer::to_i32(self.r#type));
+            raw[15] = ::netschema::__private::int(&Q_PATH, self.path[0][0], 15, clamped);
+            raw[16] = ::netschema::__private::int(&Q_PATH, self.path[0][1], 16, clamped);
+            raw[17] = ::netschema::__private::int(&Q_PATH, self.path[0][2], 17, clamped);
+            raw[18] = ::netschema::__private::int(&Q_PATH, self.path[1][0], 18, clamped);
+            raw[19] = ::netschema::__private::int(&Q_PATH, self.path[1][1], 19, clamped);
+            raw[20] = ::netschema::__private::int(&Q_PATH, self.path[1][2], 20, clamped);
+            raw[21] = ::netschema::__private::int(&Q_TYPE, self.r#type, 21, clamped);
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
@@ -507,46 +596,57 @@ const _: () = {
         }
     };
     #[automatically_derived]
+    #[allow(unused_variables)]
     impl ::netschema::Snapshot for Flag {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Flag",
             fields: &[
                 ::netschema::schema::Field::numeric(
-                    "owner",
-                    Q_OWNER.raw_min(),
-                    Q_OWNER.raw_max(),
-                    Q_OWNER.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "owner",
+                        Q_OWNER.raw_min(),
+                        Q_OWNER.raw_max(),
+                        Q_OWNER.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_OWNER.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "progress",
-                    Q_PROGRESS.raw_min(),
-                    Q_PROGRESS.raw_max(),
-                    Q_PROGRESS.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "progress",
+                        Q_PROGRESS.raw_min(),
+                        Q_PROGRESS.raw_max(),
+                        Q_PROGRESS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PROGRESS.fingerprint()),
                 ::netschema::schema::Field::categorical(
-                    "contested",
-                    ::netschema::__private::cases(
-                        Q_CONTESTED.raw_min(),
-                        Q_CONTESTED.raw_max(),
-                    ),
-                ),
+                        "contested",
+                        ::netschema::__private::cases(
+                            Q_CONTESTED.raw_min(),
+                            Q_CONTESTED.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_CONTESTED.fingerprint()),
             ],
         };
-        fn quantise(&self, raw: &mut [i32]) {
-            raw[0] = Q_OWNER
-                .quantise(::netschema::__private::Integer::to_i32(self.owner));
-            raw[1] = Q_PROGRESS
-                .quantise(::netschema::__private::Real::to_f64(self.progress));
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            raw[0] = ::netschema::__private::int(&Q_OWNER, self.owner, 0, clamped);
+            raw[1] = ::netschema::__private::real(
+                &Q_PROGRESS,
+                self.progress,
+                1,
+                clamped,
+            );
             raw[2] = Q_CONTESTED.quantise(self.contested);
         }
         fn dequantise(raw: &[i32]) -> Self {

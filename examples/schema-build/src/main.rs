@@ -6,7 +6,7 @@
 //! ```
 
 use netschema::Snapshot;
-use netschema::engine::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 
 /// The code generated from `schema/game.netidl`.
 #[allow(clippy::all)]

@@ -9,6 +9,69 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
     "small",
     &[<Unit as ::netschema::Snapshot>::CLASS, <Flag as ::netschema::Snapshot>::CLASS],
 );
+/// An entity of the `small` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Small {
+    #[allow(missing_docs)]
+    Unit(Unit),
+    #[allow(missing_docs)]
+    Flag(Flag),
+}
+#[automatically_derived]
+impl ::netschema::Protocol for Small {
+    const SCHEMA: &'static ::netschema::schema::Schema = &SCHEMA;
+    fn class(&self) -> usize {
+        match self {
+            Self::Unit(_) => 0,
+            Self::Flag(_) => 1,
+        }
+    }
+    fn quantise_with(
+        &self,
+        raw: &mut [i32],
+        clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+    ) {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+            Self::Flag(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+        }
+    }
+    fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
+        match class {
+            0 => {
+                ::core::option::Option::Some(
+                    Self::Unit(<Unit as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
+            1 => {
+                ::core::option::Option::Some(
+                    Self::Flag(<Flag as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Small> for Unit {
+    const INDEX: usize = 0;
+}
+#[automatically_derived]
+impl ::core::convert::From<Unit> for Small {
+    fn from(v: Unit) -> Self {
+        Self::Unit(v)
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Small> for Flag {
+    const INDEX: usize = 1;
+}
+#[automatically_derived]
+impl ::core::convert::From<Flag> for Small {
+    fn from(v: Flag) -> Self {
+        Self::Flag(v)
+    }
+}
 /// What a unit is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(u8)]
@@ -22,6 +85,7 @@ pub enum State {
 #[automatically_derived]
 impl ::netschema::SnapshotEnum for State {
     const ALL: &'static [Self] = &[Self::Idle, Self::MovingFast];
+    const NAMES: &'static [&'static str] = &["Idle", "MovingFast"];
     fn index(self) -> u32 {
         match self {
             Self::Idle => 0,
@@ -125,146 +189,168 @@ const _: () = {
         }
     };
     #[automatically_derived]
+    #[allow(unused_variables)]
     impl ::netschema::Snapshot for Unit {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Unit",
             fields: &[
                 ::netschema::schema::Field::numeric(
-                    "pos.x",
-                    Q_POS.raw_min(),
-                    Q_POS.raw_max(),
-                    Q_POS.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "pos.x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "pos.y",
-                    Q_POS.raw_min(),
-                    Q_POS.raw_max(),
-                    Q_POS.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "pos.y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "hp",
-                    Q_HP.raw_min(),
-                    Q_HP.raw_max(),
-                    Q_HP.wraps(),
-                    &[::netschema::model::predict::Predictor::Hold],
-                ),
+                        "hp",
+                        Q_HP.raw_min(),
+                        Q_HP.raw_max(),
+                        Q_HP.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_HP.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "heading",
-                    Q_HEADING.raw_min(),
-                    Q_HEADING.raw_max(),
-                    Q_HEADING.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                    ],
-                ),
+                        "heading",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
                 ::netschema::schema::Field::categorical(
-                    "rot.largest",
-                    ::netschema::__private::cases(
-                        Q_ROT.index().raw_min(),
-                        Q_ROT.index().raw_max(),
+                        "rot.largest",
+                        ::netschema::__private::cases(
+                            Q_ROT.index().raw_min(),
+                            Q_ROT.index().raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ROT.index().fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "rot.c0",
+                        Q_ROT.raw_min(),
+                        Q_ROT.raw_max(),
+                        Q_ROT.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_ROT.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "rot.c1",
+                        Q_ROT.raw_min(),
+                        Q_ROT.raw_max(),
+                        Q_ROT.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_ROT.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "rot.c2",
+                        Q_ROT.raw_min(),
+                        Q_ROT.raw_max(),
+                        Q_ROT.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_ROT.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("state", Q_STATE.cases())
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <State as ::netschema::SnapshotEnum>::NAMES,
+                        ),
                     ),
-                ),
                 ::netschema::schema::Field::numeric(
-                    "rot.c0",
-                    Q_ROT.raw_min(),
-                    Q_ROT.raw_max(),
-                    Q_ROT.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "speed",
+                        Q_SPEED.raw_min(),
+                        Q_SPEED.raw_max(),
+                        Q_SPEED.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Cubic,
+                        ],
+                    )
+                    .with_meaning(Q_SPEED.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "rot.c1",
-                    Q_ROT.raw_min(),
-                    Q_ROT.raw_max(),
-                    Q_ROT.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "type[0]",
+                        Q_TYPE.raw_min(),
+                        Q_TYPE.raw_max(),
+                        Q_TYPE.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TYPE.fingerprint()),
                 ::netschema::schema::Field::numeric(
-                    "rot.c2",
-                    Q_ROT.raw_min(),
-                    Q_ROT.raw_max(),
-                    Q_ROT.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::categorical(
-                    "alive",
-                    ::netschema::__private::cases(Q_ALIVE.raw_min(), Q_ALIVE.raw_max()),
-                ),
-                ::netschema::schema::Field::categorical("state", Q_STATE.cases()),
-                ::netschema::schema::Field::numeric(
-                    "speed",
-                    Q_SPEED.raw_min(),
-                    Q_SPEED.raw_max(),
-                    Q_SPEED.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Zero,
-                        ::netschema::model::predict::Predictor::Cubic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "type[0]",
-                    Q_TYPE.raw_min(),
-                    Q_TYPE.raw_max(),
-                    Q_TYPE.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
-                ::netschema::schema::Field::numeric(
-                    "type[1]",
-                    Q_TYPE.raw_min(),
-                    Q_TYPE.raw_max(),
-                    Q_TYPE.wraps(),
-                    &[
-                        ::netschema::model::predict::Predictor::Hold,
-                        ::netschema::model::predict::Predictor::Linear,
-                        ::netschema::model::predict::Predictor::Quadratic,
-                    ],
-                ),
+                        "type[1]",
+                        Q_TYPE.raw_min(),
+                        Q_TYPE.raw_max(),
+                        Q_TYPE.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TYPE.fingerprint()),
             ],
         };
-        fn quantise(&self, raw: &mut [i32]) {
-            raw[0] = Q_POS.quantise(::netschema::__private::Real::to_f64(self.pos[0]));
-            raw[1] = Q_POS.quantise(::netschema::__private::Real::to_f64(self.pos[1]));
-            raw[2] = Q_HP.quantise(::netschema::__private::Integer::to_i32(self.hp));
-            raw[3] = Q_HEADING
-                .quantise(::netschema::__private::Real::to_f64(self.heading));
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            raw[0] = ::netschema::__private::real(&Q_POS, self.pos[0], 0, clamped);
+            raw[1] = ::netschema::__private::real(&Q_POS, self.pos[1], 1, clamped);
+            raw[2] = ::netschema::__private::int(&Q_HP, self.hp, 2, clamped);
+            raw[3] = ::netschema::__private::real(&Q_HEADING, self.heading, 3, clamped);
             raw[4..8]
                 .copy_from_slice(
-                    &Q_ROT.quantise(self.rot.map(::netschema::__private::Real::to_f64)),
+                    &::netschema::__private::quat(&Q_ROT, self.rot, 4, clamped),
                 );
             raw[8] = Q_ALIVE.quantise(self.alive);
             raw[9] = Q_STATE
                 .quantise(<State as ::netschema::SnapshotEnum>::index(self.state));
-            raw[10] = Q_SPEED.quantise(::netschema::__private::Real::to_f64(self.speed));
-            raw[11] = Q_TYPE
-                .quantise(::netschema::__private::Integer::to_i32(self.r#type[0]));
-            raw[12] = Q_TYPE
-                .quantise(::netschema::__private::Integer::to_i32(self.r#type[1]));
+            raw[10] = ::netschema::__private::real(&Q_SPEED, self.speed, 10, clamped);
+            raw[11] = ::netschema::__private::int(&Q_TYPE, self.r#type[0], 11, clamped);
+            raw[12] = ::netschema::__private::int(&Q_TYPE, self.r#type[1], 12, clamped);
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
@@ -314,21 +400,28 @@ const _: () = {
         }
     };
     #[automatically_derived]
+    #[allow(unused_variables)]
     impl ::netschema::Snapshot for Flag {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Flag",
             fields: &[
                 ::netschema::schema::Field::categorical(
-                    "up[0]",
-                    ::netschema::__private::cases(Q_UP.raw_min(), Q_UP.raw_max()),
-                ),
+                        "up[0]",
+                        ::netschema::__private::cases(Q_UP.raw_min(), Q_UP.raw_max()),
+                    )
+                    .with_meaning(Q_UP.fingerprint()),
                 ::netschema::schema::Field::categorical(
-                    "up[1]",
-                    ::netschema::__private::cases(Q_UP.raw_min(), Q_UP.raw_max()),
-                ),
+                        "up[1]",
+                        ::netschema::__private::cases(Q_UP.raw_min(), Q_UP.raw_max()),
+                    )
+                    .with_meaning(Q_UP.fingerprint()),
             ],
         };
-        fn quantise(&self, raw: &mut [i32]) {
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
             raw[0] = Q_UP.quantise(self.up[0]);
             raw[1] = Q_UP.quantise(self.up[1]);
         }

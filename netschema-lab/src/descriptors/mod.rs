@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::quant::EnumQuant;
 use netschema_runtime::schema::{Class, Schema};
 
 pub use quant::Quantiser;
@@ -113,7 +114,8 @@ impl RuntimeSchema {
                 let predictors = *leaked_predictors
                     .entry(s.predictors)
                     .or_insert_with(|| leak_predictors(s.predictors));
-                fields.push(q.descriptor(leak_str(&s.path), predictors));
+                let meaning = q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind));
+                fields.push(q.descriptor(leak_str(&s.path), predictors, meaning));
                 quantisers.push(q);
             }
             descriptors.push(Class {
@@ -139,6 +141,19 @@ impl RuntimeSchema {
 /// The runtime descriptors of `ir` alone (see [`RuntimeSchema::new`]; the storage is leaked).
 pub fn leak_schema(ir: &ir::Schema) -> Result<&'static Schema, SchemaError> {
     Ok(RuntimeSchema::new(ir)?.schema)
+}
+
+/// The fingerprint of an enum field's case names, as generated code computes it from the
+/// enum's Rust variant names.
+fn enum_fingerprint(ir: &ir::Schema, kind: &netschema_idl::ScalarKind) -> u64 {
+    let netschema_idl::ScalarKind::Enum { name, .. } = kind else { return 0 };
+    let Some((_, e)) = ir.find_enum(name) else { return 0 };
+    let names: Vec<String> = netschema_idl::codegen::variant_names(e)
+        .into_iter()
+        .map(|(v, _)| v.to_string().trim_start_matches("r#").to_owned())
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    EnumQuant::fingerprint(&names)
 }
 
 fn leak_str(s: &str) -> &'static str {

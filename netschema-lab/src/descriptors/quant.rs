@@ -112,13 +112,36 @@ impl Quantiser {
     }
 
     /// The runtime descriptor of a scalar with this quantiser: numeric with `predictors`, or
-    /// categorical (then `predictors` is ignored).
-    pub fn descriptor(&self, name: &'static str, predictors: &'static [Predictor]) -> Field {
-        if self.is_categorical() {
+    /// categorical (then `predictors` is ignored), with `meaning` as its
+    /// [`Field::meaning`](netschema_runtime::schema::Field::meaning).
+    pub fn descriptor(
+        &self,
+        name: &'static str,
+        predictors: &'static [Predictor],
+        meaning: u64,
+    ) -> Field {
+        let field = if self.is_categorical() {
             // `raw_max` of a categorical quantiser is at most `i32::MAX`, so this cannot wrap.
             Field::categorical(name, self.raw_max() as u32 + 1)
         } else {
             Field::numeric(name, self.raw_min(), self.raw_max(), self.wraps(), predictors)
+        };
+        field.with_meaning(meaning)
+    }
+
+    /// The fingerprint generated code gives a field with this quantiser, as its
+    /// [`Field::meaning`](netschema_runtime::schema::Field::meaning); `None` for an enum,
+    /// whose fingerprint covers its case names
+    /// ([`EnumQuant::fingerprint`]).
+    pub fn fingerprint(&self) -> Option<u64> {
+        match self {
+            Quantiser::Int(q) => Some(q.fingerprint()),
+            Quantiser::Fixed(q) => Some(q.fingerprint()),
+            Quantiser::Angle(q) => Some(q.fingerprint()),
+            Quantiser::QuatLargest(q) => Some(q.index().fingerprint()),
+            Quantiser::QuatComponent(q) => Some(q.fingerprint()),
+            Quantiser::Bool(q) => Some(q.fingerprint()),
+            Quantiser::Enum(_) => None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::Ack;
+use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
 use crate::engine::peer::digest;
@@ -23,6 +24,9 @@ pub struct ClientStorage<'a> {
     pub classes: &'a mut [u16],
     /// Frame at which every handle got its entity, in every frame slot.
     pub born: &'a mut [u32],
+    /// Whether every handle names one of the client's own entities, in every frame slot (one
+    /// bit each).
+    pub own: &'a mut [u64],
     /// Models stored with each frame slot.
     pub models: &'a mut [Model],
 }
@@ -34,6 +38,8 @@ pub struct ClientSizes {
     pub rows: usize,
     /// Length of [`ClientStorage::classes`] and [`ClientStorage::born`].
     pub handles: usize,
+    /// Length of [`ClientStorage::own`].
+    pub own: usize,
     /// Length of [`ClientStorage::models`].
     pub models: usize,
 }
@@ -41,7 +47,10 @@ pub struct ClientSizes {
 impl ClientSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
-        self.rows * 4 + self.handles * 6 + self.models * core::mem::size_of::<Model>()
+        self.rows * 4
+            + self.handles * 6
+            + self.own * 8
+            + self.models * core::mem::size_of::<Model>()
     }
 }
 
@@ -51,6 +60,7 @@ impl ClientStorage<'_> {
         ClientSizes {
             rows: SLOTS * handles * schema.max_fields,
             handles: SLOTS * handles,
+            own: words(SLOTS * handles),
             models: SLOTS * ModelLayout::new(schema).len,
         }
     }
@@ -78,16 +88,39 @@ pub enum Event {
     },
 }
 
+/// What a [`Client`] keeps besides its storage, for the owned layer to resume it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ClientState {
+    layout: ModelLayout,
+    handles: u32,
+    slots: Slots,
+    newest: u32,
+    previous: Option<usize>,
+    /// The frame the first packet's number is read relative to.
+    origin: u32,
+}
+
+impl ClientState {
+    /// This state with the first packet's frame read relative to `origin` (the server's frame
+    /// at connect), so that frames are numbered as on the server.
+    #[cfg(feature = "std")]
+    pub(crate) fn with_origin(mut self, origin: u32) -> ClientState {
+        self.origin = origin;
+        self
+    }
+
+    /// The newest frame decoded, if any.
+    pub(crate) fn frame(&self) -> Option<u32> {
+        (self.newest != NO_FRAME).then_some(self.newest)
+    }
+}
+
 /// The client side of a connection.
 #[derive(Debug)]
 pub struct Client<'a> {
     schema: &'a Schema,
-    layout: ModelLayout,
-    handles: u32,
     store: ClientStorage<'a>,
-    slots: Slots,
-    newest: u32,
-    previous: Option<usize>,
+    state: ClientState,
 }
 
 impl<'a> Client<'a> {
@@ -95,31 +128,62 @@ impl<'a> Client<'a> {
     pub fn new(schema: &'a Schema, handles: usize, store: ClientStorage<'a>) -> Result<Self> {
         schema.validate()?;
         let sizes = ClientStorage::sizes(schema, handles);
-        let ClientStorage { rows, classes, born, models } = store;
         if handles > u32::MAX as usize / 2
-            || rows.len() < sizes.rows
-            || classes.len() < sizes.handles
-            || born.len() < sizes.handles
-            || models.len() < sizes.models
+            || store.rows.len() < sizes.rows
+            || store.classes.len() < sizes.handles
+            || store.born.len() < sizes.handles
+            || store.own.len() < sizes.own
+            || store.models.len() < sizes.models
         {
             return Err(Error::StorageTooSmall);
         }
-        let store = ClientStorage {
-            rows: &mut rows[..sizes.rows],
-            classes: &mut classes[..sizes.handles],
-            born: &mut born[..sizes.handles],
-            models: &mut models[..sizes.models],
-        };
+        let store = Self::trim(store, &sizes);
         store.classes.fill(NO_CLASS);
-        Ok(Client {
-            schema,
+        let state = ClientState {
             layout: ModelLayout::new(schema),
             handles: handles as u32,
-            store,
             slots: Slots::new(),
             newest: NO_FRAME,
             previous: None,
-        })
+            origin: 0,
+        };
+        Ok(Client { schema, store, state })
+    }
+
+    /// `store` cut to `sizes` (which it fits).
+    fn trim<'s>(store: ClientStorage<'s>, sizes: &ClientSizes) -> ClientStorage<'s> {
+        ClientStorage {
+            rows: &mut store.rows[..sizes.rows],
+            classes: &mut store.classes[..sizes.handles],
+            born: &mut store.born[..sizes.handles],
+            own: &mut store.own[..sizes.own],
+            models: &mut store.models[..sizes.models],
+        }
+    }
+
+    #[cfg(feature = "std")]
+    /// The client in `store` as it was when `state` was taken from it (storage that
+    /// [`Client::new`] initialised).
+    pub(crate) fn resume(schema: &'a Schema, store: ClientStorage<'a>, state: ClientState) -> Self {
+        let sizes = ClientStorage::sizes(schema, state.handles as usize);
+        Client { schema, store: Self::trim(store, &sizes), state }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`Client::resume`] needs besides the storage.
+    pub(crate) fn state(&self) -> ClientState {
+        self.state
+    }
+
+    fn reader(&self) -> Reader<'_> {
+        Reader {
+            schema: self.schema,
+            rows: self.store.rows,
+            classes: self.store.classes,
+            born: self.store.born,
+            own: self.store.own,
+            state: self.state,
+        }
     }
 
     /// The schema hash this client presents when connecting.
@@ -129,19 +193,19 @@ impl<'a> Client<'a> {
 
     /// The newest frame decoded, if any.
     pub fn frame(&self) -> Option<u32> {
-        (self.newest != NO_FRAME).then_some(self.newest)
+        self.state.frame()
     }
 
     /// The acknowledgement to send: the newest frame held and the ones before it.
     pub fn ack(&self) -> Option<Ack> {
-        let newest = self.frame()?;
-        Some(Ack::from_frames(newest, |f| self.slots.find(f).is_some()))
+        self.reader().ack()
     }
 
     /// Digest of the models stored with `frame`, if it is held (for checking both ends agree).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
-        let p = self.slots.find(frame)?;
-        Some(digest(&self.store.models[p * self.layout.len..][..self.layout.len]))
+        let p = self.state.slots.find(frame)?;
+        let m = self.state.layout.len;
+        Some(digest(&self.store.models[p * m..][..m]))
     }
 
     /// Decodes a packet and makes its frame the current view; returns the frame number.
@@ -153,26 +217,26 @@ impl<'a> Client<'a> {
         let distance = dec.direct(0, BASE_BITS);
         let mut refs = if distance == 0 {
             let wire = dec.direct(0, FRAME_BITS) as u16;
-            let frame = if self.newest == NO_FRAME {
-                u32::from(wire)
+            let frame = if self.state.newest == NO_FRAME {
+                from_wire(self.state.origin, wire)
             } else {
-                from_wire(self.newest, wire)
+                from_wire(self.state.newest, wire)
             };
             Refs::new(frame, &[])
         } else {
             let id = dec.direct(0, BASE_ID_BITS);
-            let base = self.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
+            let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
             Refs::new(base.wrapping_add(distance), &[base])
         };
         let frame = refs.frame;
-        if self.newest != NO_FRAME && age(frame, self.newest) as i32 <= 0 {
+        if self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
-        let m = self.layout.len;
-        let spare = self.slots.spare();
+        let m = self.state.layout.len;
+        let spare = self.state.slots.spare();
         match refs.base() {
             Some(b) => {
-                let p = self.slots.find(b).ok_or(Error::UnknownBaseline)?;
+                let p = self.state.slots.find(b).ok_or(Error::UnknownBaseline)?;
                 self.store.models.copy_within(p * m..(p + 1) * m, spare * m);
             }
             None => {
@@ -183,9 +247,9 @@ impl<'a> Client<'a> {
         packet::code_history(&mut dec, &mut models[ModelLayout::PACKET], &mut refs)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
-            *slot = self.slots.find(t).ok_or(Error::UnknownBaseline)?;
+            *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
         }
-        let h = self.handles as usize;
+        let h = self.state.handles as usize;
         self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
         // Split the rows into the slot being written and the slots being read.
         let mut chunks = self.store.rows.chunks_mut(h * self.schema.max_fields);
@@ -197,7 +261,7 @@ impl<'a> Client<'a> {
         }
         let mut side = DecoderSide {
             refs: &refs,
-            handles: self.handles,
+            handles: self.state.handles,
             stride: self.schema.max_fields,
             history,
             history_rows,
@@ -205,59 +269,110 @@ impl<'a> Client<'a> {
             new_rows,
             classes: self.store.classes,
             born: self.store.born,
+            own: self.store.own,
         };
         let check =
             packet::code_body(&mut dec, &mut side, &mut NoProbe, self.schema, models, &refs)?;
         if dec.direct(0, CHECK_BITS) != check {
             return Err(Error::CheckMismatch);
         }
-        self.previous = (self.newest != NO_FRAME).then(|| self.slots.find(self.newest)).flatten();
-        if age(frame, self.newest) >= WINDOW {
-            self.previous = None;
+        self.state.previous = (self.state.newest != NO_FRAME)
+            .then(|| self.state.slots.find(self.state.newest))
+            .flatten();
+        if age(frame, self.state.newest) >= WINDOW {
+            self.state.previous = None;
         }
-        self.slots.commit(frame);
-        self.newest = frame;
+        self.state.slots.commit(frame);
+        self.state.newest = frame;
         Ok(frame)
-    }
-
-    fn current_slot(&self) -> Option<usize> {
-        self.slots.find(self.newest)
     }
 
     /// Class and raw values of `handle` in the current view.
     pub fn get(&self, handle: u32) -> Option<(usize, &[i32])> {
-        self.entry(self.current_slot()?, handle)
+        self.reader().get(handle)
     }
 
-    fn entry(&self, slot: usize, handle: u32) -> Option<(usize, &[i32])> {
-        if handle >= self.handles {
-            return None;
-        }
-        let at = slot * self.handles as usize + handle as usize;
-        let class = usize::from(self.store.classes[at]);
-        let fields = self.schema.classes.get(class)?.fields.len();
-        Some((class, &self.store.rows[at * self.schema.max_fields..][..fields]))
+    /// Whether the server marked the entity at `handle` in the current view as this client's
+    /// own.
+    pub fn is_own(&self, handle: u32) -> bool {
+        self.reader().is_own(handle)
     }
 
     /// Every entity of the current view: handle, class and raw values, by handle.
     pub fn view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
+        self.reader().view()
+    }
+
+    /// What changed from the previous view to the current one, by handle.
+    pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        self.reader().events()
+    }
+}
+
+/// Read access to a client's current and previous views over shared storage, for the
+/// [`Client`] and the owned layer alike.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reader<'s> {
+    pub(crate) schema: &'s Schema,
+    pub(crate) rows: &'s [i32],
+    pub(crate) classes: &'s [u16],
+    pub(crate) born: &'s [u32],
+    pub(crate) own: &'s [u64],
+    pub(crate) state: ClientState,
+}
+
+impl<'s> Reader<'s> {
+    /// The acknowledgement to send.
+    pub(crate) fn ack(&self) -> Option<Ack> {
+        let newest = self.state.frame()?;
+        Some(Ack::from_frames(newest, |f| self.state.slots.find(f).is_some()))
+    }
+
+    fn current_slot(&self) -> Option<usize> {
+        self.state.slots.find(self.state.newest)
+    }
+
+    /// Class and raw values of `handle` in the current view.
+    pub(crate) fn get(&self, handle: u32) -> Option<(usize, &'s [i32])> {
+        self.entry(self.current_slot()?, handle)
+    }
+
+    /// Whether `handle` names one of the client's own entities in the current view.
+    pub(crate) fn is_own(&self, handle: u32) -> bool {
+        self.get(handle).is_some()
+            && self.current_slot().is_some_and(|p| {
+                test_bit(self.own, p * self.state.handles as usize + handle as usize)
+            })
+    }
+
+    fn entry(&self, slot: usize, handle: u32) -> Option<(usize, &'s [i32])> {
+        if handle >= self.state.handles {
+            return None;
+        }
+        let at = slot * self.state.handles as usize + handle as usize;
+        let class = usize::from(*self.classes.get(at)?);
+        let fields = self.schema.classes.get(class)?.fields.len();
+        self.rows.get(at * self.schema.max_fields..)?.get(..fields).map(|row| (class, row))
+    }
+
+    /// Every entity of the current view: handle, class and raw values, by handle.
+    pub(crate) fn view(self) -> impl Iterator<Item = (u32, usize, &'s [i32])> {
         let slot = self.current_slot();
-        (0..self.handles).filter_map(move |h| {
+        (0..self.state.handles).filter_map(move |h| {
             let (class, row) = self.entry(slot?, h)?;
             Some((h, class, row))
         })
     }
 
     /// What changed from the previous view to the current one, by handle.
-    pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
+    pub(crate) fn events(self) -> impl Iterator<Item = Event> + 's {
         let now = self.current_slot();
-        let before = self.previous;
-        let hs = self.handles as usize;
-        (0..self.handles).flat_map(move |h| {
-            let old = before
-                .and_then(|p| self.entry(p, h).map(|e| (e, self.store.born[p * hs + h as usize])));
-            let new = now
-                .and_then(|p| self.entry(p, h).map(|e| (e, self.store.born[p * hs + h as usize])));
+        let before = self.state.previous;
+        let hs = self.state.handles as usize;
+        (0..self.state.handles).flat_map(move |h| {
+            let born = |p: usize| self.born.get(p * hs + h as usize).copied();
+            let old = before.and_then(|p| self.entry(p, h).map(|e| (e, born(p))));
+            let new = now.and_then(|p| self.entry(p, h).map(|e| (e, born(p))));
             let (removed, created, updated) = match (old, new) {
                 (Some(_), None) => (true, false, false),
                 (None, Some(_)) => (false, true, false),
@@ -291,6 +406,7 @@ struct DecoderSide<'s> {
     new_rows: &'s mut [i32],
     classes: &'s mut [u16],
     born: &'s mut [u32],
+    own: &'s mut [u64],
 }
 
 impl DecoderSide<'_> {
@@ -324,20 +440,25 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         0
     }
 
-    fn next_enter_hint(&mut self) -> (u32, usize, u32) {
-        (0, 0, 0)
+    fn next_enter_hint(&mut self) -> (u32, usize, u32, bool) {
+        (0, 0, 0, false)
     }
 
-    fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>) -> Result<()> {
+    fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>, own: bool) -> Result<()> {
         let at = self.at(self.new, h);
         if h >= self.handles || self.classes[at] != NO_CLASS {
             return Err(Error::Corrupt);
         }
         self.classes[at] = class as u16;
-        self.born[at] = match handle_age {
-            Some(a) => self.refs.frame.wrapping_sub(a),
-            None => self.born[self.at(self.history[0], h)],
+        let (born, own) = match handle_age {
+            Some(a) => (self.refs.frame.wrapping_sub(a), own),
+            None => {
+                let base = self.at(self.history[0], h);
+                (self.born[base], test_bit(self.own, base))
+            }
         };
+        self.born[at] = born;
+        put_bit(self.own, at, own);
         Ok(())
     }
 

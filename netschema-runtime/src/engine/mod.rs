@@ -12,9 +12,9 @@
 //!   and the models stored with each — which encodes packets;
 //! - [`client`]: decodes packets into its own archive, yields [`Event`](client::Event)s and
 //!   writes an [`Ack`](ack::Ack) ([`ack`]) for the peer;
-//! - [`handshake`]: the hello both ends exchange to refuse a schema mismatch;
+//! - [`handshake`]: the hello and welcome that refuse a mismatched schema, wire version or
+//!   capacity;
 //! - [`probe`]: per-field costs of encoded packets, for profiling;
-//! - `owned` (with the `std` feature): storage for the above, owned in `Vec`s.
 //!
 //! The engine does no I/O and never allocates: every structure works in storage the caller
 //! hands it ([`WorldStorage`](world::WorldStorage), [`PeerStorage`](peer::PeerStorage),
@@ -23,11 +23,10 @@
 //! [`WINDOW`]: frame::WINDOW
 
 pub mod ack;
+mod bitset;
 pub mod client;
 pub mod frame;
 pub mod handshake;
-#[cfg(feature = "std")]
-pub mod owned;
 mod packet;
 pub mod peer;
 pub mod probe;

@@ -6,7 +6,8 @@
 //!    if so its update: an "unchanged" flag (every field equals its prediction), else each
 //!    field's residual against the prediction of its cheapest candidate;
 //! 3. the entities entering: their count, then for each its handle (as a gap from the
-//!    previous one), class, the age of its handle, and its values against the zero predictor;
+//!    previous one), class, the age of its handle, whether it is the client's own, and its
+//!    values against the zero predictor;
 //! 4. a 16-bit check value over every handle and value of frame `n`.
 //!
 //! Encoder and decoder run the same walk ([`code_body`]) through [`BinaryCoder`]; a
@@ -36,6 +37,8 @@ pub(crate) const CHECK_BITS: u32 = 16;
 // Slots of the packet-structure model.
 const FLAG_KEPT: usize = 0;
 const FLAG_MORE_HISTORY: usize = 1;
+/// After the three history flags.
+const FLAG_OWN: usize = 4;
 const COUNT_ENTERED: usize = 0;
 const COUNT_HANDLE_GAP: usize = 1;
 const COUNT_HANDLE_AGE: usize = 2;
@@ -101,12 +104,13 @@ pub(crate) trait Side<'s> {
     fn keep_hint(&self, h: u32) -> bool;
     /// Encoder: how many handles enter.
     fn enter_count_hint(&self) -> u32;
-    /// Encoder: the next entering handle, its class and the age of its handle.
-    fn next_enter_hint(&mut self) -> (u32, usize, u32);
-    /// Starts handle `h` in the new frame: kept from the baseline (`age` is `None`) or
-    /// entering with a handle that is `age` frames old. The decoder rejects a handle that is
-    /// already present.
-    fn begin(&mut self, h: u32, class: usize, age: Option<u32>) -> Result<()>;
+    /// Encoder: the next entering handle, its class, the age of its handle and whether it is
+    /// the client's own.
+    fn next_enter_hint(&mut self) -> (u32, usize, u32, bool);
+    /// Starts handle `h` in the new frame: kept from the baseline (`age` is `None`, `own` is
+    /// ignored) or entering with a handle that is `age` frames old, own or not. The decoder
+    /// rejects a handle that is already present.
+    fn begin(&mut self, h: u32, class: usize, age: Option<u32>, own: bool) -> Result<()>;
     /// How many of the history frames (from the newest) hold the same entity at `h`.
     fn history_len(&self, h: u32) -> usize;
     /// Raw values of `h` at the first `k` history frames (newest first); the rest are empty.
@@ -391,7 +395,7 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
             let hint = side.keep_hint(h);
             if models[ModelLayout::PACKET].code_flag(coder, FLAG_KEPT, hint) {
                 let class = side.base_class(h);
-                side.begin(h, class, None)?;
+                side.begin(h, class, None, false)?;
                 check.add(h);
                 code_update(
                     coder, side, probe, schema, models, refs, &mut chunk, class, h, &mut check,
@@ -407,8 +411,8 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
     }
     let mut next = 0u32;
     for _ in 0..count {
-        let (hint_h, hint_class, hint_age) =
-            if S::ENCODER { side.next_enter_hint() } else { (0, 0, 0) };
+        let (hint_h, hint_class, hint_age, hint_own) =
+            if S::ENCODER { side.next_enter_hint() } else { (0, 0, 0, false) };
         let packet = &mut models[ModelLayout::PACKET];
         let gap = packet.code_count(coder, COUNT_HANDLE_GAP, hint_h.wrapping_sub(next) as i32);
         let class = if schema.classes.len() > 1 {
@@ -417,6 +421,7 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
             0
         };
         let handle_age = packet.code_count(coder, COUNT_HANDLE_AGE, hint_age as i32);
+        let own = packet.code_flag(coder, FLAG_OWN, hint_own);
         let h = next.wrapping_add(gap as u32);
         if gap < 0
             || h >= handles
@@ -426,8 +431,9 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
         {
             return Err(Error::Corrupt);
         }
-        side.begin(h, class as usize, Some(handle_age as u32))?;
+        side.begin(h, class as usize, Some(handle_age as u32), own)?;
         check.add(h);
+        check.add(u32::from(own));
         code_entry(coder, side, probe, schema, models, class as usize, h, &mut check)?;
         next = h + 1;
     }

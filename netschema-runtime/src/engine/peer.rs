@@ -3,6 +3,7 @@
 
 use crate::codec::coder::{BinaryCoder, Encoder};
 use crate::engine::ack::Ack;
+use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
 use crate::engine::probe::{NoProbe, Probe};
@@ -14,24 +15,6 @@ use crate::schema::Schema;
 use crate::{Error, Result};
 
 const NO_HANDLE: u32 = u32::MAX;
-
-#[inline]
-fn words(bits: usize) -> usize {
-    bits.div_ceil(64)
-}
-
-#[inline]
-fn test_bit(set: &[u64], i: usize) -> bool {
-    set.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
-}
-
-#[inline]
-fn put_bit(set: &mut [u64], i: usize, on: bool) {
-    if let Some(w) = set.get_mut(i / 64) {
-        let mask = 1u64 << (i % 64);
-        if on { *w |= mask } else { *w &= !mask }
-    }
-}
 
 /// Caller-owned storage of a [`Peer`]; [`PeerStorage::sizes`] gives every length.
 #[derive(Debug)]
@@ -48,6 +31,10 @@ pub struct PeerStorage<'a> {
     pub entity_handle: &'a mut [u32],
     /// Visible set: one bit per entity id.
     pub visible: &'a mut [u64],
+    /// Entities marked as the client's own: one bit per entity id.
+    pub owned: &'a mut [u64],
+    /// Whether each handle was given to an entity marked as the client's own.
+    pub handle_own: &'a mut [u64],
     /// Models stored with each frame slot.
     pub models: &'a mut [Model],
 }
@@ -62,8 +49,10 @@ pub struct PeerSizes {
     pub handles: usize,
     /// Length of [`PeerStorage::entity_handle`].
     pub entities: usize,
-    /// Length of [`PeerStorage::visible`].
+    /// Length of [`PeerStorage::visible`] and [`PeerStorage::owned`].
     pub visible: usize,
+    /// Length of [`PeerStorage::handle_own`].
+    pub handle_words: usize,
     /// Length of [`PeerStorage::models`].
     pub models: usize,
 }
@@ -74,7 +63,8 @@ impl PeerSizes {
         self.presence * 8
             + self.handles * 12
             + self.entities * 4
-            + self.visible * 8
+            + self.visible * 16
+            + self.handle_words * 8
             + self.models * core::mem::size_of::<Model>()
     }
 }
@@ -88,6 +78,7 @@ impl PeerStorage<'_> {
             handles,
             entities,
             visible: words(entities),
+            handle_words: words(handles),
             models: SLOTS * ModelLayout::new(schema).len,
         }
     }
@@ -104,18 +95,26 @@ pub struct PeerStats {
     pub deferred: u64,
 }
 
-/// The server side of one client connection.
-#[derive(Debug)]
-pub struct Peer<'a> {
-    schema: &'a Schema,
+/// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PeerState {
     layout: ModelLayout,
     handles: u32,
-    store: PeerStorage<'a>,
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    entities: usize,
     slots: Slots,
     acked: [bool; SLOTS],
     newest_sent: u32,
     acked_high: u32,
     stats: PeerStats,
+}
+
+/// The server side of one client connection.
+#[derive(Debug)]
+pub struct Peer<'a> {
+    schema: &'a Schema,
+    store: PeerStorage<'a>,
+    state: PeerState,
 }
 
 impl<'a> Peer<'a> {
@@ -129,52 +128,70 @@ impl<'a> Peer<'a> {
     ) -> Result<Self> {
         schema.validate()?;
         let sizes = PeerStorage::sizes(schema, handles, entities);
-        let PeerStorage {
-            presence,
-            handle_entity,
-            since,
-            released,
-            entity_handle,
-            visible,
-            models,
-        } = store;
-        if handles > u32::MAX as usize / 2
-            || presence.len() < sizes.presence
-            || handle_entity.len() < sizes.handles
-            || since.len() < sizes.handles
-            || released.len() < sizes.handles
-            || entity_handle.len() < sizes.entities
-            || visible.len() < sizes.visible
-            || models.len() < sizes.models
-        {
+        if handles > u32::MAX as usize / 2 || !Self::fits(&store, &sizes) {
             return Err(Error::StorageTooSmall);
         }
-        let store = PeerStorage {
-            presence: &mut presence[..sizes.presence],
-            handle_entity: &mut handle_entity[..handles],
-            since: &mut since[..handles],
-            released: &mut released[..handles],
-            entity_handle: &mut entity_handle[..entities],
-            visible: &mut visible[..sizes.visible],
-            models: &mut models[..sizes.models],
-        };
+        let store = Self::trim(store, &sizes);
         store.presence.fill(0);
         store.handle_entity.fill(NO_HANDLE);
         store.since.fill(NO_FRAME);
         store.released.fill(NO_FRAME);
         store.entity_handle.fill(NO_HANDLE);
         store.visible.fill(0);
-        Ok(Peer {
-            schema,
+        store.owned.fill(0);
+        store.handle_own.fill(0);
+        let state = PeerState {
             layout: ModelLayout::new(schema),
             handles: handles as u32,
-            store,
+            entities,
             slots: Slots::new(),
             acked: [false; SLOTS],
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
             stats: PeerStats::default(),
-        })
+        };
+        Ok(Peer { schema, store, state })
+    }
+
+    fn fits(store: &PeerStorage<'_>, sizes: &PeerSizes) -> bool {
+        store.presence.len() >= sizes.presence
+            && store.handle_entity.len() >= sizes.handles
+            && store.since.len() >= sizes.handles
+            && store.released.len() >= sizes.handles
+            && store.entity_handle.len() >= sizes.entities
+            && store.visible.len() >= sizes.visible
+            && store.owned.len() >= sizes.visible
+            && store.handle_own.len() >= sizes.handle_words
+            && store.models.len() >= sizes.models
+    }
+
+    /// `store` cut to `sizes` (which it fits).
+    fn trim<'s>(store: PeerStorage<'s>, sizes: &PeerSizes) -> PeerStorage<'s> {
+        PeerStorage {
+            presence: &mut store.presence[..sizes.presence],
+            handle_entity: &mut store.handle_entity[..sizes.handles],
+            since: &mut store.since[..sizes.handles],
+            released: &mut store.released[..sizes.handles],
+            entity_handle: &mut store.entity_handle[..sizes.entities],
+            visible: &mut store.visible[..sizes.visible],
+            owned: &mut store.owned[..sizes.visible],
+            handle_own: &mut store.handle_own[..sizes.handle_words],
+            models: &mut store.models[..sizes.models],
+        }
+    }
+
+    #[cfg(feature = "std")]
+    /// The peer in `store` as it was when `state` was taken from it (storage that
+    /// [`Peer::new`] initialised).
+    pub(crate) fn resume(schema: &'a Schema, store: PeerStorage<'a>, state: PeerState) -> Self {
+        let sizes = PeerStorage::sizes(schema, state.handles as usize, state.entities);
+        Peer { schema, store: Self::trim(store, &sizes), state }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`Peer::resume`] needs besides the storage.
+    pub(crate) fn state(&self) -> PeerState {
+        self.state
     }
 
     /// The schema hash a client must present to connect (see [`crate::engine::handshake`]).
@@ -185,6 +202,18 @@ impl<'a> Peer<'a> {
     /// Shows or hides entity `id` to this client from the next packet on.
     pub fn set_visible(&mut self, id: usize, visible: bool) {
         put_bit(self.store.visible, id, visible);
+    }
+
+    /// Marks entity `id` as this client's own (its avatar, its units) or not. The client sees
+    /// the mark on the entity's handle; a change while the entity is visible re-enters it
+    /// under a new handle.
+    pub fn set_own(&mut self, id: usize, own: bool) {
+        put_bit(self.store.owned, id, own);
+    }
+
+    /// Whether entity `id` is marked as this client's own.
+    pub fn is_own(&self, id: usize) -> bool {
+        test_bit(self.store.owned, id)
     }
 
     /// Whether entity `id` is in the visible set.
@@ -199,20 +228,22 @@ impl<'a> Peer<'a> {
 
     /// Counters.
     pub fn stats(&self) -> PeerStats {
-        self.stats
+        self.state.stats
     }
 
     /// Takes an acknowledgement from the client. Acks for frames never sent, too old, or from
     /// the future are ignored; duplicates and reordering are harmless.
     pub fn receive_ack(&mut self, ack: &Ack) {
-        if self.newest_sent == NO_FRAME {
+        if self.state.newest_sent == NO_FRAME {
             return;
         }
-        for frame in ack.frames(self.newest_sent) {
-            if let Some(p) = self.slots.find(frame) {
-                self.acked[p] = true;
-                if self.acked_high == NO_FRAME || (age(frame, self.acked_high) as i32) > 0 {
-                    self.acked_high = frame;
+        for frame in ack.frames(self.state.newest_sent) {
+            if let Some(p) = self.state.slots.find(frame) {
+                self.state.acked[p] = true;
+                if self.state.acked_high == NO_FRAME
+                    || (age(frame, self.state.acked_high) as i32) > 0
+                {
+                    self.state.acked_high = frame;
                 }
             }
         }
@@ -220,20 +251,20 @@ impl<'a> Peer<'a> {
 
     /// Digest of the models stored with `frame`, if it is held (for checking both ends agree).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
-        let p = self.slots.find(frame)?;
-        Some(digest(&self.store.models[p * self.layout.len..][..self.layout.len]))
+        let p = self.state.slots.find(frame)?;
+        Some(digest(&self.store.models[p * self.state.layout.len..][..self.state.layout.len]))
     }
 
     /// The model of scalar `field` of `class` stored with `frame`, if the frame is held: what
     /// the peer has learned about that field by then.
     pub fn field_model(&self, frame: u32, class: usize, field: usize) -> Option<&Model> {
-        let p = self.slots.find(frame)?;
+        let p = self.state.slots.find(frame)?;
         let fields = self.schema.classes.get(class)?.fields.len();
         if field >= fields {
             return None;
         }
         let at = ModelLayout::class_base(self.schema, class) + 1 + field;
-        self.store.models.get(p * self.layout.len + at)
+        self.store.models.get(p * self.state.layout.len + at)
     }
 
     /// Acknowledged frames used as references for `frame`, newest first, at most
@@ -245,8 +276,9 @@ impl<'a> Peer<'a> {
     /// amplified when the baseline is several frames old; with a baseline one frame old this is
     /// simply the four newest frames.
     fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize) {
-        let acked =
-            |back: u32| self.slots.find(frame.wrapping_sub(back)).is_some_and(|p| self.acked[p]);
+        let acked = |back: u32| {
+            self.state.slots.find(frame.wrapping_sub(back)).is_some_and(|p| self.state.acked[p])
+        };
         let mut out = [0u32; MAX_SAMPLES];
         let Some(base) = (1..WINDOW).find(|&back| acked(back)) else {
             return (out, 0);
@@ -270,20 +302,21 @@ impl<'a> Peer<'a> {
     /// Brings handles in line with the visible set at `frame`, recording presence in `slot`.
     fn assign_handles(&mut self, world: &World<'_>, frame: u32, slot: usize) {
         let s = &mut self.store;
-        let w = words(self.handles as usize);
+        let w = words(self.state.handles as usize);
         for (id, handle) in s.entity_handle.iter_mut().enumerate() {
             let visible = test_bit(s.visible, id) && world.get(frame, id).is_some();
+            let own = test_bit(s.owned, id);
             if *handle != NO_HANDLE {
                 let h = *handle as usize;
                 let respawned = age(world.spawned(id), s.since[h]) as i32 > 0;
-                if !visible || respawned {
+                if !visible || respawned || test_bit(s.handle_own, h) != own {
                     s.handle_entity[h] = NO_HANDLE;
                     s.released[h] = frame;
                     *handle = NO_HANDLE;
                 }
             }
             if visible && *handle == NO_HANDLE {
-                let acked = self.acked_high;
+                let acked = self.state.acked_high;
                 let free = s.handle_entity.iter().zip(s.released.iter()).position(|(&e, &r)| {
                     e == NO_HANDLE
                         && (r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0))
@@ -292,9 +325,10 @@ impl<'a> Peer<'a> {
                     Some(h) => {
                         s.handle_entity[h] = id as u32;
                         s.since[h] = frame;
+                        put_bit(s.handle_own, h, own);
                         *handle = h as u32;
                     }
-                    None => self.stats.deferred += 1,
+                    None => self.state.stats.deferred += 1,
                 }
             }
         }
@@ -326,17 +360,17 @@ impl<'a> Peer<'a> {
         probe: &mut P,
     ) -> Result<usize> {
         let frame = world.frame().ok_or(Error::StalePacket)?;
-        if self.newest_sent != NO_FRAME && age(frame, self.newest_sent) as i32 <= 0 {
+        if self.state.newest_sent != NO_FRAME && age(frame, self.state.newest_sent) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
-        let spare = self.slots.spare();
+        let spare = self.state.slots.spare();
         self.assign_handles(world, frame, spare);
         let (history, len) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let refs = Refs::new(frame, &history[..len]);
 
-        let m = self.layout.len;
-        match refs.base().and_then(|b| self.slots.find(b)) {
+        let m = self.state.layout.len;
+        match refs.base().and_then(|b| self.state.slots.find(b)) {
             Some(p) => self.store.models.copy_within(p * m..(p + 1) * m, spare * m),
             None => {
                 ModelLayout::reset(self.schema, &mut self.store.models[spare * m..(spare + 1) * m])
@@ -344,10 +378,10 @@ impl<'a> Peer<'a> {
         }
         let models = &mut self.store.models[spare * m..(spare + 1) * m];
 
-        let w = words(self.handles as usize);
+        let w = words(self.state.handles as usize);
         let mut history_presence: [&[u64]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
         for (hp, &t) in history_presence.iter_mut().zip(&refs.history[..refs.len]) {
-            if let Some(p) = self.slots.find(t) {
+            if let Some(p) = self.state.slots.find(t) {
                 *hp = &self.store.presence[p * w..(p + 1) * w];
             }
         }
@@ -357,7 +391,7 @@ impl<'a> Peer<'a> {
         }
         let mut side = EncoderSide {
             refs: &refs,
-            handles: self.handles,
+            handles: self.state.handles,
             stride: self.schema.max_fields,
             classes: world.frame_classes(frame),
             rows: world.frame_rows(frame),
@@ -366,10 +400,11 @@ impl<'a> Peer<'a> {
             history_presence,
             handle_entity: self.store.handle_entity,
             since: self.store.since,
+            handle_own: self.store.handle_own,
             cursor: 0,
             entering: 0,
         };
-        side.entering = (0..self.handles).filter(|&h| side.enters(h)).count() as u32;
+        side.entering = (0..self.state.handles).filter(|&h| side.enters(h)).count() as u32;
 
         let mut enc = Encoder::new(buf);
         match refs.base() {
@@ -389,11 +424,11 @@ impl<'a> Peer<'a> {
         enc.direct(check, CHECK_BITS);
         let written = enc.finish()?;
 
-        self.slots.commit(frame);
-        self.acked[spare] = false;
-        self.newest_sent = frame;
-        self.stats.packets += 1;
-        self.stats.cold_packets += u64::from(refs.len == 0);
+        self.state.slots.commit(frame);
+        self.state.acked[spare] = false;
+        self.state.newest_sent = frame;
+        self.state.stats.packets += 1;
+        self.state.stats.cold_packets += u64::from(refs.len == 0);
         Ok(written)
     }
 }
@@ -419,6 +454,7 @@ struct EncoderSide<'s> {
     history_presence: [&'s [u64]; MAX_SAMPLES],
     handle_entity: &'s [u32],
     since: &'s [u32],
+    handle_own: &'s [u64],
     cursor: u32,
     entering: u32,
 }
@@ -459,17 +495,18 @@ impl<'s> Side<'s> for EncoderSide<'s> {
         self.entering
     }
 
-    fn next_enter_hint(&mut self) -> (u32, usize, u32) {
+    fn next_enter_hint(&mut self) -> (u32, usize, u32, bool) {
         while self.cursor < self.handles && !self.enters(self.cursor) {
             self.cursor += 1;
         }
         let h = self.cursor;
         self.cursor += 1;
         let class = self.base_class(h);
-        (h, class, age(self.refs.frame, self.since[h as usize]))
+        let own = test_bit(self.handle_own, h as usize);
+        (h, class, age(self.refs.frame, self.since[h as usize]), own)
     }
 
-    fn begin(&mut self, _h: u32, _class: usize, _age: Option<u32>) -> Result<()> {
+    fn begin(&mut self, _h: u32, _class: usize, _age: Option<u32>, _own: bool) -> Result<()> {
         Ok(())
     }
 

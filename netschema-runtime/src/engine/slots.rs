@@ -7,7 +7,7 @@ use crate::engine::frame::{NO_FRAME, WINDOW};
 pub(crate) const SLOTS: usize = WINDOW as usize + 1;
 
 /// Maps frames of the window to physical slots.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Slots {
     frame: [u32; SLOTS],
     logical: [u8; WINDOW as usize],

@@ -32,6 +32,22 @@ impl WorldStorage<'_> {
     }
 }
 
+/// What a [`World`] keeps besides its storage, for the owned layer to resume it.
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WorldState {
+    capacity: usize,
+    frame: u32,
+}
+
+#[cfg(feature = "std")]
+impl WorldState {
+    /// The current frame, if any.
+    pub(crate) fn frame(&self) -> Option<u32> {
+        (self.frame != NO_FRAME).then_some(self.frame)
+    }
+}
+
 /// Quantised rows of all entities over the last [`WINDOW`] frames.
 ///
 /// Entities are identified by the caller's ids `0..capacity`. Each [`World::begin_frame`]
@@ -67,6 +83,29 @@ impl<'a> World<'a> {
             spawned: &mut spawned[..capacity],
             frame: NO_FRAME,
         })
+    }
+
+    #[cfg(feature = "std")]
+    /// The world in `storage` as it was when `state` was taken from it (storage of
+    /// [`World::new`]'s sizes, which it has already initialised).
+    pub(crate) fn resume(schema: &'a Schema, storage: WorldStorage<'a>, state: WorldState) -> Self {
+        let WorldStorage { rows, classes, spawned } = storage;
+        let rows_len = WorldStorage::rows_len(schema, state.capacity);
+        let classes_len = WorldStorage::classes_len(state.capacity);
+        World {
+            schema,
+            capacity: state.capacity,
+            rows: &mut rows[..rows_len],
+            classes: &mut classes[..classes_len],
+            spawned: &mut spawned[..state.capacity],
+            frame: state.frame,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`World::resume`] needs besides the storage.
+    pub(crate) fn state(&self) -> WorldState {
+        WorldState { capacity: self.capacity, frame: self.frame }
     }
 
     /// The schema of this world.
@@ -109,13 +148,21 @@ impl<'a> World<'a> {
     /// Sets entity `id` in the current frame to `class` with raw values `row` (one per scalar
     /// field of the class, clamped into each field's range). Setting an id to a different
     /// class than it had counts as a new entity.
+    ///
+    /// Fails with [`Error::FrameNotStarted`] before the first [`World::begin_frame`],
+    /// [`Error::UnknownClass`], [`Error::IdOutOfRange`] and [`Error::RowLength`].
     pub fn set(&mut self, id: usize, class: usize, row: &[i32]) -> Result<()> {
-        let fields = self.schema.classes.get(class).ok_or(Error::InvalidSchema)?.fields;
-        if id >= self.capacity || self.frame == NO_FRAME {
-            return Err(Error::CapacityExceeded);
+        if self.frame == NO_FRAME {
+            return Err(Error::FrameNotStarted);
+        }
+        let classes = self.schema.classes.len();
+        let fields =
+            self.schema.classes.get(class).ok_or(Error::UnknownClass { class, classes })?.fields;
+        if id >= self.capacity {
+            return Err(Error::IdOutOfRange { id, capacity: self.capacity });
         }
         if row.len() != fields.len() {
-            return Err(Error::InvalidSchema);
+            return Err(Error::RowLength { class, expected: fields.len(), actual: row.len() });
         }
         let at = Self::slot(self.frame) * self.capacity + id;
         if self.classes[at] != class as u16 {

@@ -37,6 +37,11 @@ impl AngleQuant {
         ((1u64 << self.bits) - 1) as u32
     }
 
+    /// The fingerprint of this quantiser's bit count, for the schema hash.
+    pub const fn fingerprint(&self) -> u64 {
+        super::fingerprint(3, &[self.bits as u64])
+    }
+
     /// The angle between neighbouring points, `2π / 2^bits` radians.
     pub const fn resolution(&self) -> f64 {
         TAU / self.points()

@@ -13,6 +13,11 @@ impl BoolQuant {
         Ok(BoolQuant)
     }
 
+    /// The fingerprint of a bool, for the schema hash.
+    pub const fn fingerprint(&self) -> u64 {
+        super::fingerprint(5, &[])
+    }
+
     /// The smallest raw value, 0 (`false`).
     pub const fn raw_min(&self) -> i32 {
         0
@@ -66,6 +71,23 @@ impl EnumQuant {
             return Err(Error::InvalidQuantiser);
         }
         Ok(EnumQuant { last: (cases - 1) as i32 })
+    }
+
+    /// The fingerprint of an enum with these case names, in order, for the schema hash.
+    pub const fn fingerprint(names: &[&str]) -> u64 {
+        let mut h = super::fingerprint(6, &[names.len() as u64]);
+        let mut i = 0;
+        while i < names.len() {
+            let name = names[i].as_bytes();
+            let mut b = 0;
+            while b < name.len() {
+                h = (h ^ name[b] as u64).wrapping_mul(0x0000_0100_0000_01b3);
+                b += 1;
+            }
+            h = (h ^ 0xff).wrapping_mul(0x0000_0100_0000_01b3);
+            i += 1;
+        }
+        h
     }
 
     /// The number of cases.

@@ -75,6 +75,11 @@ impl FixedQuant {
         FixedQuant { min, max, step: (max - min) / steps as f64, steps }
     }
 
+    /// The fingerprint of this quantiser's bounds and step, for the schema hash.
+    pub const fn fingerprint(&self) -> u64 {
+        super::fingerprint(1, &[self.min.to_bits(), self.max.to_bits(), self.step.to_bits()])
+    }
+
     /// The lower bound, the value of raw 0.
     pub const fn min(&self) -> f64 {
         self.min

@@ -21,6 +21,11 @@ impl IntQuant {
         Ok(IntQuant { min, max })
     }
 
+    /// The fingerprint of this quantiser's bounds, for the schema hash.
+    pub const fn fingerprint(&self) -> u64 {
+        super::fingerprint(2, &[self.min as u32 as u64, self.max as u32 as u64])
+    }
+
     /// The smallest value of the range.
     pub const fn min(&self) -> i32 {
         self.min

@@ -55,6 +55,24 @@ pub use fixed::FixedQuant;
 pub use int::IntQuant;
 pub use quat::QuatQuant;
 
+/// A fingerprint of a quantiser's kind and parameters in natural units (`kind` tags the
+/// quantiser type), for the schema hash: two quantisers with the same raw range but a
+/// different meaning (another scale, bound or resolution) get different fingerprints.
+pub(crate) const fn fingerprint(kind: u64, params: &[u64]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ kind;
+    let mut i = 0;
+    while i < params.len() {
+        let bytes = params[i].to_le_bytes();
+        let mut b = 0;
+        while b < 8 {
+            h = (h ^ bytes[b] as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            b += 1;
+        }
+        i += 1;
+    }
+    h
+}
+
 /// Number of bits needed to write any of the `hi - lo + 1` values of `lo..=hi` as an offset
 /// from `lo`: 0 for a single value (or `hi <= lo`), up to 32 for the whole `i32` range.
 pub const fn bits_for_range(lo: i32, hi: i32) -> u32 {

@@ -47,6 +47,11 @@ impl QuatQuant {
         }
     }
 
+    /// The fingerprint of this quantiser's component precision, for the schema hash.
+    pub const fn fingerprint(&self) -> u64 {
+        super::fingerprint(4, &[self.component.fingerprint()])
+    }
+
     /// The quantiser of each of the three stored components: `[-1/√2, +1/√2]` at `bits` bits.
     pub const fn component(&self) -> FixedQuant {
         self.component

@@ -1,0 +1,165 @@
+//! Heap-owned storage for the engine's structures.
+//!
+//! The engine itself only borrows storage; these types own it in `Vec`s for programs that have
+//! a heap. They allocate once, when created, never while coding.
+
+use std::vec;
+use std::vec::Vec;
+
+use crate::engine::client::{ClientState, ClientStorage, Reader};
+use crate::engine::peer::{PeerState, PeerStorage};
+use crate::engine::world::{WorldState, WorldStorage};
+use crate::model::Model;
+use crate::schema::Schema;
+use crate::{Client, Peer, Result, World};
+
+/// Owned storage for one world.
+#[derive(Debug)]
+pub struct WorldBuffers {
+    rows: Vec<i32>,
+    classes: Vec<u16>,
+    spawned: Vec<u32>,
+}
+
+impl WorldBuffers {
+    /// Buffers for a world of `capacity` entities.
+    pub fn new(schema: &Schema, capacity: usize) -> Self {
+        WorldBuffers {
+            rows: vec![0; WorldStorage::rows_len(schema, capacity)],
+            classes: vec![0; WorldStorage::classes_len(capacity)],
+            spawned: vec![0; capacity],
+        }
+    }
+    /// Borrows the buffers as a new world of `capacity` entities.
+    pub fn world<'a>(&'a mut self, schema: &'a Schema, capacity: usize) -> Result<World<'a>> {
+        World::new(schema, capacity, self.storage())
+    }
+
+    fn storage(&mut self) -> WorldStorage<'_> {
+        WorldStorage {
+            rows: &mut self.rows,
+            classes: &mut self.classes,
+            spawned: &mut self.spawned,
+        }
+    }
+
+    /// The world these buffers hold, as it was when `state` was taken.
+    pub(crate) fn resume<'a>(&'a mut self, schema: &'a Schema, state: WorldState) -> World<'a> {
+        World::resume(schema, self.storage(), state)
+    }
+}
+
+/// Owned storage for one peer.
+#[derive(Debug)]
+pub struct PeerBuffers {
+    presence: Vec<u64>,
+    handle_entity: Vec<u32>,
+    since: Vec<u32>,
+    released: Vec<u32>,
+    entity_handle: Vec<u32>,
+    visible: Vec<u64>,
+    owned: Vec<u64>,
+    handle_own: Vec<u64>,
+    models: Vec<Model>,
+}
+
+impl PeerBuffers {
+    /// Buffers for a peer of `handles` handles over `entities` entity ids.
+    pub fn new(schema: &Schema, handles: usize, entities: usize) -> Self {
+        let s = PeerStorage::sizes(schema, handles, entities);
+        PeerBuffers {
+            presence: vec![0; s.presence],
+            handle_entity: vec![0; s.handles],
+            since: vec![0; s.handles],
+            released: vec![0; s.handles],
+            entity_handle: vec![0; s.entities],
+            visible: vec![0; s.visible],
+            owned: vec![0; s.visible],
+            handle_own: vec![0; s.handle_words],
+            models: vec![Model::default(); s.models],
+        }
+    }
+    /// Borrows the buffers as a new peer.
+    pub fn peer<'a>(
+        &'a mut self,
+        schema: &'a Schema,
+        handles: usize,
+        entities: usize,
+    ) -> Result<Peer<'a>> {
+        Peer::new(schema, handles, entities, self.storage())
+    }
+
+    fn storage(&mut self) -> PeerStorage<'_> {
+        PeerStorage {
+            presence: &mut self.presence,
+            handle_entity: &mut self.handle_entity,
+            since: &mut self.since,
+            released: &mut self.released,
+            entity_handle: &mut self.entity_handle,
+            visible: &mut self.visible,
+            owned: &mut self.owned,
+            handle_own: &mut self.handle_own,
+            models: &mut self.models,
+        }
+    }
+
+    /// The peer these buffers hold, as it was when `state` was taken.
+    pub(crate) fn resume<'a>(&'a mut self, schema: &'a Schema, state: PeerState) -> Peer<'a> {
+        Peer::resume(schema, self.storage(), state)
+    }
+}
+
+/// Owned storage for one client.
+#[derive(Debug)]
+pub struct ClientBuffers {
+    rows: Vec<i32>,
+    classes: Vec<u16>,
+    born: Vec<u32>,
+    own: Vec<u64>,
+    models: Vec<Model>,
+}
+
+impl ClientBuffers {
+    /// Buffers for a client of `handles` handles.
+    pub fn new(schema: &Schema, handles: usize) -> Self {
+        let s = ClientStorage::sizes(schema, handles);
+        ClientBuffers {
+            rows: vec![0; s.rows],
+            classes: vec![0; s.handles],
+            born: vec![0; s.handles],
+            own: vec![0; s.own],
+            models: vec![Model::default(); s.models],
+        }
+    }
+    /// Borrows the buffers as a new client.
+    pub fn client<'a>(&'a mut self, schema: &'a Schema, handles: usize) -> Result<Client<'a>> {
+        Client::new(schema, handles, self.storage())
+    }
+
+    fn storage(&mut self) -> ClientStorage<'_> {
+        ClientStorage {
+            rows: &mut self.rows,
+            classes: &mut self.classes,
+            born: &mut self.born,
+            own: &mut self.own,
+            models: &mut self.models,
+        }
+    }
+
+    /// The client these buffers hold, as it was when `state` was taken.
+    pub(crate) fn resume<'a>(&'a mut self, schema: &'a Schema, state: ClientState) -> Client<'a> {
+        Client::resume(schema, self.storage(), state)
+    }
+
+    /// Read access to the views of the client these buffers hold.
+    pub(crate) fn reader<'a>(&'a self, schema: &'a Schema, state: ClientState) -> Reader<'a> {
+        Reader {
+            schema,
+            rows: &self.rows,
+            classes: &self.classes,
+            born: &self.born,
+            own: &self.own,
+            state,
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The owned, typed client: decodes packets into values of the schema's classes.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use super::buffers::ClientBuffers;
+use crate::engine::ack::Ack;
+use crate::engine::client::{self, ClientState, Reader};
+use crate::engine::handshake;
+use crate::{ClassOf, Protocol, Result};
+
+/// What changed from the previous view to the current one, with the entity's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Event<P> {
+    /// An entity became visible.
+    Created {
+        /// Its handle: how this client names it while it stays visible.
+        handle: u32,
+        /// Its value.
+        value: P,
+        /// Whether the server marked it as this client's own.
+        own: bool,
+    },
+    /// An entity's values changed.
+    Updated {
+        /// Its handle.
+        handle: u32,
+        /// Its new value.
+        value: P,
+    },
+    /// An entity is no longer visible; its handle may later name another entity.
+    Removed {
+        /// Its handle.
+        handle: u32,
+    },
+}
+
+/// The client of a schema `P`: owns its storage, decodes packets, and hands out typed values.
+///
+/// Connect with the server's welcome ([`Client::connect`]); then per packet
+/// [`Client::decode`], read [`Client::events`] or look values up with [`Client::get`] and
+/// [`Client::iter`], and send [`Client::ack`] back.
+pub struct Client<P: Protocol> {
+    buffers: ClientBuffers,
+    state: ClientState,
+    handles: usize,
+    _schema: PhantomData<fn() -> P>,
+}
+
+impl<P: Protocol> fmt::Debug for Client<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("schema", &P::SCHEMA.name)
+            .field("handles", &self.handles)
+            .field("frame", &self.frame())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: Protocol> Client<P> {
+    /// Writes the hello that asks a server to connect (schema hash and wire version) into
+    /// `buf`; see [`crate::engine::handshake`].
+    pub fn hello(buf: &mut [u8]) -> Result<usize> {
+        handshake::write_hello(P::SCHEMA, buf)
+    }
+
+    /// A client for the server whose welcome is `welcome`. Refuses a different schema or wire
+    /// version, and a server whose clients may see more than `max_handles` entities at once
+    /// ([`crate::Error::TooManyHandles`], with both numbers): storage for that many is
+    /// allocated here.
+    pub fn connect(welcome: &[u8], max_handles: usize) -> Result<Self> {
+        let welcome = handshake::read_welcome(P::SCHEMA, welcome, max_handles)?;
+        let handles = welcome.handles;
+        let mut buffers = ClientBuffers::new(P::SCHEMA, handles);
+        let state = buffers.client(P::SCHEMA, handles)?.state().with_origin(welcome.frame);
+        Ok(Client { buffers, state, handles, _schema: PhantomData })
+    }
+
+    /// Entities this client can hold at once (the server's handle capacity).
+    pub fn handles(&self) -> usize {
+        self.handles
+    }
+
+    fn reader(&self) -> Reader<'_> {
+        self.buffers.reader(P::SCHEMA, self.state)
+    }
+
+    /// Decodes a packet and makes its frame the current view; see [`crate::Client::decode`].
+    /// [`crate::Error::StalePacket`] and [`crate::Error::UnknownBaseline`] are normal on a
+    /// lossy link (a reordered packet, or one coded against a frame that was lost): drop the
+    /// packet and go on.
+    pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
+        let mut client = self.buffers.resume(P::SCHEMA, self.state);
+        let frame = client.decode(packet);
+        self.state = client.state();
+        frame
+    }
+
+    /// The newest frame decoded, if any, numbered as on the server.
+    pub fn frame(&self) -> Option<u32> {
+        self.state.frame()
+    }
+
+    /// The acknowledgement to send to the server.
+    pub fn ack(&self) -> Option<Ack> {
+        self.reader().ack()
+    }
+
+    /// The entity at `handle`, if it is a `C`.
+    pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
+        match self.reader().get(handle)? {
+            (class, raw) if class == C::INDEX => Some(C::dequantise(raw)),
+            _ => None,
+        }
+    }
+
+    /// The entity at `handle`, whatever its class.
+    pub fn entity(&self, handle: u32) -> Option<P> {
+        let (class, raw) = self.reader().get(handle)?;
+        P::dequantise(class, raw)
+    }
+
+    /// Whether the server marked the entity at `handle` as this client's own.
+    pub fn is_own(&self, handle: u32) -> bool {
+        self.reader().is_own(handle)
+    }
+
+    /// Every entity of class `C` in the current view, by handle.
+    pub fn iter<C: ClassOf<P>>(&self) -> impl Iterator<Item = (u32, C)> + use<'_, P, C> {
+        self.reader()
+            .view()
+            .filter(|&(_, class, _)| class == C::INDEX)
+            .map(|(h, _, raw)| (h, C::dequantise(raw)))
+    }
+
+    /// Every entity in the current view, by handle.
+    pub fn entities(&self) -> impl Iterator<Item = (u32, P)> + '_ {
+        self.reader().view().filter_map(|(h, class, raw)| Some((h, P::dequantise(class, raw)?)))
+    }
+
+    /// What changed from the previous view to the current one, by handle.
+    pub fn events(&self) -> impl Iterator<Item = Event<P>> + '_ {
+        let reader = self.reader();
+        reader.events().filter_map(move |e| match e {
+            client::Event::Created { handle, .. } => {
+                let (class, raw) = reader.get(handle)?;
+                let value = P::dequantise(class, raw)?;
+                Some(Event::Created { handle, value, own: reader.is_own(handle) })
+            }
+            client::Event::Updated { handle } => {
+                let (class, raw) = reader.get(handle)?;
+                Some(Event::Updated { handle, value: P::dequantise(class, raw)? })
+            }
+            client::Event::Removed { handle } => Some(Event::Removed { handle }),
+        })
+    }
+}

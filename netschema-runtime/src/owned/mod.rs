@@ -1,0 +1,22 @@
+//! The owned, typed layer (feature `std`): what a game keeps in a struct, a Bevy resource or
+//! another thread.
+//!
+//! - [`Server`] owns the world and every client connection; it takes entities by the game's
+//!   own `u64` ids and values of the schema's classes, checks what it captures, and marks
+//!   entities as a client's own. Clients connect and leave at run time.
+//! - [`Client`] owns its storage and hands out typed values and [`Event`]s.
+//! - [`WorldBuffers`], [`PeerBuffers`] and [`ClientBuffers`] own the storage of the borrowing
+//!   core for programs that drive it directly.
+//!
+//! Everything here calls the `no_std`, allocation-free core underneath and allocates only when
+//! a server, client or connection is created: packets are byte-identical to the core's for the
+//! same inputs.
+
+mod buffers;
+mod client;
+mod ids;
+mod server;
+
+pub use buffers::{ClientBuffers, PeerBuffers, WorldBuffers};
+pub use client::{Client, Event};
+pub use server::{ClientId, Server, ServerConfig};

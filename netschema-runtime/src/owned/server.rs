@@ -1,0 +1,314 @@
+//! The owned, typed server: the world and every client connection, keyed by the game's ids.
+
+use core::fmt;
+use core::marker::PhantomData;
+use std::vec;
+use std::vec::Vec;
+
+use super::buffers::{PeerBuffers, WorldBuffers};
+use super::ids::Ids;
+use crate::engine::ack::Ack;
+use crate::engine::handshake::{self, Welcome};
+use crate::engine::peer::{PeerState, PeerStats};
+use crate::engine::world::WorldState;
+use crate::{Clamped, ClassOf, Error, Peer, Protocol, Result, Value};
+
+/// The capacities of a server: set once, here, for the world and every connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Most entities the world holds at once.
+    pub entities: usize,
+    /// Most entities one client may see at once: its handles. Sent in the welcome, so a
+    /// client that cannot hold this many refuses to connect.
+    pub handles: usize,
+}
+
+/// A connected client, as the server names it. Ids are not reused while the server runs, so
+/// a stale id is an error rather than another client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClientId(u64);
+
+impl fmt::Display for ClientId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "client {}", self.0)
+    }
+}
+
+/// One connection: the peer's storage and state, and the ids of its own entities.
+#[derive(Debug)]
+struct Connection {
+    id: ClientId,
+    buffers: PeerBuffers,
+    state: PeerState,
+}
+
+/// The server of a schema `P`: owns the world archive and every client connection, takes
+/// entities by the game's own `u64` ids, and writes one packet per client per frame.
+///
+/// Per tick: [`Server::begin_frame`], [`Server::set`] (or [`Server::set_clamped`]) for what
+/// changed and [`Server::remove`] for what went away, [`Server::set_visible`] for what each
+/// client may see, then [`Server::encode`] per client; [`Server::receive_ack`] whenever an
+/// ack arrives. Packets are byte-identical to those of the borrowed [`crate::World`] and [`Peer`]
+/// for the same inputs.
+pub struct Server<P: Protocol> {
+    config: ServerConfig,
+    world: WorldBuffers,
+    world_state: WorldState,
+    ids: Ids,
+    connections: Vec<Connection>,
+    next_client: u64,
+    row: Vec<i32>,
+    /// Clamped values per scalar field, classes one after another.
+    clamped: Vec<u64>,
+    /// Index in `clamped` of each class's first field.
+    clamped_at: Vec<usize>,
+    _schema: PhantomData<fn() -> P>,
+}
+
+impl<P: Protocol> fmt::Debug for Server<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("schema", &P::SCHEMA.name)
+            .field("config", &self.config)
+            .field("entities", &self.ids.len())
+            .field("clients", &self.connections.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: Protocol> Server<P> {
+    /// A server with no entity and no client.
+    pub fn new(config: ServerConfig) -> Result<Self> {
+        let schema = P::SCHEMA;
+        let mut world = WorldBuffers::new(schema, config.entities);
+        let world_state = world.world(schema, config.entities)?.state();
+        // Checks the peer capacities once, so that `connect` only fails on the handshake.
+        PeerBuffers::new(schema, config.handles, config.entities).peer(
+            schema,
+            config.handles,
+            config.entities,
+        )?;
+        let mut clamped_at = Vec::with_capacity(schema.classes.len());
+        let mut fields = 0;
+        for class in schema.classes {
+            clamped_at.push(fields);
+            fields += class.fields.len();
+        }
+        Ok(Server {
+            config,
+            world,
+            world_state,
+            ids: Ids::new(config.entities),
+            connections: Vec::new(),
+            next_client: 0,
+            row: vec![0; schema.max_fields],
+            clamped: vec![0; fields],
+            clamped_at,
+            _schema: PhantomData,
+        })
+    }
+
+    /// The capacities.
+    pub fn config(&self) -> ServerConfig {
+        self.config
+    }
+
+    /// Writes the welcome a connecting client needs (schema hash, wire version, handle
+    /// capacity) into `buf`; see [`crate::engine::handshake`].
+    pub fn welcome(&self, buf: &mut [u8]) -> Result<usize> {
+        let welcome = Welcome { handles: self.config.handles, frame: self.frame().unwrap_or(0) };
+        handshake::write_welcome(P::SCHEMA, welcome, buf)
+    }
+
+    /// Accepts a client whose hello matches this server's schema and wire version.
+    pub fn connect(&mut self, hello: &[u8]) -> Result<ClientId> {
+        handshake::check_hello(P::SCHEMA, hello)?;
+        let schema = P::SCHEMA;
+        let (handles, entities) = (self.config.handles, self.config.entities);
+        let mut buffers = PeerBuffers::new(schema, handles, entities);
+        let state = buffers.peer(schema, handles, entities)?.state();
+        let id = ClientId(self.next_client);
+        self.next_client += 1;
+        self.connections.push(Connection { id, buffers, state });
+        Ok(id)
+    }
+
+    /// Forgets a client; packets in flight to it are simply never acknowledged.
+    pub fn disconnect(&mut self, client: ClientId) -> Result<()> {
+        let at = self.index_of(client)?;
+        self.connections.swap_remove(at);
+        Ok(())
+    }
+
+    /// The connected clients, oldest first.
+    pub fn clients(&self) -> impl Iterator<Item = ClientId> + '_ {
+        let mut ids: Vec<ClientId> = self.connections.iter().map(|c| c.id).collect();
+        ids.sort_unstable();
+        ids.into_iter()
+    }
+
+    fn index_of(&self, client: ClientId) -> Result<usize> {
+        self.connections
+            .iter()
+            .position(|c| c.id == client)
+            .ok_or(Error::UnknownClient { client: client.0 })
+    }
+
+    fn slot(&self, id: u64) -> Result<usize> {
+        self.ids.get(id).ok_or(Error::UnknownEntity { id })
+    }
+
+    /// Starts the next frame, a copy of the current one, and returns its number.
+    pub fn begin_frame(&mut self) -> u32 {
+        let mut world = self.world.resume(P::SCHEMA, self.world_state);
+        let frame = world.begin_frame();
+        self.world_state = world.state();
+        frame
+    }
+
+    /// The current frame, or `None` before the first [`Server::begin_frame`].
+    pub fn frame(&self) -> Option<u32> {
+        self.world_state.frame()
+    }
+
+    /// Sets entity `id` to `value` in the current frame, adding it if it is new. A value that
+    /// is NaN, infinite or outside its field's range is refused with [`Error::Capture`],
+    /// naming the class, field and value, and the entity is left as it was.
+    pub fn set<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
+        let fields = C::CLASS.fields.len();
+        value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
+        self.store(id, C::INDEX)
+    }
+
+    /// Like [`Server::set`], but values that do not fit are clamped into their fields (NaN to
+    /// the range's minimum) and counted per field ([`Server::clamped`]).
+    pub fn set_clamped<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
+        let fields = C::CLASS.fields.len();
+        let counts = &mut self.clamped[self.clamped_at[C::INDEX]..][..fields];
+        value.quantise_with(&mut self.row[..fields], &mut |field, _: Value| {
+            if let Some(n) = counts.get_mut(field) {
+                *n += 1;
+            }
+        });
+        self.store(id, C::INDEX)
+    }
+
+    /// [`Server::set`] for a value of any class.
+    pub fn set_entity(&mut self, id: u64, value: &P) -> Result<()> {
+        let class = value.class();
+        let fields = P::SCHEMA.classes.get(class).map_or(0, |c| c.fields.len());
+        let mut first = None;
+        value.quantise_with(&mut self.row[..fields], &mut |field, v| {
+            first.get_or_insert((field, v));
+        });
+        if let Some((field, v)) = first {
+            return Err(Error::Capture(Clamped::new(&P::SCHEMA.classes[class], field, v)));
+        }
+        self.store(id, class)
+    }
+
+    /// Writes the quantised row in `self.row` as entity `id` of `class`.
+    fn store(&mut self, id: u64, class: usize) -> Result<()> {
+        if self.world_state.frame().is_none() {
+            return Err(Error::FrameNotStarted);
+        }
+        let capacity = self.config.entities;
+        let slot = self.ids.insert(id).ok_or(Error::TooManyEntities { capacity })?;
+        let fields = P::SCHEMA.classes[class].fields.len();
+        let mut world = self.world.resume(P::SCHEMA, self.world_state);
+        world.set(slot, class, &self.row[..fields])
+    }
+
+    /// Removes entity `id` from the current frame; returns whether it existed. Its slot is
+    /// free for a new id at once, hidden from every client and owned by none.
+    pub fn remove(&mut self, id: u64) -> bool {
+        let Some(slot) = self.ids.remove(id) else { return false };
+        self.world.resume(P::SCHEMA, self.world_state).remove(slot);
+        for c in &mut self.connections {
+            let mut peer = c.buffers.resume(P::SCHEMA, c.state);
+            peer.set_visible(slot, false);
+            peer.set_own(slot, false);
+            c.state = peer.state();
+        }
+        true
+    }
+
+    /// Whether entity `id` is in the current frame.
+    pub fn contains(&self, id: u64) -> bool {
+        self.ids.get(id).is_some()
+    }
+
+    /// Entities in the world.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the world has no entity.
+    pub fn is_empty(&self) -> bool {
+        self.ids.len() == 0
+    }
+
+    fn with_peer<T>(&mut self, client: ClientId, f: impl FnOnce(&mut Peer<'_>) -> T) -> Result<T> {
+        let at = self.index_of(client)?;
+        let c = &mut self.connections[at];
+        let mut peer = c.buffers.resume(P::SCHEMA, c.state);
+        let out = f(&mut peer);
+        c.state = peer.state();
+        Ok(out)
+    }
+
+    /// Shows or hides entity `id` to `client` from the next packet on.
+    pub fn set_visible(&mut self, client: ClientId, id: u64, visible: bool) -> Result<()> {
+        let slot = self.slot(id)?;
+        self.with_peer(client, |p| p.set_visible(slot, visible))
+    }
+
+    /// Whether entity `id` is visible to `client`.
+    pub fn is_visible(&mut self, client: ClientId, id: u64) -> Result<bool> {
+        let slot = self.slot(id)?;
+        self.with_peer(client, |p| p.is_visible(slot))
+    }
+
+    /// Marks entity `id` as `client`'s own (its avatar, its units) or not. The client sees
+    /// which of its handles are its own ([`super::Client::is_own`]); a change re-enters the
+    /// entity under a new handle. Nothing is revealed about entities it cannot see.
+    pub fn set_own(&mut self, client: ClientId, id: u64, own: bool) -> Result<()> {
+        let slot = self.slot(id)?;
+        self.with_peer(client, |p| p.set_own(slot, own))
+    }
+
+    /// Writes `client`'s packet for the current frame into `buf`; see [`Peer::encode`].
+    pub fn encode(&mut self, client: ClientId, buf: &mut [u8]) -> Result<usize> {
+        let at = self.index_of(client)?;
+        let world = self.world.resume(P::SCHEMA, self.world_state);
+        let c = &mut self.connections[at];
+        let mut peer = c.buffers.resume(P::SCHEMA, c.state);
+        let written = peer.encode(&world, buf);
+        c.state = peer.state();
+        written
+    }
+
+    /// Takes an acknowledgement from `client`; see [`Peer::receive_ack`].
+    pub fn receive_ack(&mut self, client: ClientId, ack: &Ack) -> Result<()> {
+        self.with_peer(client, |p| p.receive_ack(ack))
+    }
+
+    /// `client`'s counters.
+    pub fn stats(&mut self, client: ClientId) -> Result<PeerStats> {
+        self.with_peer(client, |p| p.stats())
+    }
+
+    /// Values clamped by [`Server::set_clamped`] so far, per scalar field that had any:
+    /// `(class, field, count)`.
+    pub fn clamped(&self) -> impl Iterator<Item = (&'static str, &'static str, u64)> + '_ {
+        P::SCHEMA.classes.iter().enumerate().flat_map(move |(c, class)| {
+            let counts = &self.clamped[self.clamped_at[c]..][..class.fields.len()];
+            class
+                .fields
+                .iter()
+                .zip(counts)
+                .filter(|(_, n)| **n > 0)
+                .map(move |(f, n)| (class.name, f.name, *n))
+        })
+    }
+}

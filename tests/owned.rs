@@ -1,0 +1,398 @@
+//! The owned, typed server and client over a lossy, reordering link, with clients joining and
+//! leaving while the game runs: every packet a client accepts leaves its typed view equal to
+//! what the server held for it at that frame.
+
+use std::collections::{HashMap, VecDeque};
+
+use netschema::owned::{Client, ClientId, Event, Server, ServerConfig};
+use netschema::{Error, Protocol, Snapshot, SnapshotEnum};
+
+#[derive(Clone, Copy, Debug, PartialEq, SnapshotEnum)]
+enum Stance {
+    Idle,
+    Running,
+    Dead,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
+struct Player {
+    #[netschema(vec3(fixed(-512.0, 512.0, res = 1 / 64)))]
+    pos: [f32; 3],
+    #[netschema(angle(bits = 10))]
+    yaw: f32,
+    #[netschema(int(0, 100))]
+    health: u8,
+    stance: Stance,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
+struct Projectile {
+    #[netschema(vec3(fixed(-512.0, 512.0, res = 1 / 64)))]
+    pos: [f32; 3],
+    #[netschema(vec3(fixed(-64.0, 64.0, res = 1 / 32)))]
+    vel: [f32; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Protocol)]
+#[netschema(name = "arena")]
+enum Arena {
+    Player(Player),
+    Projectile(Projectile),
+}
+
+const CONFIG: ServerConfig = ServerConfig { entities: 64, handles: 64 };
+
+/// A deterministic pseudo-random sequence.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 =
+            self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() % 1_000_000) as f64 / 1e6 < p
+    }
+    fn real(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * (self.next() % 1_000_000) as f32 / 1e6
+    }
+}
+
+/// Datagrams in flight one way: each arrives after `latency` frames plus a random extra frame
+/// (so some overtake others), or never.
+struct Link {
+    queue: VecDeque<(u32, Vec<u8>)>,
+    latency: u32,
+    loss: f64,
+}
+
+impl Link {
+    fn send(&mut self, rng: &mut Rng, now: u32, bytes: Vec<u8>) {
+        if !rng.chance(self.loss) {
+            let at = now + self.latency + (rng.next() % 2) as u32;
+            self.queue.push_back((at, bytes));
+        }
+    }
+    fn receive(&mut self, now: u32) -> Vec<Vec<u8>> {
+        let (due, later): (Vec<_>, Vec<_>) = self.queue.drain(..).partition(|(at, _)| *at <= now);
+        self.queue = later.into();
+        due.into_iter().rev().map(|(_, b)| b).collect()
+    }
+}
+
+/// One client's end: its typed client, its links, and what the server sent it per frame.
+struct Remote {
+    id: ClientId,
+    client: Client<Arena>,
+    down: Link,
+    up: Link,
+    /// What the server held for this client at each frame it encoded: sorted values.
+    sent: HashMap<u32, Vec<String>>,
+    /// Ids this client may see.
+    sees: fn(u64) -> bool,
+    accepted: u32,
+    /// Whether the server has disconnected it.
+    gone: bool,
+}
+
+fn connect(server: &mut Server<Arena>, sees: fn(u64) -> bool) -> Remote {
+    let mut hello = [0; 64];
+    let n = Client::<Arena>::hello(&mut hello).unwrap();
+    let id = server.connect(&hello[..n]).unwrap();
+    let mut welcome = [0; 64];
+    let n = server.welcome(&mut welcome).unwrap();
+    let client = Client::<Arena>::connect(&welcome[..n], 1024).unwrap();
+    assert_eq!(client.handles(), CONFIG.handles);
+    let link = |latency| Link { queue: VecDeque::new(), latency, loss: 0.1 };
+    Remote {
+        id,
+        client,
+        down: link(3),
+        up: link(2),
+        sent: HashMap::new(),
+        sees,
+        accepted: 0,
+        gone: false,
+    }
+}
+
+/// The value the client should decode for `value`: quantised and back.
+fn quantised(value: &Arena) -> String {
+    let class = value.class();
+    let mut raw = vec![0; Arena::SCHEMA.classes[class].fields.len()];
+    value.quantise_with(&mut raw, &mut |_, _| panic!("in range"));
+    format!("{:?}", Arena::dequantise(class, &raw).unwrap())
+}
+
+struct Game {
+    rng: Rng,
+    entities: HashMap<u64, Arena>,
+    next_id: u64,
+}
+
+impl Game {
+    /// Moves every entity, kills and spawns some, and writes the frame into `server`.
+    fn tick(&mut self, server: &mut Server<Arena>) {
+        server.begin_frame();
+        let ids: Vec<u64> = self.entities.keys().copied().collect();
+        for id in ids {
+            if self.rng.chance(0.02) {
+                self.entities.remove(&id);
+                assert!(server.remove(id));
+                continue;
+            }
+            let rng = &mut self.rng;
+            let e = self.entities.get_mut(&id).unwrap();
+            match e {
+                Arena::Player(p) => {
+                    p.pos[0] = (p.pos[0] + rng.real(-0.5, 0.5)).clamp(-500.0, 500.0);
+                    p.yaw += 0.05;
+                    if rng.chance(0.05) {
+                        p.health = (rng.next() % 101) as u8;
+                        p.stance = Stance::ALL[(rng.next() % 3) as usize];
+                    }
+                }
+                Arena::Projectile(s) => {
+                    for (x, v) in s.pos.iter_mut().zip(s.vel) {
+                        *x = (*x + v / 60.0).clamp(-500.0, 500.0);
+                    }
+                }
+            }
+        }
+        while self.entities.len() < 40 {
+            let id = self.next_id * 7919 + (u64::MAX / 3);
+            self.next_id += 1;
+            let r = &mut self.rng;
+            let e = if r.chance(0.5) {
+                Arena::Player(Player {
+                    pos: [r.real(-100.0, 100.0), r.real(-100.0, 100.0), 0.0],
+                    yaw: r.real(0.0, 6.0),
+                    health: 100,
+                    stance: Stance::Idle,
+                })
+            } else {
+                Arena::Projectile(Projectile {
+                    pos: [r.real(-100.0, 100.0), 5.0, 1.0],
+                    vel: [r.real(-30.0, 30.0), r.real(-30.0, 30.0), 0.0],
+                })
+            };
+            self.entities.insert(id, e);
+        }
+        for (&id, e) in &self.entities {
+            server.set_entity(id, e).unwrap();
+        }
+    }
+}
+
+fn even(id: u64) -> bool {
+    id.is_multiple_of(2)
+}
+
+fn all(_: u64) -> bool {
+    true
+}
+
+#[test]
+fn clients_join_and_leave_over_a_lossy_link() {
+    let mut server = Server::<Arena>::new(CONFIG).unwrap();
+    let mut game = Game { rng: Rng(42), entities: HashMap::new(), next_id: 0 };
+    let mut remotes: Vec<Remote> = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut own_seen = false;
+    // Frame 70,000 is reached by ticking with nobody connected in between.
+    let schedule = (0..600u32).chain(69_700..70_300);
+    for frame in schedule {
+        match frame {
+            150 | 69_900 => remotes.push(connect(&mut server, even)),
+            400 | 599 => {
+                // Leaves with packets in flight; its acks still arrive after it is gone.
+                let at = usize::from(frame == 599);
+                server.disconnect(remotes[at].id).unwrap();
+                remotes[at].gone = true;
+            }
+            _ => {}
+        }
+        while server.frame().is_some_and(|f| f + 1 < frame) {
+            server.begin_frame();
+        }
+        if frame == 0 || frame == 69_700 {
+            remotes.push(connect(&mut server, all));
+        }
+        game.tick(&mut server);
+        let f = server.frame().unwrap();
+        for r in remotes.iter_mut().filter(|r| !r.gone) {
+            for id in game.entities.keys() {
+                server.set_visible(r.id, *id, (r.sees)(*id)).unwrap();
+            }
+            if let Some(&avatar) = game.entities.keys().filter(|&&id| (r.sees)(id)).min() {
+                server.set_own(r.id, avatar, true).unwrap();
+            }
+            let mut held: Vec<String> = game
+                .entities
+                .iter()
+                .filter(|(id, _)| (r.sees)(**id))
+                .map(|(_, e)| quantised(e))
+                .collect();
+            held.sort();
+            let n = server.encode(r.id, &mut buf).unwrap();
+            r.sent.insert(f, held);
+            r.down.send(&mut game.rng, frame, buf[..n].to_vec());
+        }
+        for r in remotes.iter_mut() {
+            for packet in r.down.receive(frame) {
+                match r.client.decode(&packet) {
+                    Ok(decoded) => {
+                        r.accepted += 1;
+                        let mut view: Vec<String> =
+                            r.client.entities().map(|(_, e)| format!("{e:?}")).collect();
+                        view.sort();
+                        let want = r.sent.get(&decoded).unwrap_or_else(|| {
+                            panic!(
+                                "{} decoded frame {decoded} at {frame}, sent {:?}",
+                                r.id,
+                                r.sent.keys().min()
+                            )
+                        });
+                        assert_eq!(&view, want, "frame {decoded}");
+                        let created = r
+                            .client
+                            .events()
+                            .any(|e| matches!(e, Event::Created { own: true, .. }));
+                        own_seen |= created;
+                    }
+                    Err(Error::StalePacket | Error::UnknownBaseline) => {}
+                    Err(e) => panic!("decode failed: {e}"),
+                }
+                if let Some(ack) = r.client.ack() {
+                    let mut bytes = [0; 16];
+                    let n = ack.write(&mut bytes).unwrap();
+                    r.up.send(&mut game.rng, frame, bytes[..n].to_vec());
+                }
+            }
+            for ack in r.up.receive(frame) {
+                let ack = netschema::Ack::read(&ack).unwrap();
+                match server.receive_ack(r.id, &ack) {
+                    Ok(()) => {}
+                    Err(Error::UnknownClient { .. }) => assert!(r.gone),
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    }
+    assert!(own_seen, "no client was told of its own entity");
+    assert_eq!(remotes.len(), 4);
+    for r in &remotes {
+        assert!(r.accepted > 100, "{} accepted only {} packets", r.id, r.accepted);
+        let own: Vec<u32> =
+            r.client.entities().map(|(h, _)| h).filter(|&h| r.client.is_own(h)).collect();
+        assert!(own.len() <= 1, "{own:?}");
+    }
+}
+
+mod equivalence {
+    use netschema::owned::{PeerBuffers, WorldBuffers};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// The owned server writes the same bytes as the borrowed world and peer for the same
+        /// values, visibility and acks.
+        #[test]
+        fn owned_and_borrowed_packets_are_identical(
+            seed in any::<u64>(),
+            entities in 1usize..12,
+            frames in 2usize..40,
+            ack_loss in 0.0f64..0.6,
+        ) {
+            let schema = Arena::SCHEMA;
+            let mut server = Server::<Arena>::new(CONFIG).unwrap();
+            let mut hello = [0; 64];
+            let n = Client::<Arena>::hello(&mut hello).unwrap();
+            let client = server.connect(&hello[..n]).unwrap();
+            let mut wb = WorldBuffers::new(schema, CONFIG.entities);
+            let mut world = wb.world(schema, CONFIG.entities).unwrap();
+            let mut pb = PeerBuffers::new(schema, CONFIG.handles, CONFIG.entities);
+            let mut peer = pb.peer(schema, CONFIG.handles, CONFIG.entities).unwrap();
+            let mut rng = Rng(seed);
+            let (mut a, mut b) = ([0u8; 2048], [0u8; 2048]);
+            for _ in 0..frames {
+                server.begin_frame();
+                world.begin_frame();
+                for slot in 0..entities {
+                    let value = if slot % 3 == 0 {
+                        Arena::Projectile(Projectile { pos: [rng.real(-9.0, 9.0), 1.0, 2.0], vel: [1.0, 0.0, rng.real(-1.0, 1.0)] })
+                    } else {
+                        Arena::Player(Player { pos: [rng.real(-9.0, 9.0), 0.0, 0.0], yaw: rng.real(0.0, 6.0), health: (rng.next() % 101) as u8, stance: Stance::Running })
+                    };
+                    let visible = rng.chance(0.8);
+                    let own = slot == 1;
+                    let id = 1_000_000 + slot as u64 * 13;
+                    server.set_entity(id, &value).unwrap();
+                    server.set_visible(client, id, visible).unwrap();
+                    server.set_own(client, id, own).unwrap();
+                    let mut raw = vec![0; schema.classes[value.class()].fields.len()];
+                    value.quantise_with(&mut raw, &mut |_, _| {});
+                    world.set(slot, value.class(), &raw).unwrap();
+                    peer.set_visible(slot, visible);
+                    peer.set_own(slot, own);
+                }
+                let n = server.encode(client, &mut a).unwrap();
+                let m = peer.encode(&world, &mut b).unwrap();
+                prop_assert_eq!(&a[..n], &b[..m]);
+                if !rng.chance(ack_loss) {
+                    let frame = world.frame().unwrap();
+                    let ack = netschema::Ack::from_frames(frame, |f| frame.wrapping_sub(f) < 3);
+                    server.receive_ack(client, &ack).unwrap();
+                    peer.receive_ack(&ack);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn capture_is_checked() {
+    let mut server = Server::<Arena>::new(CONFIG).unwrap();
+    let player =
+        |health: u8, x: f32| Player { pos: [x, 0.0, 0.0], yaw: 0.0, health, stance: Stance::Idle };
+    assert_eq!(server.set(1, &player(50, 1.0)), Err(Error::FrameNotStarted));
+    server.begin_frame();
+    for (value, field, shown) in [
+        (player(150, 1.0), "health", "150"),
+        (player(50, f32::NAN), "pos.x", "NaN"),
+        (player(50, f32::INFINITY), "pos.x", "inf"),
+        (player(50, -600.0), "pos.x", "-600"),
+    ] {
+        let err = server.set(7, &value).unwrap_err();
+        let Error::Capture(c) = err else { panic!("{err:?}") };
+        assert_eq!((c.class, c.field), ("Player", field));
+        assert!(err.to_string().contains(shown), "{err}");
+        assert!(!server.contains(7), "a refused value leaves nothing behind");
+    }
+    let mut raw = [0; 6];
+    assert!(player(50, f32::NEG_INFINITY).try_quantise(&mut raw).is_err());
+    assert!(player(50, 3.0).try_quantise(&mut raw).is_ok());
+
+    server.set_clamped(7, &player(150, f32::NAN)).unwrap();
+    server.set_clamped(8, &player(200, 1.0)).unwrap();
+    let counts: Vec<_> = server.clamped().collect();
+    assert_eq!(counts, [("Player", "pos.x", 1), ("Player", "health", 2)]);
+    assert!(!server.remove(99));
+    let mut hello = [0; 64];
+    let n = Client::<Arena>::hello(&mut hello).unwrap();
+    let client = server.connect(&hello[..n]).unwrap();
+    assert_eq!(server.set_visible(client, 99, true), Err(Error::UnknownEntity { id: 99 }));
+    server.disconnect(client).unwrap();
+    assert!(matches!(server.set_visible(client, 7, true), Err(Error::UnknownClient { .. })));
+}
+
+#[test]
+fn owned_types_can_move_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Server<Arena>>();
+    send_sync::<Client<Arena>>();
+}
