@@ -1,106 +1,207 @@
-//! The replication engine end to end, without a network: a server world of ships, one peer
-//! and one client, packets and acks passed by hand over a link that delays and drops them.
+//! A small game replicated end to end, without a network: players and projectiles on a
+//! server, two clients that each see part of the world, and a link that delays and drops
+//! packets and acks. Each client checks its view against what the server held for it.
 //!
 //! ```sh
 //! cargo run --release --example replicate
 //! ```
+//!
+//! The lines that talk to netschema are marked `// ns`; the rest is the game and the link.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
-use netschema::engine::handshake;
-use netschema::model::predict::Predictor;
-use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
-use netschema::quant::{AngleQuant, FixedQuant};
-use netschema::schema::{Class, Field, Schema};
-use netschema::{Ack, Event};
+use netschema::owned::{Client, ClientId, Event, Server, ServerConfig};
+use netschema::{Ack, Error, Protocol, Snapshot, SnapshotEnum};
 
-const POS: FixedQuant = match FixedQuant::with_resolution(-100.0, 100.0, 0.01) {
-    Ok(q) => q,
-    Err(_) => panic!("bad position quantiser"),
-};
-const HEADING: AngleQuant = match AngleQuant::new(10) {
-    Ok(q) => q,
-    Err(_) => panic!("bad heading quantiser"),
-};
-const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
-static SHIP: [Field; 4] = [
-    Field::numeric("x", POS.raw_min(), POS.raw_max(), false, MOVING),
-    Field::numeric("y", POS.raw_min(), POS.raw_max(), false, MOVING),
-    Field::numeric("heading", HEADING.raw_min(), HEADING.raw_max(), true, MOVING),
-    Field::categorical("shields_up", 2),
-];
-static CLASSES: [Class; 1] = [Class { name: "ship", fields: &SHIP }];
-static SCHEMA: Schema = Schema::new("fleet", &CLASSES);
+#[derive(Clone, Copy, Debug, PartialEq, SnapshotEnum)] // ns
+enum State {
+    Idle,
+    Running,
+    Dead,
+}
 
-const SHIPS: usize = 64;
-const LATENCY: usize = 3;
+#[derive(Clone, Copy, Debug, PartialEq, Snapshot)] // ns
+struct Player {
+    #[netschema(vec3(fixed(-512.0, 512.0, res = 1 / 64)))] // ns
+    pos: [f32; 3],
+    #[netschema(angle(bits = 10))] // ns
+    yaw: f32,
+    #[netschema(int(0, 100))] // ns
+    health: u8,
+    state: State,
+}
 
-fn main() -> Result<(), netschema::Error> {
-    // Connect: both ends must run the same schema.
-    let mut hello = [0u8; handshake::HELLO_LEN];
-    handshake::write_hello(&SCHEMA, &mut hello)?;
-    handshake::check_hello(&SCHEMA, &hello)?;
+#[derive(Clone, Copy, Debug, PartialEq, Snapshot)] // ns
+struct Projectile {
+    #[netschema(vec3(fixed(-512.0, 512.0, res = 1 / 64)))] // ns
+    pos: [f32; 3],
+}
 
-    let mut world_buf = WorldBuffers::new(&SCHEMA, SHIPS);
-    let mut world = world_buf.world(&SCHEMA, SHIPS)?;
-    let mut peer_buf = PeerBuffers::new(&SCHEMA, SHIPS, SHIPS);
-    let mut peer = peer_buf.peer(&SCHEMA, SHIPS, SHIPS)?;
-    let mut client_buf = ClientBuffers::new(&SCHEMA, SHIPS);
-    let mut client = client_buf.client(&SCHEMA, SHIPS)?;
-    for id in 0..SHIPS {
-        peer.set_visible(id, id % 4 != 0);
+#[derive(Clone, Copy, Debug, PartialEq, Protocol)] // ns
+enum Game {
+    Player(Player),
+    Projectile(Projectile),
+}
+
+/// Packets in flight to one client and acks on their way back: each arrives `DELAY` ticks
+/// later unless dropped.
+#[derive(Default)]
+struct Link {
+    down: VecDeque<(u32, Option<Vec<u8>>)>,
+    up: VecDeque<(u32, Option<Ack>)>,
+}
+
+const DELAY: u32 = 3;
+
+/// Drops about one datagram in ten, deterministically.
+fn lost(tick: u32, salt: u32) -> bool {
+    (tick.wrapping_mul(2_654_435_761) ^ salt.wrapping_mul(40_503)).is_multiple_of(10)
+}
+
+/// One connected player: the server's id for it, its client, its link and its avatar.
+struct Remote {
+    id: ClientId,
+    client: Client<Game>,
+    link: Link,
+    avatar: u64,
+    /// Sorted values the server held for this client at each tick.
+    sent: HashMap<u32, Vec<String>>,
+    decoded: u32,
+    mismatched: u32,
+    dropped: u32,
+}
+
+fn main() -> Result<(), Error> {
+    let mut server = Server::<Game>::new(ServerConfig { entities: 256, handles: 128 })?; // ns
+    let mut remotes = Vec::new();
+    for avatar in [1000, 2000] {
+        let mut hello = [0; 64];
+        let n = Client::<Game>::hello(&mut hello)?; // ns
+        let id = server.connect(&hello[..n])?; // ns
+        let n = server.welcome(&mut hello)?; // ns
+        let client = Client::<Game>::connect(&hello[..n], 128)?; // ns
+        let (link, sent) = (Link::default(), HashMap::new());
+        remotes.push(Remote {
+            id,
+            client,
+            link,
+            avatar,
+            sent,
+            decoded: 0,
+            mismatched: 0,
+            dropped: 0,
+        });
     }
 
-    let mut link: VecDeque<Option<Vec<u8>>> = VecDeque::new();
-    let mut acks: VecDeque<Ack> = VecDeque::new();
-    let mut packet = [0u8; 1200];
-    let mut total = 0;
-    for tick in 0..300u32 {
-        // Capture: quantise each ship's state into the world's rows.
-        world.begin_frame();
-        let t = tick as f64 / 60.0;
-        for id in 0..SHIPS {
-            let phase = id as f64 * 0.3;
-            let row = [
-                POS.quantise(60.0 * (t * 0.5 + phase).cos()),
-                POS.quantise(60.0 * (t * 0.5 + phase).sin()),
-                HEADING.quantise(t * 0.5 + phase + std::f64::consts::FRAC_PI_2),
-                i32::from((tick / 90 + id as u32).is_multiple_of(3)),
-            ];
-            world.set(id, 0, &row)?;
+    // The game: two players (the clients' avatars) and projectiles fired by them.
+    let mut world: HashMap<u64, Game> = HashMap::new();
+    let mut buf = [0u8; 1200];
+    let mut bytes = 0;
+    for tick in 0..600u32 {
+        for (i, avatar) in [1000u64, 2000].into_iter().enumerate() {
+            let t = tick as f32 / 60.0;
+            let state = if tick % 200 < 150 { State::Running } else { State::Idle };
+            let pos = [i as f32 * 50.0 + 20.0 * t.cos(), 20.0 * t.sin(), 0.0];
+            let health = 100 - (tick / 10 % 100) as u8;
+            world.insert(avatar, Game::Player(Player { pos, yaw: t, health, state }));
+            if tick % 15 == 0 {
+                let shot = avatar + 1 + u64::from(tick / 15 % 20);
+                world.insert(shot, Game::Projectile(Projectile { pos }));
+            }
         }
-        if tick == 150 {
-            peer.set_visible(1, false);
+        for (id, entity) in world.iter_mut() {
+            if let Game::Projectile(p) = entity {
+                p.pos[0] += if id / 1000 == 1 { 0.5 } else { -0.5 };
+            }
         }
 
-        // Server: one packet per client per tick, into a caller buffer.
-        let len = peer.encode(&world, &mut packet)?;
-        total += len;
-        // The link drops every seventh packet and delays the rest by LATENCY ticks.
-        link.push_back((tick % 7 != 3).then(|| packet[..len].to_vec()));
-        if link.len() > LATENCY
-            && let Some(Some(bytes)) = link.pop_front()
-        {
-            let frame = client.decode(&bytes)?;
-            for event in client.events() {
-                if !matches!(event, Event::Updated { .. }) {
-                    println!("frame {frame}: {event:?}");
+        server.begin_frame(); // ns
+        for (&id, entity) in &world {
+            server.set_entity(id, entity)?; // ns
+        }
+        for r in &mut remotes {
+            // Each client sees its own avatar and shots, and whatever lies within 40 m.
+            let me = match world[&r.avatar] {
+                Game::Player(p) => p.pos,
+                Game::Projectile(_) => unreachable!("avatars are players"),
+            };
+            let mut held = Vec::new();
+            for (&id, entity) in &world {
+                let pos = match entity {
+                    Game::Player(p) => p.pos,
+                    Game::Projectile(p) => p.pos,
+                };
+                let near = (pos[0] - me[0]).hypot(pos[1] - me[1]) < 40.0;
+                let mine = id / 1000 == r.avatar / 1000;
+                server.set_visible(r.id, id, near || mine)?; // ns
+                if near || mine {
+                    held.push(format!("{:?}", quantised(entity)));
                 }
             }
-            if let Some(ack) = client.ack() {
-                acks.push_back(ack);
+            server.set_own(r.id, r.avatar, true)?; // ns
+            held.sort();
+            r.sent.insert(tick, held);
+            let n = server.encode(r.id, &mut buf)?; // ns
+            bytes += n;
+            let packet = (!lost(tick, r.avatar as u32)).then(|| buf[..n].to_vec());
+            r.link.down.push_back((tick + DELAY, packet));
+        }
+
+        for r in &mut remotes {
+            while r.link.down.front().is_some_and(|(at, _)| *at <= tick) {
+                let Some((_, packet)) = r.link.down.pop_front() else { break };
+                let Some(packet) = packet else { continue };
+                let decoded = r.client.decode(&packet); // ns
+                match decoded {
+                    Ok(frame) => {
+                        let mut view: Vec<String> =
+                            r.client.entities().map(|(_, e)| format!("{e:?}")).collect(); // ns
+                        view.sort();
+                        r.decoded += 1;
+                        r.mismatched += u32::from(r.sent.get(&frame) != Some(&view));
+                        let mut events = r.client.events(); // ns
+                        if let Some(Event::Created { value: Game::Player(p), .. }) = // ns
+                            events.find(|e| matches!(e, Event::Created { own: true, .. }))
+                        {
+                            println!("{}: tick {tick}: my player entered at {:?}", r.id, p.pos);
+                        }
+                    }
+                    // A packet overtaken by a newer one, or coded against a frame that was lost:
+                    // normal on a lossy link.
+                    Err(Error::StalePacket | Error::UnknownBaseline) => r.dropped += 1, // ns
+                    Err(e) => return Err(e),
+                }
+                let ack = r.client.ack(); // ns
+                r.link.up.push_back((tick + DELAY, ack.filter(|_| !lost(tick, 7))));
+            }
+            while r.link.up.front().is_some_and(|(at, _)| *at <= tick) {
+                if let Some((_, Some(ack))) = r.link.up.pop_front() {
+                    server.receive_ack(r.id, &ack)?; // ns
+                }
             }
         }
-        if acks.len() > LATENCY
-            && let Some(ack) = acks.pop_front()
-        {
-            peer.receive_ack(&ack);
-        }
     }
-    println!("300 ticks, {:.1} bytes per packet on average", total as f64 / 300.0);
-    if let Some((handle, class, row)) = client.view().next() {
-        let name = SCHEMA.classes[class].name;
-        println!("handle {handle} is a {name} at x = {:.2}", POS.dequantise(row[0]));
+
+    for r in &remotes {
+        println!(
+            "{}: {} packets decoded, {} refused as stale or unreferenced; every view equal to the server's: {}",
+            r.id,
+            r.decoded,
+            r.dropped,
+            if r.mismatched == 0 && r.decoded > 0 { "yes" } else { "NO" },
+        );
+    }
+    println!("{:.0} bytes per packet on average", bytes as f64 / (600.0 * remotes.len() as f64));
+    if remotes.iter().any(|r| r.mismatched > 0 || r.decoded == 0) {
+        return Err(Error::CheckMismatch);
     }
     Ok(())
+}
+
+/// The value a client decodes for `entity`: quantised and back.
+fn quantised(entity: &Game) -> Game {
+    let class = entity.class();
+    let mut raw = vec![0; Game::SCHEMA.classes[class].fields.len()];
+    entity.quantise_with(&mut raw, &mut |_, _| {});
+    Game::dequantise(class, &raw).unwrap_or(*entity)
 }

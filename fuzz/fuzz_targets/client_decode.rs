@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netschema_runtime::engine::owned::ClientBuffers;
+use netschema_runtime::owned::ClientBuffers;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 

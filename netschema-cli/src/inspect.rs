@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use netschema_idl::ir::{Precision, PredictorSet};
 use netschema_idl::{ScalarField, ScalarKind};
-use netschema_lab::descriptors::Quantiser;
+use netschema_lab::descriptors::{Quantiser, RuntimeSchema};
+use netschema_runtime::engine::handshake::WIRE_VERSION;
 
 use crate::{load, usage};
 
@@ -16,7 +17,18 @@ pub(crate) fn inspect(args: &[String]) -> ExitCode {
         Ok(schema) => schema,
         Err(code) => return code,
     };
-    println!("schema `{}`", schema.name);
+    // The hash both ends compare when connecting; builds that print different hashes refuse
+    // each other.
+    match RuntimeSchema::new(&schema) {
+        Ok(runtime) => println!(
+            "schema `{}`, hash {:#018x} (wire version {WIRE_VERSION})",
+            schema.name, runtime.schema.hash
+        ),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     for (index, class) in schema.classes.iter().enumerate() {
         let scalars = schema.flatten(class);
         let rows: Vec<[String; 6]> = scalars.iter().map(row).collect();
