@@ -2,6 +2,7 @@
 
 use core::fmt;
 use core::marker::PhantomData;
+use std::collections::HashMap;
 use std::vec;
 use std::vec::Vec;
 
@@ -56,6 +57,8 @@ pub struct Server<P: Protocol> {
     world_state: WorldState,
     ids: Ids,
     connections: Vec<Connection>,
+    /// Index in `connections` of each client.
+    index: HashMap<ClientId, usize>,
     next_client: u64,
     row: Vec<i32>,
     /// Clamped values per scalar field, classes one after another.
@@ -100,6 +103,7 @@ impl<P: Protocol> Server<P> {
             world_state,
             ids: Ids::new(config.entities),
             connections: Vec::new(),
+            index: HashMap::new(),
             next_client: 0,
             row: vec![0; schema.max_fields],
             clamped: vec![0; fields],
@@ -129,14 +133,18 @@ impl<P: Protocol> Server<P> {
         let state = buffers.peer(schema, handles, entities)?.state();
         let id = ClientId(self.next_client);
         self.next_client += 1;
+        self.index.insert(id, self.connections.len());
         self.connections.push(Connection { id, buffers, state });
         Ok(id)
     }
 
     /// Forgets a client; packets in flight to it are simply never acknowledged.
     pub fn disconnect(&mut self, client: ClientId) -> Result<()> {
-        let at = self.index_of(client)?;
+        let at = self.index.remove(&client).ok_or(Error::UnknownClient { client: client.0 })?;
         self.connections.swap_remove(at);
+        if let Some(moved) = self.connections.get(at) {
+            self.index.insert(moved.id, at);
+        }
         Ok(())
     }
 
@@ -148,10 +156,7 @@ impl<P: Protocol> Server<P> {
     }
 
     fn index_of(&self, client: ClientId) -> Result<usize> {
-        self.connections
-            .iter()
-            .position(|c| c.id == client)
-            .ok_or(Error::UnknownClient { client: client.0 })
+        self.index.get(&client).copied().ok_or(Error::UnknownClient { client: client.0 })
     }
 
     fn slot(&self, id: u64) -> Result<usize> {
