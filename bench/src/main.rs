@@ -80,9 +80,9 @@ fn help() -> String {
     format!(
         "{USAGE}
 
-Replays three seeded scenarios through netschema and the techniques it replaces over one
-simulated lossy link (packets and acks alike), checks every decoded frame against its input,
-and prints a table per scenario.
+Replays three seeded scenarios through netschema, the techniques it replaces and the encodings
+of three engines over one simulated lossy link (packets and acks alike), checks every decoded
+frame against its input, and prints a table per scenario.
 
 options:
   --scenario NAME   particles, cubes, rts or all (default all)
@@ -90,7 +90,8 @@ options:
   --latency F       one-way latency in frames (default 6, at most 15)
   --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
   --technique NAME  only this technique (repeatable; default all)
-  --seed S          seed of the scenarios and the link (default 1)
+  --seed S          seed of the scenarios and the link (default 1); static tables train
+                    on each scenario recorded with seed S + 1
   --json FILE       also write the tables as JSON (keys as the column names below)
   --plot FILE       where to plot bytes per frame over time (SVG; default
                     target/bench/<scenario>-latency<F>-loss<P>.svg)
