@@ -4,7 +4,9 @@
 //! cube (cube 0) is driven along a figure of eight through the grid at up to 8 m/s and hops
 //! every four seconds, scattering the cubes. Bodies fall asleep when they come to rest, so
 //! resting cubes keep exactly the same pose. Gravity is −z; 60 Hz. `interacting` is set for
-//! cubes whose centre is within 3.5 m of the player's.
+//! cubes whose centre is within 3.5 m of the player's. The seed picks where on the figure of
+//! eight (a 16-second loop) the player's target starts: `(seed - 1) mod 16` seconds in, so
+//! seed 1 starts at the beginning.
 
 use netschema_lab::Snapshot;
 use rapier3d::prelude::*;
@@ -27,7 +29,8 @@ const SPACING: f32 = 1.5;
 const PLAYER_HALF: f32 = 1.5;
 
 /// Simulates `frames` frames and records what a client sees (every cube).
-pub(crate) fn record(frames: usize, _seed: u64) -> Recording {
+pub(crate) fn record(frames: usize, seed: u64) -> Recording {
+    let phase = (seed.wrapping_sub(1) % 16) as f32;
     let mut world = PhysicsWorld {
         gravity: Vector::new(0.0, 0.0, -9.81),
         integration_parameters: IntegrationParameters {
@@ -59,7 +62,7 @@ pub(crate) fn record(frames: usize, _seed: u64) -> Recording {
     }
     let mut snapshots = Vec::with_capacity(frames);
     for frame in 0..frames {
-        let t = frame as f32 / RATE as f32;
+        let t = phase + frame as f32 / RATE as f32;
         // The player steers towards a point running along a figure of eight.
         let w = std::f32::consts::TAU / 16.0;
         let target = Vector::new(24.0 * (w * t).sin(), 16.0 * (2.0 * w * t).sin(), 0.0);

@@ -11,7 +11,9 @@
 //!
 //! Each scenario records its quantised snapshots once (what one client sees each frame), then
 //! every technique of `netschema_lab` replays them over the same simulated link; each
-//! decoded frame is checked against its input. The schemas are `schemas/*.netidl`, compiled by
+//! decoded frame is checked against its input. Techniques whose static tables are trained
+//! offline (Q3's Huffman table, naia-zd's zstd dictionary) train them on the same scenario
+//! recorded with the next seed. The schemas are `schemas/*.netidl`, compiled by
 //! `build.rs` into typed structs and descriptors that each scenario includes with
 //! `netschema::include_schema!`, as a game would.
 //!
@@ -78,9 +80,9 @@ fn help() -> String {
     format!(
         "{USAGE}
 
-Replays three seeded scenarios through netschema and the techniques it replaces over one
-simulated lossy link (packets and acks alike), checks every decoded frame against its input,
-and prints a table per scenario.
+Replays three seeded scenarios through netschema, the techniques it replaces and the encodings
+of three engines over one simulated lossy link (packets and acks alike), checks every decoded
+frame against its input, and prints a table per scenario.
 
 options:
   --scenario NAME   particles, cubes, rts or all (default all)
@@ -88,7 +90,8 @@ options:
   --latency F       one-way latency in frames (default 6, at most 15)
   --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
   --technique NAME  only this technique (repeatable; default all)
-  --seed S          seed of the scenarios and the link (default 1)
+  --seed S          seed of the scenarios and the link (default 1); static tables train
+                    on each scenario recorded with seed S + 1
   --json FILE       also write the tables as JSON (keys as the column names below)
   --plot FILE       where to plot bytes per frame over time (SVG; default
                     target/bench/<scenario>-latency<F>-loss<P>.svg)
@@ -239,6 +242,16 @@ fn record(
     Ok(rec)
 }
 
+/// The offline training run of scenario `name`: the same scenario with the next seed, which
+/// the techniques with static tables train them on ([`Setup::training`]).
+fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, String> {
+    let t = Instant::now();
+    eprint!("{name}: simulating {frames} training frames (seed {})...", seed.wrapping_add(1));
+    let rec = simulate(name, frames, seed.wrapping_add(1), false)?;
+    eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
+    Ok(rec.snapshots)
+}
+
 fn main() -> ExitCode {
     let o = match parse_args() {
         Ok(o) => o,
@@ -264,7 +277,15 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        let setup = Setup { schema: rec.schema, capacity: rec.capacity };
+        let trained = chosen.iter().any(|t| techniques::TRAINED.contains(&t.name()));
+        let training = match trained.then(|| training_run(name, o.frames, o.seed)).transpose() {
+            Ok(training) => training.unwrap_or_default(),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
         let results = match netschema_lab::run_all(name, &chosen, &setup, &rec.snapshots, &config) {
             Ok(results) => results,
             Err(e) => {

@@ -1,9 +1,9 @@
-//! The generated descriptors against those built from the `.netidl` files at run time, and
-//! recorded traces read back.
+//! The generated descriptors against those built from the `.netidl` files at run time,
+//! recorded traces read back, and every technique on every scenario.
 
 use netschema_lab::netschema::Netschema;
 use netschema_lab::trace::Trace;
-use netschema_lab::{RunConfig, Setup, Snapshot, profile};
+use netschema_lab::{RunConfig, Setup, Snapshot, profile, techniques};
 
 use super::*;
 
@@ -50,12 +50,19 @@ fn recorded_traces_quantise_back_to_the_same_snapshots() {
 fn profiling_a_recorded_trace_matches_the_bench() {
     let (rec, _, views) = round_trip("particles", 40);
     let config = RunConfig::new(2, 0.05, 1);
-    let setup = Setup { schema: rec.schema, capacity: rec.capacity };
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
     let bench = netschema_lab::run(&Netschema, &setup, &rec.snapshots, &config, |_| {}).unwrap();
     let runtime = runtime_schema("particles").unwrap();
-    let report =
-        profile::measure("particles", runtime.schema, &views, 60.0, &config, &["BC", "netschema"])
-            .unwrap();
+    let report = profile::measure(
+        "particles",
+        runtime.schema,
+        &views,
+        &[],
+        60.0,
+        &config,
+        &["BC", "netschema"],
+    )
+    .unwrap();
     let names: Vec<&str> = report.results.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["BC", "netschema"]);
     let profiled = &report.results[1];
@@ -74,4 +81,28 @@ fn profiling_a_recorded_trace_matches_the_bench() {
         ]
     );
     assert_eq!(fields.frames, 40 - config.warmup);
+}
+
+#[test]
+fn every_technique_round_trips_every_scenario_under_loss() {
+    for (name, frames) in [("particles", 60), ("cubes", 120), ("rts", 120)] {
+        let rec = simulate(name, frames, 1, false).unwrap();
+        let training = simulate(name, frames / 2, 2, false).unwrap().snapshots;
+        let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
+        for loss in [0.0, 0.2] {
+            let config = RunConfig { latency: 3, loss, seed: 5, warmup: 0 };
+            for technique in techniques::all() {
+                let r =
+                    netschema_lab::run(technique.as_ref(), &setup, &rec.snapshots, &config, |_| {})
+                        .unwrap_or_else(|e| panic!("{name}/{}: {e}", technique.name()));
+                assert!(
+                    r.verified(),
+                    "{name}/{} at loss {loss}: {:?} ({} frames verified)",
+                    r.name,
+                    r.first_error,
+                    r.verified_frames
+                );
+            }
+        }
+    }
 }

@@ -43,6 +43,9 @@ commands:
       --all-clients                   replay every client's visible set, one table each
       --rate HZ                       frames per second (default: the trace's, else 60)
       --technique NAME                only this technique (repeatable; default all)
+      --train FILE                    another trace of the same game, on which the
+                                      techniques with static tables (Q3, naia-zd) train
+                                      them (default: the replayed trace itself)
       --seed S                        seed of the link's losses (default 1)
       --json FILE                     also write the figures as JSON
       --plot FILE                     also plot bytes per frame (SVG)

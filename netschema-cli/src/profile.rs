@@ -28,6 +28,7 @@ struct Args {
     all_clients: bool,
     rate_hz: Option<f64>,
     techniques: Vec<String>,
+    train: Option<PathBuf>,
     json: Option<PathBuf>,
     plot: Option<PathBuf>,
 }
@@ -44,6 +45,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         all_clients: false,
         rate_hz: None,
         techniques: Vec::new(),
+        train: None,
         json: None,
         plot: None,
     };
@@ -80,6 +82,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 }
                 a.techniques.push(v.clone());
             }
+            "--train" => a.train = Some(PathBuf::from(value("a file")?)),
             "--json" => a.json = Some(PathBuf::from(value("a file")?)),
             "--plot" => a.plot = Some(PathBuf::from(value("a file")?)),
             other => return Err(format!("unknown argument `{other}` for `profile`")),
@@ -119,7 +122,22 @@ pub(crate) fn profile(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match measure(&a, &runtime, trace) {
+    let trained = a.techniques.iter().any(|t| techniques::TRAINED.contains(&t.as_str()));
+    if trained && a.train.is_none() {
+        eprintln!(
+            "note: the static tables of {} are trained on the replayed trace itself (an \
+             optimistic case for them); `--train FILE` trains them on another recording",
+            techniques::TRAINED.join(" and ")
+        );
+    }
+    let training = match a.train.as_deref().map(|path| read_trace(path, &runtime)).transpose() {
+        Ok(training) => training,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match measure(&a, &runtime, trace, training.as_ref()) {
         Ok(report) => finish(&a, report),
         Err(message) => {
             eprintln!("error: {message}");
@@ -182,8 +200,15 @@ fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, String> {
 }
 
 /// Picks the client (or every client), replays each view through every technique and
-/// measures them: one report per client replayed.
-fn measure(a: &Args, runtime: &RuntimeSchema, trace: Trace) -> Result<Vec<ScenarioReport>, String> {
+/// measures them: one report per client replayed. Static tables train on the same client's
+/// view of `training` (its first client's, or everything, if it lacks that client), else on
+/// the view replayed.
+fn measure(
+    a: &Args,
+    runtime: &RuntimeSchema,
+    trace: Trace,
+    training: Option<&Trace>,
+) -> Result<Vec<ScenarioReport>, String> {
     if trace.frames.is_empty() {
         return Err(format!("{}: the trace has no frames", a.trace.display()));
     }
@@ -225,9 +250,22 @@ fn measure(a: &Args, runtime: &RuntimeSchema, trace: Trace) -> Result<Vec<Scenar
             Some(c) if chosen.len() > 1 => format!("{stem} (client {c})"),
             _ => stem.clone(),
         };
-        let report =
-            profile::measure(&scenario, runtime.schema, &snapshots, rate_hz, &config, &names)
-                .map_err(|e| e.to_string())?;
+        let training = training.map(|t| {
+            let names = t.clients();
+            let same = client.as_ref().filter(|c| names.contains(c));
+            t.views(same.or(names.first()).map(String::as_str))
+        });
+        let training = training.as_deref().unwrap_or(&snapshots);
+        let report = profile::measure(
+            &scenario,
+            runtime.schema,
+            &snapshots,
+            training,
+            rate_hz,
+            &config,
+            &names,
+        )
+        .map_err(|e| e.to_string())?;
         reports.push(report);
     }
     Ok(reports)

@@ -31,6 +31,8 @@ fn profiles_a_trace() {
         "10%",
         "--client",
         "1",
+        "--train",
+        trace.to_str().unwrap(),
         "--json",
         json.to_str().unwrap(),
     ]);
@@ -38,10 +40,13 @@ fn profiles_a_trace() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("profiling 60 frames seen by client `1` (of 2)"), "{stderr}");
     assert!(stdout.contains("dots: 60 frames at 30 Hz, latency 2 frames, loss 10.0 %"), "{stdout}");
-    for technique in ["BC", "BD-Z6", "BD-Z9", "BD-zstd", "PD-Z6", "netschema"] {
-        assert!(stdout.lines().any(|l| l.starts_with(technique) && l.ends_with("yes")), "{stdout}");
+    for technique in ["BC", "BD-Z6", "BD-Z9", "BD-zstd", "PD-Z6", "fiedler", "N4E", "Q3", "naia"] {
+        let row = format!("{technique} ");
+        assert!(stdout.lines().any(|l| l.starts_with(&row) && l.ends_with("yes")), "{stdout}");
     }
-    assert!(!stdout.contains("fiedler"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("naia-zd ") && l.ends_with("yes")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("netschema ") && l.ends_with("yes")), "{stdout}");
+    assert!(stdout.contains("netschema / best other technique ("), "{stdout}");
     assert!(stdout.contains("per field (netschema"), "{stdout}");
     for row in ["Dot.pos.x", "Dot.pos.y", "Dot.mood", "Dot.spin.largest", "Dot.spin.c2", "Dot.hp"] {
         assert!(stdout.lines().any(|l| l.starts_with(row)), "{row}: {stdout}");
@@ -111,7 +116,7 @@ fn reads_gzip_compressed_traces() {
     let sizes = |out: &Output| -> Vec<String> {
         text(&out.stdout)
             .lines()
-            .filter(|l| l.starts_with("netschema ") || l.starts_with("BC "))
+            .filter(|l| (l.starts_with("netschema ") || l.starts_with("BC ")) && l.ends_with("yes"))
             .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
             .collect()
     };

@@ -346,7 +346,7 @@ impl Technique for Bitcode {
         "BC"
     }
 
-    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+    fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         Ok((
             Box::new(BitcodeEncoder),
             Box::new(BitcodeDecoder { schema: setup.schema, newest: None }),
@@ -475,7 +475,7 @@ fn named(compression: Compression, names: [&'static str; 4]) -> &'static str {
 /// The two halves of a `BD` or `PD` technique.
 fn start<R: RowCoding>(
     compression: Compression,
-    setup: &Setup,
+    setup: &Setup<'_>,
     coding: R,
 ) -> Result<Halves, Error> {
     let bound = body_bound(setup.schema, setup.capacity);
@@ -639,7 +639,7 @@ impl Technique for ByteDiff {
         named(self.compression, ByteRows::NAMES)
     }
 
-    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+    fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         start(self.compression, setup, ByteRows { schema: setup.schema })
     }
 }
@@ -734,7 +734,7 @@ impl Technique for PredictionDiff {
         named(self.compression, PredictedRows::NAMES)
     }
 
-    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+    fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         let coding = PredictedRows {
             schema: setup.schema,
             table: PredictorTable::new(&[]),

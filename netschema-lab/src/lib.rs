@@ -13,8 +13,9 @@
 //!                                                                              the input
 //! ```
 //!
-//! The techniques ([`techniques::all`]) are the ones Orsten (2011) §7.2 compares, plus Fiedler's (2015)
-//! bit-packing and the real engine:
+//! The techniques ([`techniques::all`]) are the ones Orsten (2011) §7.2 compares, Fiedler's
+//! (2015) bit-packing, the encodings of three engines a game would pick instead, and the real
+//! engine:
 //!
 //! | name        | what is sent                                                                |
 //! |-------------|------------------------------------------------------------------------------|
@@ -22,8 +23,14 @@
 //! | `BD-Z6/Z9`  | bytes differenced against the acked baseline, then zlib level 6 / 9         |
 //! | `BD-zstd`   | the same, then zstd level 3                                                 |
 //! | `PD-Z6`     | prediction residuals as plain integers, then zlib level 6                   |
-//! | `fiedler`   | Fiedler's (2015) final hand bit-packing (the cube schema only)                    |
+//! | `fiedler`   | Fiedler's bit-packing: the article's layout for cubes, generalised elsewhere |
+//! | `N4E`       | Unity Netcode for Entities' snapshots ([`n4e`])                             |
+//! | `Q3`        | Quake III's snapshots ([`q3`])                                              |
+//! | `naia`      | naia's packets, and `naia-zd` with its trained zstd dictionary ([`naia`])   |
 //! | `netschema` | the runtime's `World` / `Peer` / `Client`                                   |
+//!
+//! Techniques with static tables trained offline (`Q3`, `naia-zd`) train them on
+//! [`Setup::training`], snapshots of another run of the same game.
 //!
 //! [`run`] measures one technique (bytes, encode and decode times, memory, verification) and
 //! [`run_all`] a list of them with progress on stderr; [`report`] prints tables and writes
@@ -35,18 +42,24 @@
 //! in netschema's packets, reported by the engine through a
 //! [`netschema_runtime::engine::probe::Probe`].
 
+mod bitstream;
 pub mod bytes;
 pub mod descriptors;
 pub mod fiedler;
+mod huffman;
 pub mod link;
+pub mod n4e;
+pub mod naia;
 pub mod netschema;
 pub mod profile;
+pub mod q3;
 pub mod report;
 mod suite;
 pub mod techniques;
 #[cfg(test)]
 mod tests;
 pub mod trace;
+mod training;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -188,11 +201,15 @@ impl Snapshot {
 
 /// What every technique is told before it starts.
 #[derive(Clone, Copy, Debug)]
-pub struct Setup {
+pub struct Setup<'a> {
     /// The schema of the snapshots.
     pub schema: &'static Schema,
     /// Most entities any snapshot holds.
     pub capacity: usize,
+    /// Snapshots of another run of the same game (another seed of a scenario, another
+    /// recording of a trace), for techniques whose static tables are trained offline; empty
+    /// for none (they then use untrained tables).
+    pub training: &'a [Snapshot],
 }
 
 /// The two halves of a technique for one connection.
@@ -203,7 +220,7 @@ pub trait Technique {
     /// Short name, as in the tables (`BC`, `BD-Z6`, …).
     fn name(&self) -> &'static str;
     /// A fresh encoder (the server's state for one client) and decoder (the client's).
-    fn start(&self, setup: &Setup) -> Result<Halves, Error>;
+    fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error>;
 }
 
 /// The server half of a technique, for one client.
@@ -322,7 +339,7 @@ impl TechniqueResult {
 /// frame with the number of frames done.
 pub fn run(
     technique: &dyn Technique,
-    setup: &Setup,
+    setup: &Setup<'_>,
     snapshots: &[Snapshot],
     config: &RunConfig,
     mut progress: impl FnMut(usize),

@@ -47,7 +47,7 @@ impl Technique for Netschema {
         "netschema"
     }
 
-    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+    fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         start(setup, None)
     }
 }
@@ -57,13 +57,13 @@ impl Technique for ProbedNetschema {
         "netschema"
     }
 
-    fn start(&self, setup: &Setup) -> Result<Halves, Error> {
+    fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         start(setup, Some(Rc::clone(&self.0)))
     }
 }
 
 /// The encoder and decoder of both techniques.
-fn start(setup: &Setup, costs: Option<Rc<RefCell<FieldCosts>>>) -> Result<Halves, Error> {
+fn start(setup: &Setup<'_>, costs: Option<Rc<RefCell<FieldCosts>>>) -> Result<Halves, Error> {
     let schema = setup.schema;
     let handles = handles_for(setup.capacity);
     let ids = handles;

@@ -20,6 +20,7 @@ use netschema_runtime::engine::probe::Probe;
 /// What `netschema profile` measures: runs the techniques called `names` (of
 /// [`techniques::NAMES`]; others are ignored) over `snapshots` and returns their report, with
 /// netschema's per-field costs as [`ScenarioReport::fields`] when `netschema` is among them.
+/// Techniques with offline-trained tables train them on `training` ([`Setup::training`]).
 ///
 /// The warm-up is shortened if the run would not outlast it. Techniques that do not support
 /// the schema are left out, as in the benchmark; progress goes to stderr. netschema's encode
@@ -28,6 +29,7 @@ pub fn measure(
     scenario: &str,
     schema: &'static Schema,
     snapshots: &[Snapshot],
+    training: &[Snapshot],
     rate_hz: f64,
     config: &RunConfig,
     names: &[&str],
@@ -43,7 +45,8 @@ pub fn measure(
         })
         .collect();
     let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
-    let results = run_all(scenario, &list, &Setup { schema, capacity }, snapshots, &config)?;
+    let setup = Setup { schema, capacity, training };
+    let results = run_all(scenario, &list, &setup, snapshots, &config)?;
     let fields = results.iter().find(|r| r.name == "netschema").map(|r| {
         let total_bits = Summary::of(r, rate_hz).bytes_mean * 8.0;
         FieldReport::new(schema, &costs.borrow(), total_bits)

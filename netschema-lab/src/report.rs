@@ -152,12 +152,27 @@ impl ScenarioReport {
                 if m.verified { "yes" } else { "NO" }
             );
         }
+        if let Some((peer, ratio)) = self.netschema_ratio() {
+            let _ = writeln!(s, "netschema / best other technique ({peer}): {ratio:.2}");
+        }
         for r in &self.results {
             if let Some(e) = &r.first_error {
                 let _ = writeln!(s, "  {}: {} mismatches, first: {e}", r.name, r.mismatches);
             }
         }
         s
+    }
+
+    /// netschema's mean bytes per frame divided by the smallest of the other techniques', with
+    /// that technique's name; `None` unless netschema and another technique ran.
+    pub fn netschema_ratio(&self) -> Option<(String, f64)> {
+        let summaries = self.summaries();
+        let ours = summaries.iter().find(|m| m.name == "netschema")?;
+        let best = summaries
+            .iter()
+            .filter(|m| m.name != "netschema")
+            .min_by(|a, b| a.bytes_mean.total_cmp(&b.bytes_mean))?;
+        Some((best.name.clone(), ours.bytes_mean / best.bytes_mean))
     }
 }
 
@@ -279,8 +294,12 @@ fn colour_of(name: &str) -> RGBColor {
         "BD-zstd" => RGBColor(148, 103, 189),
         "PD-Z6" => RGBColor(255, 127, 14),
         "fiedler" => RGBColor(44, 160, 44),
+        "N4E" => RGBColor(188, 189, 34),
+        "Q3" => RGBColor(140, 86, 75),
+        "naia" => RGBColor(227, 119, 194),
+        "naia-zd" => RGBColor(123, 65, 115),
         "netschema" => RGBColor(214, 39, 40),
-        _ => RGBColor(140, 86, 75),
+        _ => RGBColor(0, 0, 0),
     }
 }
 

@@ -31,7 +31,7 @@ impl std::error::Error for TechniqueError {}
 pub fn run_all(
     label: &str,
     techniques: &[Box<dyn Technique>],
-    setup: &Setup,
+    setup: &Setup<'_>,
     snapshots: &[Snapshot],
     config: &RunConfig,
 ) -> Result<Vec<TechniqueResult>, TechniqueError> {

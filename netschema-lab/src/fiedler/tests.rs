@@ -1,0 +1,55 @@
+//! The bit layout of the generalised `fiedler` on hand-computed frames.
+
+use netschema_runtime::model::predict::Predictor as Order;
+use netschema_runtime::schema::{Class, Field, Schema};
+
+use super::Fiedler;
+use crate::tests::bits;
+use crate::{Setup, Snapshot, Technique};
+
+static DOT: [Field; 2] =
+    [Field::numeric("x", 0, 1000, false, &[Order::Hold]), Field::categorical("on", 2)];
+static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
+static SCHEMA: Schema = Schema::new("dots", &CLASSES);
+
+fn dot(row: Option<[i32; 2]>) -> Snapshot {
+    let mut s = Snapshot::new();
+    if let Some(row) = row {
+        s.push(7, 0, &row);
+    }
+    s
+}
+
+#[test]
+fn a_new_entity_a_delta_and_a_departure() {
+    // One entity: 66 slots, 7-bit indices.
+    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
+    let (mut encoder, mut decoder) = Fiedler.start(&setup).unwrap();
+    // Frame (16), baseline distance (5), slots in use (7), the changed slots (1 slot: as
+    // changed bits, cheaper than a count and an index).
+    let frames = [
+        // Frame 0, no baseline: slot 0 is new, sent whole (x in 10 bits, on in 1).
+        "0000000000000000 00000 0000001 1 1 \
+         0000000101 1",
+        // Frame 1 against frame 0: still there; x's widths (small 1, large 4); x changed, as a
+        // delta, not small: 4 + 8 in 4 bits; on unchanged.
+        "0000000000000001 00001 0000001 1 1 \
+         1 \
+         0000 00011 \
+         1 1 0 1100 0",
+        // Frame 2 against frame 1: slot 0 gone.
+        "0000000000000010 00001 0000001 1 1 \
+         0",
+    ];
+    let rows = [Some([5, 1]), Some([9, 1]), None];
+    let mut out = Vec::new();
+    let mut decoded = Snapshot::new();
+    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
+        let frame = frame as u32;
+        encoder.encode(frame, &dot(row), &mut out).unwrap();
+        assert_eq!(out, bits(want), "frame {frame}");
+        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
+        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
+        encoder.receive_ack(&decoder.ack().unwrap());
+    }
+}

@@ -1,0 +1,67 @@
+//! The bit layout of `N4E` on hand-computed frames.
+
+use netschema_runtime::model::predict::Predictor as Order;
+use netschema_runtime::schema::{Class, Field, Schema};
+
+use super::N4e;
+use crate::tests::bits;
+use crate::{Setup, Snapshot, Technique};
+
+static DOT: [Field; 2] =
+    [Field::numeric("x", 0, 1000, false, &[Order::Hold]), Field::categorical("on", 2)];
+static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
+static SCHEMA: Schema = Schema::new("dots", &CLASSES);
+
+fn dot(row: Option<[i32; 2]>) -> Snapshot {
+    let mut s = Snapshot::new();
+    if let Some(row) = row {
+        s.push(7, 0, &row);
+    }
+    s
+}
+
+#[test]
+fn a_spawn_a_delta_and_a_despawn() {
+    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
+    let (mut encoder, mut decoder) = N4e.start(&setup).unwrap();
+    let frames = [
+        // Frame 0, ghost 1 new for the client, x = 5 and on against zeros.
+        "00000001 00000000000000000000000000000000 \
+         00 010 0000000000000000 0000000000000001 \
+         00 010 0 \
+         00 00 00 010 \
+         00 \
+         010 \
+         1011 1001 \
+         100 01 \
+         1010 001 1",
+        // Frame 1 against frame 0 (1 tick back): x 5 → 9, mask 0b01 against 0b11.
+        "00000001 00000000000000000000000000000001 \
+         00 010 0000000000000000 0000000000000001 \
+         00 010 0 \
+         010 00 00 010 \
+         00 \
+         1011 0011 \
+         100 00 \
+         100 11",
+        // Frame 2: the dot is gone, ghost 1 despawned.
+        "00000001 00000000000000000000000000000010 \
+         00 00 0000000000000001 0000000000000000 \
+         00",
+    ];
+    // Run header (ticks since each baseline, run length), ghost id against 1, spawn tick
+    // against frame − 1 (new ghosts only), size in bits (5 + 8, then 5 + 5) as −size, change
+    // mask against the baseline's, then the prediction minus each changed value (x) or the raw
+    // bit (on).
+    let rows = [Some([5, 1]), Some([9, 1]), None];
+    let mut out = Vec::new();
+    let mut decoded = Snapshot::new();
+    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
+        let frame = frame as u32;
+        encoder.encode(frame, &dot(row), &mut out).unwrap();
+        assert_eq!(out, bits(want), "frame {frame}");
+        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
+        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
+        encoder.receive_ack(&decoder.ack().unwrap());
+    }
+}

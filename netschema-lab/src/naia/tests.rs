@@ -1,0 +1,55 @@
+//! The bit layout of `naia` on hand-computed frames.
+
+use netschema_runtime::model::predict::Predictor as Order;
+use netschema_runtime::schema::{Class, Field, Schema};
+
+use super::Naia;
+use crate::tests::bits;
+use crate::{Setup, Snapshot, Technique};
+
+static DOT: [Field; 2] =
+    [Field::numeric("x", 0, 1000, false, &[Order::Hold]), Field::categorical("on", 2)];
+static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
+static SCHEMA: Schema = Schema::new("dots", &CLASSES);
+
+fn dot(row: Option<[i32; 2]>) -> Snapshot {
+    let mut s = Snapshot::new();
+    if let Some(row) = row {
+        s.push(7, 0, &row);
+    }
+    s
+}
+
+#[test]
+fn a_spawn_an_update_and_a_despawn() {
+    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
+    let (mut encoder, mut decoder) = Naia { compressed: false }.start(&setup).unwrap();
+    // Data packet, packet index and tick (16 bits each, least significant first), no messages;
+    // the updates; the entity commands. Integers go least significant bit first; an entity is
+    // host, not static, its id as a 7-bit chunk after a "more" bit; one class: no kind bits.
+    let frames = [
+        // Frame 0: no update; the spawn (message 0, type 1, one component: x = 5, on = 1).
+        "1 0000000000000000 0000000000000000 0 \
+         0 \
+         1 0000000000000000 1000 1 0 0 0000000 10000000 1010000000 1 0",
+        // Frame 1 (the spawn acknowledged): x changed to 9, on did not.
+        "1 1000000000000000 1000000000000000 0 \
+         1 1 0 0 0000000 1 1 1001000000 0 0 0 \
+         0",
+        // Frame 2: the despawn (message 1).
+        "1 0100000000000000 0100000000000000 0 \
+         0 \
+         1 1000000000000000 0100 1 0 0 0000000 0",
+    ];
+    let rows = [Some([5, 1]), Some([9, 1]), None];
+    let mut out = Vec::new();
+    let mut decoded = Snapshot::new();
+    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
+        let frame = frame as u32;
+        encoder.encode(frame, &dot(row), &mut out).unwrap();
+        assert_eq!(out, bits(want), "frame {frame}");
+        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
+        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
+        encoder.receive_ack(&decoder.ack().unwrap());
+    }
+}

@@ -1,0 +1,60 @@
+//! The bit layout of `Q3` on hand-computed frames (untrained: every byte's code is itself).
+
+use netschema_runtime::model::predict::Predictor as Order;
+use netschema_runtime::schema::{Class, Field, Schema};
+
+use super::Quake3;
+use crate::tests::bits;
+use crate::{Setup, Snapshot, Technique};
+
+static DOT: [Field; 2] =
+    [Field::numeric("x", 0, 1000, false, &[Order::Hold]), Field::categorical("on", 2)];
+static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
+static SCHEMA: Schema = Schema::new("dots", &CLASSES);
+
+fn dot(row: Option<[i32; 2]>) -> Snapshot {
+    let mut s = Snapshot::new();
+    if let Some(row) = row {
+        s.push(7, 0, &row);
+    }
+    s
+}
+
+#[test]
+fn against_the_baseline_a_delta_frame_and_a_removal() {
+    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
+    let (mut encoder, mut decoder) = Quake3.start(&setup).unwrap();
+    // Sequence (4 bytes, little endian); svc_snapshot, delta frame, flags, area bytes; the
+    // entities; the end marker 1023 (its 2 low bits raw, least significant first, then its
+    // byte 255); svc_EOF; Quake III's extra byte.
+    let frames = [
+        // Frame 0: no delta frame; slot 0 equals its baseline (the first frame): number, not
+        // removed, no delta.
+        "00000000 00000000 00000000 00000000 \
+         00000111 00000000 00000000 00000000 \
+         00 00000000 0 0 \
+         11 11111111 00001000 00",
+        // Frame 1 against frame 0: number, not removed, delta, last changed field 1, x
+        // changed, not zero, 9 in 10 bits (raw 1, 0, then the byte 2).
+        "00000001 00000000 00000000 00000000 \
+         00000111 00000001 00000000 00000000 \
+         00 00000000 0 1 00000001 1 1 10 00000010 \
+         11 11111111 00001000 0000",
+        // Frame 2 against frame 1: slot 0 removed.
+        "00000010 00000000 00000000 00000000 \
+         00000111 00000001 00000000 00000000 \
+         00 00000000 1 \
+         11 11111111 00001000 0",
+    ];
+    let rows = [Some([5, 1]), Some([9, 1]), None];
+    let mut out = Vec::new();
+    let mut decoded = Snapshot::new();
+    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
+        let frame = frame as u32;
+        encoder.encode(frame, &dot(row), &mut out).unwrap();
+        assert_eq!(out, bits(want), "frame {frame}");
+        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
+        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
+        encoder.receive_ack(&decoder.ack().unwrap());
+    }
+}
