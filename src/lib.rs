@@ -168,13 +168,13 @@ pub mod __private {
     /// The raw form of a quaternion field's `v`, reported as [`real`] does (with its first
     /// non-finite component, or 0 for a zero quaternion).
     #[inline]
-    pub fn quat<T: Real>(
+    pub fn quat<R: Rotation>(
         q: &QuatQuant,
-        v: [T; 4],
+        v: R,
         field: usize,
         clamped: &mut dyn FnMut(usize, Value),
     ) -> [i32; 4] {
-        let v = v.map(Real::to_f64);
+        let v = v.to_array().map(Real::to_f64);
         match q.try_quantise(v) {
             Ok(raw) => raw,
             Err(_) => {
@@ -213,6 +213,89 @@ pub mod __private {
         fn from_f64(v: f64) -> Self {
             v
         }
+    }
+
+    /// A type a `vec2` or `vec3` field may be stored in: an array, or (feature `glam`) glam's
+    /// vectors. Components are read by index.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot hold a netschema vector",
+        note = "use an array `[T; N]`, or glam's vectors with netschema's `glam` feature"
+    )]
+    pub trait Vector<const N: usize>: Copy {
+        /// The component type.
+        type Elem: Copy;
+        /// The vector of `components`.
+        fn from_array(components: [Self::Elem; N]) -> Self;
+    }
+
+    impl<T: Copy, const N: usize> Vector<N> for [T; N] {
+        type Elem = T;
+        #[inline]
+        fn from_array(components: [T; N]) -> Self {
+            components
+        }
+    }
+
+    /// A type a `quat` field may be stored in: `[x, y, z, w]`, or (feature `glam`) glam's
+    /// quaternions.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot hold a netschema quaternion",
+        note = "use `[f32; 4]` or `[f64; 4]` as `[x, y, z, w]`, or glam's `Quat` with netschema's `glam` feature"
+    )]
+    pub trait Rotation: Copy {
+        /// The component type.
+        type Elem: Real;
+        /// `[x, y, z, w]`.
+        fn to_array(self) -> [Self::Elem; 4];
+        /// The rotation `[x, y, z, w]`.
+        fn from_array(xyzw: [Self::Elem; 4]) -> Self;
+    }
+
+    impl<T: Real> Rotation for [T; 4] {
+        type Elem = T;
+        #[inline]
+        fn to_array(self) -> [T; 4] {
+            self
+        }
+        #[inline]
+        fn from_array(xyzw: [T; 4]) -> Self {
+            xyzw
+        }
+    }
+
+    #[cfg(feature = "glam")]
+    mod glam_types {
+        use super::{Rotation, Vector};
+
+        macro_rules! vector {
+            ($($t:ty, $n:literal, $e:ty;)*) => {$(
+                impl Vector<$n> for $t {
+                    type Elem = $e;
+                    #[inline]
+                    fn from_array(components: [$e; $n]) -> Self {
+                        <$t>::from_array(components)
+                    }
+                }
+            )*};
+        }
+        vector!(glam::Vec2, 2, f32; glam::Vec3, 3, f32; glam::DVec2, 2, f64; glam::DVec3, 3, f64;);
+
+        macro_rules! rotation {
+            ($($t:ty, $e:ty;)*) => {$(
+                impl Rotation for $t {
+                    type Elem = $e;
+                    #[inline]
+                    fn to_array(self) -> [$e; 4] {
+                        <$t>::to_array(self)
+                    }
+                    #[inline]
+                    fn from_array(xyzw: [$e; 4]) -> Self {
+                        <$t>::from_array(xyzw)
+                    }
+                }
+            )*};
+        }
+        rotation!(glam::Quat, f32; glam::DQuat, f64;);
     }
 
     /// An integer type an `int` field may be stored in.

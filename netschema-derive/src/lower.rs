@@ -377,8 +377,38 @@ fn shape(ty: &Type) -> Shape<'_> {
         }
         Type::Group(g) => shape(&g.elem),
         Type::Paren(p) => shape(&p.elem),
+        Type::Path(p) if p.qself.is_none() => match glam_vector(p) {
+            Some((elem, len)) => Shape::Array { elem, len: Some(len), ty },
+            None => Shape::Leaf(ty),
+        },
         _ => Shape::Leaf(ty),
     }
+}
+
+/// Glam's vectors and quaternions (by their type names, with or without a path), as arrays of
+/// their components: `Vec3` is `[f32; 3]`, `DQuat` is `[f64; 4]`. The facade converts them
+/// with its `glam` feature.
+fn glam_vector(p: &syn::TypePath) -> Option<(&'static Type, u32)> {
+    thread_local! {
+        // Built once per thread and kept for the compiler's run, like the tokens they stand for.
+        static ELEMS: (&'static Type, &'static Type) =
+            (Box::leak(Box::new(syn::parse_quote!(f32))), Box::leak(Box::new(syn::parse_quote!(f64))));
+    }
+    let last = p.path.segments.last()?;
+    if !last.arguments.is_none() {
+        return None;
+    }
+    let (double, len) = match last.ident.to_string().as_str() {
+        "Vec2" => (false, 2),
+        "Vec3" => (false, 3),
+        "Quat" => (false, 4),
+        "DVec2" => (true, 2),
+        "DVec3" => (true, 3),
+        "DQuat" => (true, 4),
+        _ => return None,
+    };
+    let (f32, f64) = ELEMS.with(|e| *e);
+    Some((if double { f64 } else { f32 }, len))
 }
 
 /// How many array levels a kind's natural type has: `vec2`, `vec3` and `quat` are arrays.

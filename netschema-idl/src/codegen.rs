@@ -10,8 +10,9 @@
 //! `bool`, an enum → the generated enum, `vec2<K>`/`vec3<K>` → `[K; 2]`/`[K; 3]`, `[K; N]` →
 //! `[K; N]`, `quat` → `[f32; 4]` as `[x, y, z, w]`. [`Options::float`] makes `fixed`, `angle`
 //! and `quat` `f64` instead, for games that simulate in double precision. (The derive also
-//! accepts other integer types: conversions go through the facade's
-//! `__private::{Integer, Real}`.)
+//! accepts other integer types, and glam's vectors and quaternions with the facade's `glam`
+//! feature: conversions go through the facade's `__private::{Integer, Real, Vector,
+//! Rotation}`.)
 //!
 //! Ranges are never computed here: each field gets a `const` quantiser built by the runtime's
 //! `const fn`s from the parameters the user wrote, and the class table reads `raw_min()`,
@@ -835,12 +836,12 @@ impl Gen<'_> {
             TypeKind::Quat { .. } => {
                 let idx: Vec<Literal> = (*at..*at + 4).map(Literal::usize_unsuffixed).collect();
                 *at += 4;
-                quote!(#q.dequantise([#(raw[#idx]),*]).map(#krate::__private::Real::from_f64))
+                quote!(#krate::__private::Rotation::from_array(#q.dequantise([#(raw[#idx]),*]).map(#krate::__private::Real::from_f64)))
             }
             TypeKind::Vec2(e) | TypeKind::Vec3(e) => {
                 let n = if matches!(ty.kind, TypeKind::Vec2(_)) { 2 } else { 3 };
                 let parts: Vec<TokenStream> = (0..n).map(|_| self.dequantise(e, at)).collect();
-                quote!([#(#parts),*])
+                quote!(#krate::__private::Vector::from_array([#(#parts),*]))
             }
             TypeKind::Array { elem, len } => {
                 let parts: Vec<TokenStream> =

@@ -495,16 +495,18 @@ const _: () = {
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
-                pos: [
+                pos: ::netschema::__private::Vector::from_array([
                     ::netschema::__private::Real::from_f64(Q_POS.dequantise(raw[0])),
                     ::netschema::__private::Real::from_f64(Q_POS.dequantise(raw[1])),
-                ],
+                ]),
                 heading: ::netschema::__private::Real::from_f64(
                     Q_HEADING.dequantise(raw[2]),
                 ),
-                turret: Q_TURRET
-                    .dequantise([raw[3], raw[4], raw[5], raw[6]])
-                    .map(::netschema::__private::Real::from_f64),
+                turret: ::netschema::__private::Rotation::from_array(
+                    Q_TURRET
+                        .dequantise([raw[3], raw[4], raw[5], raw[6]])
+                        .map(::netschema::__private::Real::from_f64),
+                ),
                 hp: ::netschema::__private::Integer::from_i32(Q_HP.dequantise(raw[7])),
                 speed: ::netschema::__private::Real::from_f64(
                     Q_SPEED.dequantise(raw[8]),
@@ -525,7 +527,7 @@ const _: () = {
                     Q_MOOD.dequantise(raw[14]),
                 ),
                 path: [
-                    [
+                    ::netschema::__private::Vector::from_array([
                         ::netschema::__private::Integer::from_i32(
                             Q_PATH.dequantise(raw[15]),
                         ),
@@ -535,8 +537,8 @@ const _: () = {
                         ::netschema::__private::Integer::from_i32(
                             Q_PATH.dequantise(raw[17]),
                         ),
-                    ],
-                    [
+                    ]),
+                    ::netschema::__private::Vector::from_array([
                         ::netschema::__private::Integer::from_i32(
                             Q_PATH.dequantise(raw[18]),
                         ),
@@ -546,7 +548,7 @@ const _: () = {
                         ::netschema::__private::Integer::from_i32(
                             Q_PATH.dequantise(raw[20]),
                         ),
-                    ],
+                    ]),
                 ],
                 r#type: ::netschema::__private::Integer::from_i32(
                     Q_TYPE.dequantise(raw[21]),

@@ -354,17 +354,19 @@ const _: () = {
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
-                pos: [
+                pos: ::netschema::__private::Vector::from_array([
                     ::netschema::__private::Real::from_f64(Q_POS.dequantise(raw[0])),
                     ::netschema::__private::Real::from_f64(Q_POS.dequantise(raw[1])),
-                ],
+                ]),
                 hp: ::netschema::__private::Integer::from_i32(Q_HP.dequantise(raw[2])),
                 heading: ::netschema::__private::Real::from_f64(
                     Q_HEADING.dequantise(raw[3]),
                 ),
-                rot: Q_ROT
-                    .dequantise([raw[4], raw[5], raw[6], raw[7]])
-                    .map(::netschema::__private::Real::from_f64),
+                rot: ::netschema::__private::Rotation::from_array(
+                    Q_ROT
+                        .dequantise([raw[4], raw[5], raw[6], raw[7]])
+                        .map(::netschema::__private::Real::from_f64),
+                ),
                 alive: Q_ALIVE.dequantise(raw[8]),
                 state: <State as ::netschema::SnapshotEnum>::from_index(
                     Q_STATE.dequantise(raw[9]),

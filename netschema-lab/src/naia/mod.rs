@@ -365,8 +365,9 @@ impl Decoder for NaiaDecoder {
         }
         let index = wire::get(&mut r, 16)? as u16;
         wire::get(&mut r, 16)?;
-        let frame =
-            self.newest.map_or(u32::from(index), |n| netschema_runtime::engine::frame::from_wire(n, index));
+        let frame = self
+            .newest
+            .map_or(u32::from(index), |n| netschema_runtime::engine::frame::from_wire(n, index));
         if r.bit()? {
             return Err(Error::Decode("messages are not expected".into()));
         }
