@@ -48,13 +48,17 @@ fn recorded_traces_quantise_back_to_the_same_snapshots() {
 
 #[test]
 fn profiling_a_recorded_trace_matches_the_bench() {
-    let (rec, _, views) = round_trip("particles", 40);
+    let (rec, trace, views) = round_trip("particles", 40);
     let config = RunConfig::new(2, 0.05, 1);
     let setup = Setup { schema: rec.schema, capacity: rec.capacity };
-    let bench = netschema_lab::run(&Netschema, &setup, &rec.snapshots, &config, |_| {}).unwrap();
+    let bench =
+        netschema_lab::run(&Netschema, &setup, &rec.snapshots, None, &config, |_| {}).unwrap();
     let runtime = runtime_schema("particles").unwrap();
+    // The trace's times are the bench's even frames: the link delivers on the same frames.
+    let times = trace.times().expect("the bench writes times");
+    let names = ["BC", "netschema"];
     let report =
-        profile::measure("particles", runtime.schema, &views, 60.0, &config, &["BC", "netschema"])
+        profile::measure("particles", runtime.schema, &views, Some(&times), 60.0, &config, &names)
             .unwrap();
     let names: Vec<&str> = report.results.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["BC", "netschema"]);

@@ -20,6 +20,9 @@ use netschema_runtime::probe::Probe;
 /// What `netschema profile` measures: runs the techniques called `names` (of
 /// [`techniques::NAMES`]; others are ignored) over `snapshots` and returns their report, with
 /// netschema's per-field costs as [`ScenarioReport::fields`] when `netschema` is among them.
+/// `times` says when each frame happened, in seconds, if the recording says so: the link's
+/// latency (in frames at `rate_hz`) then holds in time, and `rate_hz` becomes the mean rate of
+/// the recording for kbit/s.
 ///
 /// The warm-up is shortened if the run would not outlast it. Techniques that do not support
 /// the schema are left out, as in the benchmark; progress goes to stderr. netschema's encode
@@ -28,10 +31,17 @@ pub fn measure(
     scenario: &str,
     schema: &'static Schema,
     snapshots: &[Snapshot],
+    times: Option<&[f64]>,
     rate_hz: f64,
     config: &RunConfig,
     names: &[&str],
 ) -> Result<ScenarioReport, TechniqueError> {
+    let start = times.and_then(|t| t.first()).copied().unwrap_or(0.0);
+    let ticks: Option<Vec<f64>> = times.map(|t| t.iter().map(|s| (s - start) * rate_hz).collect());
+    let rate_hz = match times {
+        Some(t @ [first, .., last]) if last > first => (t.len() - 1) as f64 / (last - first),
+        _ => rate_hz,
+    };
     let config =
         RunConfig { warmup: config.warmup.min(snapshots.len().saturating_sub(1)), ..*config };
     let costs = Rc::new(RefCell::new(FieldCosts::new(schema, config.warmup)));
@@ -43,7 +53,8 @@ pub fn measure(
         })
         .collect();
     let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
-    let results = run_all(scenario, &list, &Setup { schema, capacity }, snapshots, &config)?;
+    let setup = Setup { schema, capacity };
+    let results = run_all(scenario, &list, &setup, snapshots, ticks.as_deref(), &config)?;
     let fields = results.iter().find(|r| r.name == "netschema").map(|r| {
         let total_bits = Summary::of(r, rate_hz).bytes_mean * 8.0;
         FieldReport::new(schema, &costs.borrow(), total_bits)
