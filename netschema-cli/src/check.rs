@@ -6,7 +6,10 @@ use netschema_idl::Loaded;
 
 use crate::error::{Error, Outcome};
 
-/// Check schemas: print every error and warning, and a summary line per file.
+/// Check schemas and print every error and warning.
+///
+/// Each file is compiled with its imports; its errors and warnings go to stderr and a summary
+/// line to stdout.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The schema files (`.netidl`); each is checked with its imports.

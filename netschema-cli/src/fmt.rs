@@ -5,8 +5,10 @@ use std::path::PathBuf;
 use crate::diff::unified;
 use crate::error::{Error, Outcome};
 
-/// Format schemas in the canonical style (docs/netidl.md), keeping comments; with `--check`,
-/// print what would change and change nothing.
+/// Format schemas in the canonical style, keeping comments.
+///
+/// The style is described in docs/netidl.md. With `--check`, print a diff of what would change
+/// and change nothing.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Change no file: print a diff of each file that is not formatted and exit with 1.

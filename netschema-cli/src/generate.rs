@@ -7,7 +7,9 @@ use netschema_idl::codegen::{self, Options};
 
 use crate::error::{Error, Outcome};
 
-/// Generate the Rust module of a schema (what `build.rs` and `include_schema!` give).
+/// Generate the Rust module of a schema.
+///
+/// The same module `build.rs` writes for `include_schema!`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The schema file (`.netidl`).

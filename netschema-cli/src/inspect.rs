@@ -9,8 +9,10 @@ use netschema_lab::descriptors::Quantiser;
 use crate::check::WarningArgs;
 use crate::error::{Error, Outcome};
 
-/// Print each class's scalar fields: kind, raw range, step, raw bits and candidate
-/// predictors; warnings (such as values the grid cannot hold exactly) go to stderr.
+/// Print each class's scalar fields as the runtime sees them.
+///
+/// Kind, raw range, step, raw bits and candidate predictors; warnings (such as values the grid
+/// cannot hold exactly) go to stderr.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The schema file (`.netidl`).

@@ -17,9 +17,11 @@ use crate::error::{Error, Outcome};
 /// Frame rate when neither `--rate` nor the trace's header gives one.
 const DEFAULT_RATE_HZ: f64 = 60.0;
 
-/// Replay a recorded trace (docs/trace-format.md) through netschema and the techniques it
-/// replaces over a lossy link; print their sizes and speeds, what each field costs and which
-/// predictors it used.
+/// Profile a recorded trace of your game.
+///
+/// Replay the trace (docs/trace-format.md) through netschema and the techniques it replaces
+/// over a lossy link; print their sizes and speeds, what each field costs and which predictors
+/// it used.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = profile_help())]
 pub(crate) struct Args {
