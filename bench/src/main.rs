@@ -286,13 +286,14 @@ fn main() -> ExitCode {
             }
         };
         let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
-        let results = match netschema_lab::run_all(name, &chosen, &setup, &rec.snapshots, &config) {
-            Ok(results) => results,
-            Err(e) => {
-                eprintln!("{name}: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+        let results =
+            match netschema_lab::run_all(name, &chosen, &setup, &rec.snapshots, None, &config) {
+                Ok(results) => results,
+                Err(e) => {
+                    eprintln!("{name}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
         let report = ScenarioReport {
             scenario: rec.name.to_string(),
             frames: o.frames,

@@ -330,8 +330,8 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
                     (p.to_string(), ids)
                 })
                 .collect();
-            let frame = Some(frames.len() as u64);
-            frames.push(TraceFrame { frame, world: everything, clients: Some(clients) });
+            let (frame, time) = (Some(frames.len() as u64), Some(frames.len() as f64 / RATE));
+            frames.push(TraceFrame { frame, time, world: everything, clients: Some(clients) });
         }
     }
     let capacity = snapshots.iter().map(|s| s.len()).max().unwrap_or(0).max(1);

@@ -29,7 +29,8 @@ pub(crate) fn save(
 }
 
 /// Writes `rec` as a trace: the world and every client's view where the scenario records them,
-/// otherwise what its one client sees.
+/// otherwise what its one client sees; each frame with its time (the recorded world's, else
+/// frame `i` at `i / rate_hz` seconds).
 pub(crate) fn write_trace<W: Write>(
     out: W,
     rec: &Recording,
@@ -39,12 +40,12 @@ pub(crate) fn write_trace<W: Write>(
     match &rec.world {
         Some(frames) => {
             for f in frames {
-                writer.write(&f.world, f.clients.as_deref())?;
+                writer.write(&f.world, f.clients.as_deref(), f.time)?;
             }
         }
         None => {
-            for s in &rec.snapshots {
-                writer.write(s, None)?;
+            for (i, s) in rec.snapshots.iter().enumerate() {
+                writer.write(s, None, Some(i as f64 / rec.rate_hz))?;
             }
         }
     }

@@ -48,21 +48,18 @@ fn recorded_traces_quantise_back_to_the_same_snapshots() {
 
 #[test]
 fn profiling_a_recorded_trace_matches_the_bench() {
-    let (rec, _, views) = round_trip("particles", 40);
+    let (rec, trace, views) = round_trip("particles", 40);
     let config = RunConfig::new(2, 0.05, 1);
     let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
-    let bench = netschema_lab::run(&Netschema, &setup, &rec.snapshots, &config, |_| {}).unwrap();
+    let bench =
+        netschema_lab::run(&Netschema, &setup, &rec.snapshots, None, &config, |_| {}).unwrap();
     let runtime = runtime_schema("particles").unwrap();
-    let report = profile::measure(
-        "particles",
-        runtime.schema,
-        &views,
-        &[],
-        60.0,
-        &config,
-        &["BC", "netschema"],
-    )
-    .unwrap();
+    // The trace's times are the bench's even frames: the link delivers on the same frames.
+    let times = trace.times().expect("the bench writes times");
+    let names = ["BC", "netschema"];
+    let recording = profile::Recording { snapshots: &views, training: &[], times: Some(&times) };
+    let report =
+        profile::measure("particles", runtime.schema, recording, 60.0, &config, &names).unwrap();
     let names: Vec<&str> = report.results.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["BC", "netschema"]);
     let profiled = &report.results[1];
@@ -92,9 +89,15 @@ fn every_technique_round_trips_every_scenario_under_loss() {
         for loss in [0.0, 0.2] {
             let config = RunConfig { latency: 3, loss, seed: 5, warmup: 0 };
             for technique in techniques::all() {
-                let r =
-                    netschema_lab::run(technique.as_ref(), &setup, &rec.snapshots, &config, |_| {})
-                        .unwrap_or_else(|e| panic!("{name}/{}: {e}", technique.name()));
+                let r = netschema_lab::run(
+                    technique.as_ref(),
+                    &setup,
+                    &rec.snapshots,
+                    None,
+                    &config,
+                    |_| {},
+                )
+                .unwrap_or_else(|e| panic!("{name}/{}: {e}", technique.name()));
                 assert!(
                     r.verified(),
                     "{name}/{} at loss {loss}: {:?} ({} frames verified)",

@@ -1,5 +1,6 @@
 //! Reads arbitrary bytes as a trace of a fixed schema: never panics, and whatever reads writes
-//! back and reads again to the same frames.
+//! back and reads again to the same frames, times included (format 2: `time` or `tick` per
+//! frame, empty frames, entities that change class).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -33,14 +34,15 @@ fn schema() -> &'static RuntimeSchema {
 fuzz_target!(|data: &[u8]| {
     let schema = schema();
     let Ok(trace) = Trace::read(schema, data, |_, _| {}) else { return };
-    let mut writer = TraceWriter::new(schema, Vec::new(), None).expect("in memory");
+    let rate = trace.header.as_ref().and_then(|h| h.rate_hz);
+    let mut writer = TraceWriter::new(schema, Vec::new(), rate).expect("in memory");
     for f in &trace.frames {
-        writer.write(&f.world, f.clients.as_deref()).expect("frames read are writable");
+        writer.write(&f.world, f.clients.as_deref(), f.time).expect("frames read are writable");
     }
     let text = writer.finish().expect("in memory");
     let again = Trace::read(schema, &text[..], |_, _| {}).expect("written traces read");
     assert_eq!(again.frames.len(), trace.frames.len());
     for (a, b) in again.frames.iter().zip(&trace.frames) {
-        assert_eq!((&a.world, &a.clients), (&b.world, &b.clients));
+        assert_eq!((&a.world, &a.clients, a.time), (&b.world, &b.clients, b.time));
     }
 });

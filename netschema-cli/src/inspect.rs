@@ -1,34 +1,42 @@
 //! `netschema inspect FILE`: each class's scalar fields as the runtime sees them.
 
-use std::process::ExitCode;
+use std::path::PathBuf;
 
 use netschema_idl::ir::{Precision, PredictorSet};
 use netschema_idl::{ScalarField, ScalarKind};
 use netschema_lab::descriptors::{Quantiser, RuntimeSchema};
 use netschema_runtime::engine::handshake::WIRE_VERSION;
 
-use crate::{load, usage};
+use crate::check::WarningArgs;
+use crate::error::{Error, Outcome};
 
-pub(crate) fn inspect(args: &[String]) -> ExitCode {
-    let [file] = args else {
-        return usage("`inspect` takes one file");
-    };
-    let schema = match load(file) {
-        Ok(schema) => schema,
-        Err(code) => return code,
-    };
-    // The hash both ends compare when connecting; builds that print different hashes refuse
+/// Print each class's scalar fields as the runtime sees them.
+///
+/// Kind, raw range, step, raw bits and candidate predictors; warnings (such as values the grid
+/// cannot hold exactly) go to stderr.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The schema file (`.netidl`).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    warnings: WarningArgs,
+}
+
+pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
+    let loaded = crate::check::load(&args.file)?;
+    let outcome = args.warnings.report(&loaded);
+    let schema = loaded.schema;
+    // The hash both ends compare when connecting: builds that print different hashes refuse
     // each other.
-    match RuntimeSchema::new(&schema) {
-        Ok(runtime) => println!(
-            "schema `{}`, hash {:#018x} (wire version {WIRE_VERSION})",
-            schema.name, runtime.schema.hash
-        ),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
+    let runtime = RuntimeSchema::new(&schema).map_err(|source| Error::Descriptors {
+        path: args.file.clone(),
+        source: Box::new(source),
+    })?;
+    println!(
+        "schema `{}`, hash {:#018x} (wire version {WIRE_VERSION})",
+        schema.name, runtime.schema.hash
+    );
     for (index, class) in schema.classes.iter().enumerate() {
         let scalars = schema.flatten(class);
         let rows: Vec<[String; 6]> = scalars.iter().map(row).collect();
@@ -54,7 +62,7 @@ pub(crate) fn inspect(args: &[String]) -> ExitCode {
             scalars.iter().filter_map(|s| Quantiser::new(&s.kind).ok()).map(|q| q.bits()).sum();
         println!("  {total} bits per entity written plainly");
     }
-    ExitCode::SUCCESS
+    Ok(outcome)
 }
 
 fn kind_text(kind: &ScalarKind) -> String {

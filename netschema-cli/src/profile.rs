@@ -3,152 +3,131 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use clap::builder::PossibleValuesParser;
 use flate2::read::MultiGzDecoder;
 use netschema_lab::descriptors::RuntimeSchema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::Trace;
-use netschema_lab::{RunConfig, profile, techniques};
+use netschema_lab::{RunConfig, html, profile, techniques};
 
-use crate::{load, usage};
+use crate::error::{Error, Outcome};
 
 /// Frame rate when neither `--rate` nor the trace's header gives one.
 const DEFAULT_RATE_HZ: f64 = 60.0;
 
-/// The options of `netschema profile`.
-struct Args {
+/// Profile a recorded trace of your game.
+///
+/// Replay the trace (docs/trace-format.md) through netschema and the techniques it replaces
+/// over a lossy link; print their sizes and speeds, what each field costs and which predictors
+/// it used.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = profile_help())]
+pub(crate) struct Args {
+    /// The schema the trace was recorded with.
+    #[arg(long, value_name = "FILE.netidl")]
     schema: PathBuf,
+    /// The trace: JSON Lines, or gzip-compressed JSON Lines.
+    #[arg(long, value_name = "FILE.jsonl")]
     trace: PathBuf,
+    /// One-way latency of the link, in frames (at most 15).
+    #[arg(long, value_name = "F", default_value = "6", value_parser = netschema_lab::parse_latency)]
     latency: u32,
+    /// Loss of every packet and ack, as `0.05` or `5%`.
+    #[arg(long, value_name = "P", default_value = "5%", value_parser = loss)]
     loss: f64,
-    seed: u64,
+    /// Whose visible set to replay (default: the first client the trace names, else
+    /// everything).
+    #[arg(long, value_name = "NAME", conflicts_with = "all_clients")]
     client: Option<String>,
+    /// Replay every client's visible set, one table each.
+    #[arg(long)]
     all_clients: bool,
+    /// Frames per second (default: the trace's, else 60).
+    #[arg(long = "rate", value_name = "HZ", value_parser = rate)]
     rate_hz: Option<f64>,
+    /// Only this technique (repeatable; default all).
+    #[arg(long = "technique", value_name = "NAME",
+          value_parser = PossibleValuesParser::new(techniques::NAMES))]
     techniques: Vec<String>,
+    /// Seed of the link's losses.
+    #[arg(long, value_name = "S", default_value = "1")]
+    seed: u64,
+    /// Another recording of the same game to train the techniques' static tables on (Q3's
+    /// Huffman table, naia-zd's dictionary), as an engine's offline tables are; by default
+    /// they train on the replayed trace itself, which favours them.
+    #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
+    /// Also write the figures as JSON.
+    #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Also plot bytes per frame (SVG).
+    #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// Also write the whole profile as one self-contained HTML page: the technique table,
+    /// bytes per frame over time, the cost of each field, predictor shares and these
+    /// parameters.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
-fn parse(args: &[String]) -> Result<Args, String> {
-    let (mut schema, mut trace) = (None, None);
-    let mut a = Args {
-        schema: PathBuf::new(),
-        trace: PathBuf::new(),
-        latency: 6,
-        loss: 0.05,
-        seed: 1,
-        client: None,
-        all_clients: false,
-        rate_hz: None,
-        techniques: Vec::new(),
-        train: None,
-        json: None,
-        plot: None,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| it.next().ok_or_else(|| format!("`{arg}` needs {what}"));
-        match arg.as_str() {
-            "--schema" => schema = Some(PathBuf::from(value("a file")?)),
-            "--trace" => trace = Some(PathBuf::from(value("a file")?)),
-            "--latency" => a.latency = netschema_lab::parse_latency(value("a number of frames")?)?,
-            "--loss" => {
-                let v = value("a probability")?;
-                a.loss = netschema_lab::parse_loss(v)
-                    .ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
-            }
-            "--seed" => {
-                let v = value("a number")?;
-                a.seed = v.parse().map_err(|_| format!("bad seed `{v}`"))?;
-            }
-            "--client" => a.client = Some(value("a client name")?.clone()),
-            "--all-clients" => a.all_clients = true,
-            "--rate" => {
-                let v = value("frames per second")?;
-                let rate = v.parse::<f64>().ok().filter(|r| r.is_finite() && *r > 0.0);
-                a.rate_hz = Some(rate.ok_or_else(|| format!("bad frame rate `{v}`"))?);
-            }
-            "--technique" => {
-                let v = value("a technique name")?;
-                if !techniques::NAMES.contains(&v.as_str()) {
-                    return Err(format!(
-                        "unknown technique `{v}` (one of {:?})",
-                        techniques::NAMES
-                    ));
-                }
-                a.techniques.push(v.clone());
-            }
-            "--train" => a.train = Some(PathBuf::from(value("a file")?)),
-            "--json" => a.json = Some(PathBuf::from(value("a file")?)),
-            "--plot" => a.plot = Some(PathBuf::from(value("a file")?)),
-            other => return Err(format!("unknown argument `{other}` for `profile`")),
-        }
-    }
-    if a.all_clients && a.client.is_some() {
-        return Err("`--client` and `--all-clients` exclude each other".into());
-    }
-    a.schema = schema.ok_or("`profile` needs `--schema FILE.netidl`")?;
-    a.trace = trace.ok_or("`profile` needs `--trace FILE.jsonl`")?;
-    if a.techniques.is_empty() {
-        a.techniques = techniques::NAMES.iter().map(|s| s.to_string()).collect();
-    }
-    Ok(a)
+/// The reports of a run and the parameters that produced them.
+struct Profile {
+    reports: Vec<ScenarioReport>,
+    /// (name, value), for the HTML report.
+    parameters: Vec<(&'static str, String)>,
 }
 
-pub(crate) fn profile(args: &[String]) -> ExitCode {
-    let a = match parse(args) {
-        Ok(a) => a,
-        Err(message) => return usage(&message),
+/// The techniques and the table's columns, after `--help`.
+fn profile_help() -> String {
+    format!(
+        "Techniques:\n{}\nTable columns (and JSON keys):\n{}",
+        techniques::legend(),
+        report::columns()
+    )
+}
+
+/// `--loss`: `0.05` or `5%`.
+fn loss(text: &str) -> Result<f64, String> {
+    netschema_lab::parse_loss(text)
+        .ok_or_else(|| format!("`{text}` is not a loss probability in [0, 1) (0.05 or 5%)"))
+}
+
+/// `--rate`: a positive number of frames per second.
+fn rate(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .ok_or_else(|| format!("`{text}` is not a positive number of frames per second"))
+}
+
+pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
+    let ir = crate::check::load(&args.schema)?.schema;
+    let runtime = RuntimeSchema::new(&ir).map_err(|source| Error::Descriptors {
+        path: args.schema.clone(),
+        source: Box::new(source),
+    })?;
+    let trace = read_trace(&args.trace, &runtime)?;
+    let trained = match args.techniques.as_slice() {
+        [] => true,
+        chosen => chosen.iter().any(|t| techniques::TRAINED.contains(&t.as_str())),
     };
-    let ir = match load(&a.schema.to_string_lossy()) {
-        Ok(ir) => ir,
-        Err(code) => return code,
-    };
-    let runtime = match RuntimeSchema::new(&ir) {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("error: {}: {e}", a.schema.display());
-            return ExitCode::FAILURE;
-        }
-    };
-    let trace = match read_trace(&a.trace, &runtime) {
-        Ok(trace) => trace,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let trained = a.techniques.iter().any(|t| techniques::TRAINED.contains(&t.as_str()));
-    if trained && a.train.is_none() {
+    if trained && args.train.is_none() {
         eprintln!(
             "note: the static tables of {} are trained on the replayed trace itself (an \
              optimistic case for them); `--train FILE` trains them on another recording",
             techniques::TRAINED.join(" and ")
         );
     }
-    let training = match a.train.as_deref().map(|path| read_trace(path, &runtime)).transpose() {
-        Ok(training) => training,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match measure(&a, &runtime, trace, training.as_ref()) {
-        Ok(report) => finish(&a, report),
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    let training = args.train.as_deref().map(|path| read_trace(path, &runtime)).transpose()?;
+    let profile = measure(args, &runtime, trace, training.as_ref())?;
+    finish(args, &profile)
 }
 
 /// Reads the trace with progress on stderr, and warns about what it had to clamp.
-fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, String> {
-    let cannot = |e: std::io::Error| format!("cannot open {}: {e}", path.display());
+fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, Error> {
+    let cannot = |source| Error::Read { path: path.to_owned(), source };
     let mut file = BufReader::new(File::open(path).map_err(cannot)?);
     // A gzip stream (magic bytes 1f 8b) is decompressed on the fly; the progress then counts
     // lines only, as the decompressed size is not known.
@@ -175,7 +154,7 @@ fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, String> {
     if terminal {
         eprint!("\r{:70}\r", "");
     }
-    let trace = trace.map_err(|e| format!("{}: {e}", path.display()))?;
+    let trace = trace.map_err(|source| Error::Trace { path: path.to_owned(), source })?;
     eprintln!(
         "read {} frames from {} in {:.1} s",
         trace.frames.len(),
@@ -208,17 +187,17 @@ fn measure(
     runtime: &RuntimeSchema,
     trace: Trace,
     training: Option<&Trace>,
-) -> Result<Vec<ScenarioReport>, String> {
+) -> Result<Profile, Error> {
     if trace.frames.is_empty() {
-        return Err(format!("{}: the trace has no frames", a.trace.display()));
+        return Err(Error::Invalid(format!("{}: the trace has no frames", a.trace.display())));
     }
     let clients = trace.clients();
     let chosen: Vec<Option<String>> = match &a.client {
         Some(c) if !clients.is_empty() && !clients.contains(c) => {
-            return Err(format!(
+            return Err(Error::Invalid(format!(
                 "client `{c}` is not in the trace (clients: {})",
                 clients.join(", ")
-            ));
+            )));
         }
         Some(c) => vec![Some(c.clone())],
         None if a.all_clients && !clients.is_empty() => clients.iter().cloned().map(Some).collect(),
@@ -231,7 +210,19 @@ fn measure(
     let stem =
         a.trace.file_stem().map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned());
     let config = RunConfig::new(a.latency, a.loss, a.seed);
-    let names: Vec<&str> = a.techniques.iter().map(String::as_str).collect();
+    // A trace with times replays its frames where they happened; the latency stays in frames
+    // of the nominal rate.
+    let times = trace.times();
+    let timing = match &times {
+        Some(t) => {
+            format!(", timed ({:.1} s)", t.last().unwrap_or(&0.0) - t.first().unwrap_or(&0.0))
+        }
+        None => String::new(),
+    };
+    let names: Vec<&str> = match a.techniques.as_slice() {
+        [] => techniques::NAMES.to_vec(),
+        chosen => chosen.iter().map(String::as_str).collect(),
+    };
     let mut reports = Vec::new();
     for client in &chosen {
         let snapshots = trace.views(client.as_deref());
@@ -243,7 +234,7 @@ fn measure(
             _ => String::new(),
         };
         eprintln!(
-            "profiling {} frames{seen_by}, {mean:.0} entities per frame on average, at {rate_hz} Hz",
+            "profiling {} frames{seen_by}, {mean:.0} entities per frame on average, at {rate_hz} Hz{timing}",
             snapshots.len()
         );
         let scenario = match client {
@@ -256,37 +247,63 @@ fn measure(
             t.views(same.or(names.first()).map(String::as_str))
         });
         let training = training.as_deref().unwrap_or(&snapshots);
-        let report = profile::measure(
-            &scenario,
-            runtime.schema,
-            &snapshots,
-            training,
-            rate_hz,
-            &config,
-            &names,
-        )
-        .map_err(|e| e.to_string())?;
+        let recording =
+            profile::Recording { snapshots: &snapshots, training, times: times.as_deref() };
+        let report =
+            profile::measure(&scenario, runtime.schema, recording, rate_hz, &config, &names)
+                .map_err(Error::Technique)?;
         reports.push(report);
     }
-    Ok(reports)
+    let duration = times.as_ref().map(|t| t.last().unwrap_or(&0.0) - t.first().unwrap_or(&0.0));
+    let parameters = vec![
+        ("schema", a.schema.display().to_string()),
+        ("trace", a.trace.display().to_string()),
+        ("frames", trace.frames.len().to_string()),
+        (
+            "timing",
+            match duration {
+                Some(d) => {
+                    format!("the trace's times ({d:.2} s); latency in frames at {rate_hz} Hz")
+                }
+                None => format!("evenly spaced at {rate_hz} Hz"),
+            },
+        ),
+        (
+            "clients",
+            match chosen.as_slice() {
+                [None] => "everything (the trace has no visible sets)".into(),
+                _ => chosen.iter().flatten().cloned().collect::<Vec<_>>().join(", "),
+            },
+        ),
+        ("latency", format!("{} frames, one way", a.latency)),
+        ("loss", format!("{:.1} % of packets and acks", a.loss * 100.0)),
+        ("seed", a.seed.to_string()),
+        ("warm-up", format!("{} frames left out of the statistics", config.warmup)),
+        ("techniques", names.join(", ")),
+        ("netschema", env!("CARGO_PKG_VERSION").to_owned()),
+    ];
+    Ok(Profile { reports, parameters })
 }
 
 /// Prints the tables, writes the files asked for and checks every decoded frame.
-fn finish(a: &Args, reports: Vec<ScenarioReport>) -> ExitCode {
-    for report in &reports {
+fn finish(a: &Args, profile: &Profile) -> Result<Outcome, Error> {
+    let reports = &profile.reports;
+    for report in reports {
         println!("{}", report.table());
         if let Some(fields) = &report.fields {
             println!("{}", fields.table());
         }
     }
-    if let Err(e) = report::write_files(a.json.as_deref(), a.plot.as_deref(), &reports) {
-        eprintln!("error: {e}");
-        return ExitCode::FAILURE;
+    report::write_files(a.json.as_deref(), a.plot.as_deref(), reports).map_err(Error::Report)?;
+    if let Some(path) = &a.report {
+        html::write(path, reports, &profile.parameters)
+            .map_err(|e| Error::Write { path: path.clone(), source: std::io::Error::other(e) })?;
+        eprintln!("wrote {}", path.display());
     }
-    let failed = report::unverified(&reports);
-    if !failed.is_empty() {
-        eprintln!("error: decoded frames differ from their input: {}", failed.join(", "));
-        return ExitCode::FAILURE;
+    let failed = report::unverified(reports);
+    if failed.is_empty() {
+        return Ok(Outcome::Clean);
     }
-    ExitCode::SUCCESS
+    eprintln!("error: decoded frames differ from their input: {}", failed.join(", "));
+    Ok(Outcome::Findings)
 }

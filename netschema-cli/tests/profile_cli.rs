@@ -147,7 +147,8 @@ fn reports_bad_traces_by_line() {
 
     let out = netschema(&["profile", "--schema", schema.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("`profile` needs `--trace FILE.jsonl`"));
+    assert!(text(&out.stderr).contains("--trace <FILE.jsonl>"), "{}", text(&out.stderr));
     let out = netschema(&["profile", "--trace", "x", "--schema", "y", "--loss", "2"]);
     assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--loss <P>'"), "{}", text(&out.stderr));
 }

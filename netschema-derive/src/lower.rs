@@ -2,7 +2,7 @@
 
 use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::{
-    Class, Enum, Field, FieldType, Precision, PredictClause, Predictor, Schema, TypeKind,
+    Class, Enum, Field, FieldType, GridNeeds, Precision, PredictClause, Predictor, Schema, TypeKind,
 };
 use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
@@ -675,6 +675,7 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
             let [min, max] = bounds(cx, kind, &positional, "fixed(min, max, res = R)")?;
             let (min, max) = (real_value(cx, min), real_value(cx, max));
             let mut precision = None;
+            let mut needs = GridNeeds::default();
             for (key, value) in &named {
                 let p = match key.to_string().as_str() {
                     "res" => real_value(cx, value)
@@ -682,11 +683,15 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
                     "bits" => {
                         bits_value(cx, value).map(|v| cx.spanned(Precision::Bits(v.value), *value))
                     }
+                    "exact" | "max_step" => {
+                        grid_need(cx, key, value, &mut needs);
+                        continue;
+                    }
                     other => {
                         cx.error(
                             key,
                             format!(
-                                "unknown parameter `{other}` of `fixed`: expected `res` or `bits`"
+                                "unknown parameter `{other}` of `fixed`: expected `res`, `bits`, `exact` or `max_step`"
                             ),
                         );
                         continue;
@@ -702,7 +707,7 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
                 cx.error(kind, "`fixed` needs a precision: `res = R` (the step) or `bits = N`");
                 return None;
             };
-            TypeKind::Fixed { min: min?, max: max?, precision: precision? }
+            TypeKind::Fixed { min: min?, max: max?, precision: precision?, needs }
         }
         "angle" | "quat" => {
             check_leaf(cx, &name, leaf_of(ty));
@@ -710,11 +715,14 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
                 cx.error(extra, format!("`{name}` takes only `bits = N`"));
             }
             let mut bits = None;
+            let mut needs = GridNeeds::default();
             for (key, value) in &named {
-                if key != "bits" {
+                if key == "exact" || key == "max_step" {
+                    grid_need(cx, key, value, &mut needs);
+                } else if key != "bits" {
                     cx.error(
                         key,
-                        format!("unknown parameter `{key}` of `{name}`: expected `bits`"),
+                        format!("unknown parameter `{key}` of `{name}`: expected `bits`, `exact` or `max_step`"),
                     );
                 } else if bits.is_some() {
                     cx.error(key, "duplicate `bits`");
@@ -727,7 +735,11 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
                 return None;
             };
             let bits = bits?;
-            if name == "angle" { TypeKind::Angle { bits } } else { TypeKind::Quat { bits } }
+            if name == "angle" {
+                TypeKind::Angle { bits, needs }
+            } else {
+                TypeKind::Quat { bits, needs }
+            }
         }
         "vec2" | "vec3" => {
             let n = if name == "vec2" { 2 } else { 3 };
@@ -740,7 +752,7 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
                 cx.error(
                     kind,
                     format!(
-                        "`{name}` takes one component kind: `{name}(fixed(-1.0, 1.0, bits = 8))`"
+                        "`{name}` takes one component kind: `{name}(fixed(-1.0, 1.0, res = 0.01))`"
                     ),
                 );
                 return None;
@@ -870,6 +882,19 @@ fn int_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<i64>> {
             None
         }
     }
+}
+
+/// Reads `exact = [v, ...]` or `max_step = R` into `needs`.
+fn grid_need(cx: &mut Ctxt, key: &syn::Ident, value: &Expr, needs: &mut GridNeeds) {
+    if key == "max_step" {
+        needs.max_step = real_value(cx, value);
+        return;
+    }
+    let Expr::Array(list) = value else {
+        cx.error(value, "`exact` takes a list of values: `exact = [0.0]`, or `exact = []`");
+        return;
+    };
+    needs.exact = Some(list.elems.iter().filter_map(|e| real_value(cx, e)).collect());
 }
 
 fn real_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<f64>> {

@@ -651,7 +651,7 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
             let (min, max) = (int_lit(min.value), int_lit(max.value));
             quote!(#krate::quant::IntQuant::new(#min, #max))
         }
-        TypeKind::Fixed { min, max, precision } => {
+        TypeKind::Fixed { min, max, precision, .. } => {
             let (min, max) = (float_lit(min.value), float_lit(max.value));
             match precision.value {
                 Precision::Resolution(r) => {
@@ -664,11 +664,11 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
                 }
             }
         }
-        TypeKind::Angle { bits } => {
+        TypeKind::Angle { bits, .. } => {
             let b = Literal::u32_unsuffixed(bits.value);
             quote!(#krate::quant::AngleQuant::new(#b))
         }
-        TypeKind::Quat { bits } => {
+        TypeKind::Quat { bits, .. } => {
             let b = Literal::u32_unsuffixed(bits.value);
             quote!(#krate::quant::QuatQuant::new(#b))
         }

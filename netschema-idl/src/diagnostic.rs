@@ -1,4 +1,4 @@
-//! Diagnostics: error messages with labelled spans, rendered like rustc.
+//! Diagnostics: errors and warnings with labelled spans, rendered like rustc.
 //!
 //! ```text
 //! error: `min` must be less than `max`
@@ -25,9 +25,20 @@ use codespan_reporting::term::{self, Chars, Config};
 use crate::source::SourceMap;
 use crate::span::Span;
 
-/// One error, with the spans it concerns.
+/// How serious a [`Diagnostic`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The schema does not compile.
+    Error,
+    /// The schema compiles, but probably not as meant (a value the grid cannot hold exactly).
+    Warning,
+}
+
+/// One error or warning, with the spans it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Whether this is an error or a warning.
+    pub severity: Severity,
     /// The main message: one line, understandable without the source.
     pub message: String,
     /// Labelled spans; the first primary label is where the error is reported.
@@ -52,7 +63,16 @@ pub struct Label {
 impl Diagnostic {
     /// An error with a message and no labels yet.
     pub fn error(message: impl Into<String>) -> Diagnostic {
-        Diagnostic { message: message.into(), labels: Vec::new(), help: None, notes: Vec::new() }
+        Diagnostic::new(Severity::Error, message.into())
+    }
+
+    /// A warning with a message and no labels yet.
+    pub fn warning(message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Warning, message.into())
+    }
+
+    fn new(severity: Severity, message: String) -> Diagnostic {
+        Diagnostic { severity, message, labels: Vec::new(), help: None, notes: Vec::new() }
     }
 
     /// Adds a primary label.
@@ -105,7 +125,11 @@ impl Diagnostic {
                 Some(label.with_message(&l.message))
             })
             .collect();
-        let diagnostic = cs::Diagnostic::error()
+        let severity = match self.severity {
+            Severity::Error => cs::Severity::Error,
+            Severity::Warning => cs::Severity::Warning,
+        };
+        let diagnostic = cs::Diagnostic::new(severity)
             .with_message(&self.message)
             .with_labels(labels)
             .with_notes(notes);
@@ -113,13 +137,23 @@ impl Diagnostic {
         match term::emit_into_string(&config, sources, &diagnostic) {
             Ok(text) => text.lines().map(|l| format!("{}\n", l.trim_end())).collect(),
             Err(_) => {
-                let mut text = format!("error: {}\n", self.message);
+                let mut text = format!("{}: {}\n", self.severity.name(), self.message);
                 for note in &diagnostic.notes {
                     text.push_str(&format!("  = {note}\n"));
                 }
                 text.push('\n');
                 text
             }
+        }
+    }
+}
+
+impl Severity {
+    /// `error` or `warning`, as rendered.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
         }
     }
 }
@@ -188,13 +222,22 @@ impl Diagnostics {
         self.list
     }
 
-    /// Renders every diagnostic, in order, followed by a one-line summary.
+    /// The number of diagnostics of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.list.iter().filter(|d| d.severity == severity).count()
+    }
+
+    /// Renders every diagnostic, in order, followed by one summary line per severity present.
     pub fn render(&self) -> String {
         let mut out: String = self.list.iter().map(|d| d.render(&self.sources)).collect();
-        match self.list.len() {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        match self.count(Severity::Warning) {
             0 => {}
-            1 => out.push_str("error: aborting due to 1 previous error\n"),
-            n => out.push_str(&format!("error: aborting due to {n} previous errors\n")),
+            n => out.push_str(&format!("warning: {n} warning{} emitted\n", plural(n))),
+        }
+        match self.count(Severity::Error) {
+            0 => {}
+            n => out.push_str(&format!("error: aborting due to {n} previous error{}\n", plural(n))),
         }
         out
     }

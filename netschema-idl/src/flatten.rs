@@ -139,14 +139,14 @@ impl Ctx<'_> {
             TypeKind::Int { min, max } => out.push(
                 self.scalar(path, ScalarKind::Int { min: clamp(min.value), max: clamp(max.value) }),
             ),
-            TypeKind::Fixed { min, max, precision } => out.push(self.scalar(
+            TypeKind::Fixed { min, max, precision, .. } => out.push(self.scalar(
                 path,
                 ScalarKind::Fixed { min: min.value, max: max.value, precision: precision.value },
             )),
-            TypeKind::Angle { bits } => {
+            TypeKind::Angle { bits, .. } => {
                 out.push(self.scalar(path, ScalarKind::Angle { bits: bits.value }))
             }
-            TypeKind::Quat { bits } => {
+            TypeKind::Quat { bits, .. } => {
                 out.push(self.scalar(format!("{path}.largest"), ScalarKind::QuatLargest));
                 for c in ["c0", "c1", "c2"] {
                     out.push(self.scalar(

@@ -1,4 +1,24 @@
-//! Help texts shared by the parser and the validator.
+//! Help texts shared by the parser and the validator, and the "did you mean" search over the
+//! language's words.
+
+/// The words that start an item.
+pub(crate) const ITEM_KEYWORDS: [&str; 3] = ["enum", "class", "import"];
+
+/// The built-in field kinds.
+pub(crate) const KIND_NAMES: [&str; 7] = ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3"];
+
+/// The clauses that may follow a field's kind.
+pub(crate) const CLAUSES: [&str; 1] = ["predict"];
+
+/// The predictor names, in tie-break order.
+pub(crate) fn predictor_names() -> impl Iterator<Item = &'static str> {
+    crate::ir::Predictor::ALL.into_iter().map(crate::ir::Predictor::name)
+}
+
+/// `did you mean `word`?`, the help line of a likely typo.
+pub(crate) fn did_you_mean(word: &str) -> String {
+    format!("did you mean `{word}`?")
+}
 
 /// The list of field kinds, for help lines.
 pub(crate) const KINDS: &str =
@@ -41,20 +61,30 @@ pub(crate) fn similar<'a>(
         .map(|(_, c)| c)
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters, counting an insertion, a deletion, a substitution or a swap
+/// of two neighbours as one edit (optimal string alignment), so `angel` is one edit from
+/// `angle`.
 fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == cb { prev } else { 1 + prev.min(cur).min(row[j]) };
-            prev = cur;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // d[i][j]: the distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let substitution = d[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut best = substitution.min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -66,5 +96,17 @@ mod tests {
         assert_eq!(similar("UnitStat", ["UnitState", "Particle"]), Some("UnitState"));
         assert_eq!(similar("Foo", ["UnitState", "Particle"]), None);
         assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("angel", "angle"), 1);
+        assert_eq!(distance("predcit", "predict"), 1);
+    }
+
+    #[test]
+    fn typos_of_the_language_words() {
+        assert_eq!(similar("clas", ITEM_KEYWORDS), Some("class"));
+        assert_eq!(similar("fixd", KIND_NAMES), Some("fixed"));
+        assert_eq!(similar("angel", KIND_NAMES), Some("angle"));
+        assert_eq!(similar("predcit", CLAUSES), Some("predict"));
+        assert_eq!(similar("lineer", predictor_names()), Some("linear"));
+        assert_eq!(similar("banana", KIND_NAMES), None);
     }
 }

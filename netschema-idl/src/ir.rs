@@ -118,17 +118,23 @@ pub enum TypeKind {
         max: Spanned<f64>,
         /// The quantisation step or bit count.
         precision: Spanned<Precision>,
+        /// What the grid should also satisfy (`exact = [...]`, `max_step = R`).
+        needs: GridNeeds,
     },
     /// `angle(bits = N)`: a wrapping angle in radians, `2^N` steps per turn.
     Angle {
         /// Bits per value.
         bits: Spanned<u32>,
+        /// What the grid should also satisfy (`exact = [...]`, `max_step = R`).
+        needs: GridNeeds,
     },
     /// `quat(bits = N)`: a unit quaternion, coded smallest-three (index of the largest
     /// component, then the other three in ±1/√2 at `N` bits each).
     Quat {
         /// Bits per component.
         bits: Spanned<u32>,
+        /// What the grid of each stored component should also satisfy.
+        needs: GridNeeds,
     },
     /// `bool`.
     Bool,
@@ -148,6 +154,44 @@ pub enum TypeKind {
         /// The number of elements.
         len: Spanned<u32>,
     },
+}
+
+/// What a real kind's grid should satisfy besides its precision: `exact = [v, ...]` and
+/// `max_step = R` in `.netidl`. Nothing here changes the grid or the generated code; the
+/// [`precision`](crate::precision) warnings say when the grid falls short.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct GridNeeds {
+    /// Values the grid must hold exactly, in natural units (a stored component's value for
+    /// `quat`, so `[0]` asks for the identity rotation). `None` when not written: zero must then
+    /// be exact wherever the range holds it; `exact = []` asks for nothing.
+    pub exact: Option<Vec<Spanned<f64>>>,
+    /// The coarsest step accepted (`max_step = 0.01`; radians for `angle`).
+    pub max_step: Option<Spanned<f64>>,
+}
+
+impl GridNeeds {
+    fn erase_spans(&mut self) {
+        for v in self.exact.iter_mut().flatten() {
+            v.span = Span::DETACHED;
+        }
+        if let Some(step) = &mut self.max_step {
+            step.span = Span::DETACHED;
+        }
+    }
+}
+
+/// Writes `, exact = [..]` and `, max_step = ..` as given.
+impl fmt::Display for GridNeeds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(values) = &self.exact {
+            let values: Vec<String> = values.iter().map(|v| format!("{:?}", v.value)).collect();
+            write!(f, ", exact = [{}]", values.join(", "))?;
+        }
+        if let Some(step) = &self.max_step {
+            write!(f, ", max_step = {:?}", step.value)?;
+        }
+        Ok(())
+    }
 }
 
 /// How finely a `fixed` kind is quantised.
@@ -370,6 +414,7 @@ impl FieldType {
             min: min.into(),
             max: max.into(),
             precision: Precision::Resolution(res).into(),
+            needs: GridNeeds::default(),
         })
     }
 
@@ -379,17 +424,18 @@ impl FieldType {
             min: min.into(),
             max: max.into(),
             precision: Precision::Bits(bits).into(),
+            needs: GridNeeds::default(),
         })
     }
 
     /// `angle(bits = bits)`.
     pub fn angle(bits: u32) -> FieldType {
-        FieldType::new(TypeKind::Angle { bits: bits.into() })
+        FieldType::new(TypeKind::Angle { bits: bits.into(), needs: GridNeeds::default() })
     }
 
     /// `quat(bits = bits)`.
     pub fn quat(bits: u32) -> FieldType {
-        FieldType::new(TypeKind::Quat { bits: bits.into() })
+        FieldType::new(TypeKind::Quat { bits: bits.into(), needs: GridNeeds::default() })
     }
 
     /// `bool`.
@@ -455,12 +501,16 @@ impl FieldType {
                 min.span = Span::DETACHED;
                 max.span = Span::DETACHED;
             }
-            TypeKind::Fixed { min, max, precision } => {
+            TypeKind::Fixed { min, max, precision, needs } => {
                 min.span = Span::DETACHED;
                 max.span = Span::DETACHED;
                 precision.span = Span::DETACHED;
+                needs.erase_spans();
             }
-            TypeKind::Angle { bits } | TypeKind::Quat { bits } => bits.span = Span::DETACHED,
+            TypeKind::Angle { bits, needs } | TypeKind::Quat { bits, needs } => {
+                bits.span = Span::DETACHED;
+                needs.erase_spans();
+            }
             TypeKind::Bool | TypeKind::Enum { .. } => {}
             TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => elem.erase_spans(),
             TypeKind::Array { elem, len } => {
@@ -476,15 +526,15 @@ impl fmt::Display for FieldType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             TypeKind::Int { min, max } => write!(f, "int({}, {})", min.value, max.value),
-            TypeKind::Fixed { min, max, precision } => {
+            TypeKind::Fixed { min, max, precision, needs } => {
                 write!(f, "fixed({:?}, {:?}, ", min.value, max.value)?;
                 match precision.value {
-                    Precision::Resolution(r) => write!(f, "res = {r:?})"),
-                    Precision::Bits(n) => write!(f, "bits = {n})"),
+                    Precision::Resolution(r) => write!(f, "res = {r:?}{needs})"),
+                    Precision::Bits(n) => write!(f, "bits = {n}{needs})"),
                 }
             }
-            TypeKind::Angle { bits } => write!(f, "angle(bits = {})", bits.value),
-            TypeKind::Quat { bits } => write!(f, "quat(bits = {})", bits.value),
+            TypeKind::Angle { bits, needs } => write!(f, "angle(bits = {}{needs})", bits.value),
+            TypeKind::Quat { bits, needs } => write!(f, "quat(bits = {}{needs})", bits.value),
             TypeKind::Bool => f.write_str("bool"),
             TypeKind::Enum { name } => f.write_str(name),
             TypeKind::Vec2(elem) => write!(f, "vec2<{elem}>"),

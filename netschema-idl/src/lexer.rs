@@ -1,4 +1,5 @@
-//! The `.netidl` lexer: text to tokens, skipping whitespace and comments.
+//! The `.netidl` lexer: text to tokens, skipping whitespace. Comments are tokens too
+//! ([`Tok::Comment`]), which the parser drops and the formatter keeps.
 //!
 //! Lexical errors (unexpected characters, unterminated strings and block comments) are
 //! reported and skipped, so the parser always gets a token stream ending in [`Tok::Eof`].
@@ -37,6 +38,8 @@ pub(crate) enum Tok {
     DocOuter,
     /// `//! text`: documents the file (allowed only before any item).
     DocInner,
+    /// `// text` (also `//// text`) or `/* text */`: not documentation.
+    Comment,
     /// End of input (always the last token).
     Eof,
 }
@@ -178,7 +181,7 @@ impl Lexer<'_, '_> {
         } else if text.starts_with(b"///") && !text.starts_with(b"////") {
             self.push(Tok::DocOuter, start);
         } else {
-            self.flush_junk();
+            self.push(Tok::Comment, start);
         }
     }
 
@@ -195,6 +198,7 @@ impl Lexer<'_, '_> {
                 depth -= 1;
                 self.pos += 2;
                 if depth == 0 {
+                    self.push(Tok::Comment, start);
                     return;
                 }
             } else {
@@ -302,9 +306,9 @@ pub(crate) fn string_value(token_text: &str) -> String {
     out
 }
 
-/// The text of a doc comment token without its `///` or `//!` marker and one following space.
+/// The text of a doc comment token without its `///` or `//!` marker, one following space and
+/// trailing white space.
 pub(crate) fn doc_text(token_text: &str) -> &str {
     let rest = token_text.get(3..).unwrap_or("");
-    let rest = rest.strip_prefix(' ').unwrap_or(rest);
-    rest.strip_suffix('\r').unwrap_or(rest)
+    rest.strip_prefix(' ').unwrap_or(rest).trim_end()
 }

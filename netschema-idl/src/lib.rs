@@ -14,6 +14,10 @@
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
 //! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
 //! - [`codegen`] turns the IR into Rust; [`Config`] runs it from `build.rs`.
+//! - [`precision::warnings`] says where a kind's grid misses what the schema asks of it
+//!   (zero or `exact` values not representable, a step coarser than `max_step`); [`load`]
+//!   returns them with the schema.
+//! - [`format()`] lays a file out in the canonical style, comments kept (`netschema fmt`).
 //!
 //! Errors are [`Diagnostic`]s with [`Span`]s; [`Diagnostics`] and [`Error`] render them, all in
 //! one pass and in a stable order, through both `Display` and `Debug`. The language itself is
@@ -39,20 +43,23 @@ mod config;
 pub mod diagnostic;
 mod error;
 pub mod flatten;
+mod format;
 mod hints;
 pub mod ir;
 mod lexer;
 pub mod limits;
 mod load;
 mod parser;
+pub mod precision;
 pub mod source;
 pub mod span;
 pub mod validate;
 
 pub use config::Config;
-pub use diagnostic::{Diagnostic, Diagnostics, Label};
+pub use diagnostic::{Diagnostic, Diagnostics, Label, Severity};
 pub use error::Error;
 pub use flatten::{ScalarField, ScalarKind};
+pub use format::format;
 pub use load::{Loaded, load, load_with, parse_str};
 pub use source::{FileSource, FsSource, MemorySource, SourceMap};
 pub use span::{FileId, Span, Spanned};

@@ -8,6 +8,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::error::Error;
 use crate::ir::Schema;
 use crate::parser;
+use crate::precision;
 use crate::source::{FileSource, FsSource, SourceMap, normalize};
 use crate::span::{FileId, Span};
 use crate::validate::validate_with;
@@ -20,6 +21,8 @@ pub struct Loaded {
     pub schema: Schema,
     /// Every file read, as normalised paths.
     pub files: Vec<PathBuf>,
+    /// Its [`precision`](crate::precision) warnings, with the files they point into.
+    pub warnings: Diagnostics,
 }
 
 /// Parses and validates one self-contained schema text. `name` is the file name shown in
@@ -77,7 +80,8 @@ pub fn load_with(source: &dyn FileSource, path: impl AsRef<Path>) -> Result<Load
         diags.extend(validate_with(&schema, &poisoned, &order));
     }
     if diags.is_empty() {
-        Ok(Loaded { schema, files })
+        let warnings = Diagnostics::new(precision::warnings(&schema), sources);
+        Ok(Loaded { schema, files, warnings })
     } else {
         Err(Error::new(Diagnostics::new(diags, sources), files))
     }

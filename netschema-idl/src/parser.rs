@@ -9,6 +9,7 @@
 mod kind;
 
 use crate::diagnostic::Diagnostic;
+use crate::hints;
 use crate::ir::{
     Class, Enum, EnumCase, Field, FieldType, PredictClause, Predictor, Schema, TypeKind,
 };
@@ -43,7 +44,8 @@ pub(crate) struct Import {
 
 /// Parses one file, appending syntax errors to `diags`. `text` must be shorter than 4 GiB.
 pub(crate) fn parse(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Parsed {
-    let tokens = lexer::lex(file, text, diags);
+    let mut tokens = lexer::lex(file, text, diags);
+    tokens.retain(|t| t.kind != Tok::Comment);
     let mut parser = Parser { text, tokens, pos: 0, diags, out: Parsed::default() };
     parser.file();
     parser.out
@@ -62,7 +64,14 @@ struct Num {
 #[derive(Clone, Debug)]
 struct Arg {
     name: Option<(String, Span)>,
-    value: Num,
+    value: ArgValue,
+}
+
+/// The value of an argument: a number, or a list of numbers (`exact = [0, 1]`).
+#[derive(Clone, Debug)]
+enum ArgValue {
+    Num(Num),
+    List { items: Vec<Num>, span: Span },
 }
 
 struct Parser<'a, 'd> {
@@ -129,7 +138,7 @@ impl<'a> Parser<'a, '_> {
     fn describe(&self, t: Token) -> String {
         match t.kind {
             Tok::Eof => "end of file".into(),
-            Tok::DocOuter | Tok::DocInner => "doc comment".into(),
+            Tok::DocOuter | Tok::DocInner | Tok::Comment => "doc comment".into(),
             Tok::Str | Tok::BadStr => "string literal".into(),
             _ => {
                 let text = self.text_of(t);
@@ -169,11 +178,13 @@ impl<'a> Parser<'a, '_> {
         self.error(diag);
     }
 
-    /// Whether the current token starts a top-level item (`enum X`, `class X`, `import "…"`).
+    /// Whether the current token starts a top-level item (`enum X`, `class X`, `import "…"`,
+    /// or `word X {` with a misspelled keyword).
     fn at_item_start(&self) -> bool {
         let next = self.nth(1).kind;
         (self.at_word("enum") || self.at_word("class")) && next == Tok::Ident
             || self.at_word("import") && matches!(next, Tok::Str | Tok::BadStr)
+            || self.at(Tok::Ident) && next == Tok::Ident && self.nth(2).kind == Tok::LBrace
     }
 
     /// Whether the current token starts a field (`name:`).
@@ -294,15 +305,8 @@ impl<'a> Parser<'a, '_> {
                 }
                 (Tok::Ident, "enum") => self.enumeration(docs_text),
                 (Tok::Ident, "class") => self.class(docs_text),
-                (Tok::Ident, word @ ("struct" | "message" | "table" | "type" | "entity")) => {
-                    self.error(
-                        Diagnostic::error(format!(
-                            "expected `enum`, `class` or `import`, found `{word}`"
-                        ))
-                        .with_label(t.span, "unknown item keyword")
-                        .with_help("classes are declared with `class`"),
-                    );
-                    self.class(docs_text);
+                (Tok::Ident, word) if self.at_misspelled_item(word) => {
+                    self.misspelled_item(word, t.span, docs_text);
                 }
                 _ => {
                     self.expected("`enum`, `class` or `import`");
@@ -310,6 +314,51 @@ impl<'a> Parser<'a, '_> {
                     self.skip_item();
                 }
             }
+        }
+    }
+
+    /// Whether `word` (the current token) looks like a misspelled item keyword: close to one
+    /// and followed by a name (or a path, for `import`), a keyword of another language
+    /// followed by a name, or any word followed by `Name {`.
+    fn at_misspelled_item(&self, word: &str) -> bool {
+        let next = self.nth(1).kind;
+        let close = hints::similar(word, hints::ITEM_KEYWORDS).is_some();
+        let foreign = matches!(word, "struct" | "message" | "table" | "type" | "entity");
+        next == Tok::Ident && (close || foreign || self.nth(2).kind == Tok::LBrace)
+            || close && matches!(next, Tok::Str | Tok::BadStr)
+    }
+
+    /// `word Name ...` where `word` is not an item keyword: reports it, with the keyword it
+    /// was probably meant as, and parses the item as that (or, failing a close keyword, as the
+    /// class or enum its body looks like), so that the errors inside it show too.
+    fn misspelled_item(&mut self, word: &str, span: Span, docs: String) {
+        let close = hints::similar(word, hints::ITEM_KEYWORDS);
+        let help = match (close, word) {
+            (Some(keyword), _) => hints::did_you_mean(keyword),
+            (None, "struct" | "message" | "table" | "type" | "entity") => {
+                "classes are declared with `class`".into()
+            }
+            (None, _) => "items start with `enum`, `class` or `import`".into(),
+        };
+        self.error(
+            Diagnostic::error(format!("expected `enum`, `class` or `import`, found `{word}`"))
+                .with_label(span, "unknown item keyword")
+                .with_help(help),
+        );
+        match close.unwrap_or_else(|| self.body_shape()) {
+            "import" => self.import(),
+            "enum" => self.enumeration(docs),
+            _ => self.class(docs),
+        }
+    }
+
+    /// `class` if the `{ … }` two tokens ahead starts like a class body (`name:`), else `enum`.
+    fn body_shape(&self) -> &'static str {
+        let field = self.nth(3).kind == Tok::Ident && self.nth(4).kind == Tok::Colon;
+        if self.nth(2).kind == Tok::LBrace && !field && self.nth(3).kind == Tok::Ident {
+            "enum"
+        } else {
+            "class"
         }
     }
 
@@ -500,7 +549,7 @@ impl<'a> Parser<'a, '_> {
         };
         let mut clean = true;
         let mut predict: Option<PredictClause> = None;
-        while self.at_word("predict") {
+        while self.at_clause() {
             let start = self.tok().span;
             let clause = self.predict_clause();
             if let Some(first) = &predict {
@@ -540,10 +589,36 @@ impl<'a> Parser<'a, '_> {
         ))
     }
 
+    /// Whether a clause starts here: `predict`, or a word followed by `(` (a misspelled
+    /// clause, reported by [`Self::predict_clause`]).
+    fn at_clause(&self) -> bool {
+        self.at_word("predict") || self.at(Tok::Ident) && self.nth(1).kind == Tok::LParen
+    }
+
     /// Parses `predict(name, ...)`. Unknown names are reported and left out; `None` if the
-    /// clause is malformed or named only unknown predictors.
+    /// clause is malformed, is not `predict` or named only unknown predictors.
     fn predict_clause(&mut self) -> Option<PredictClause> {
-        let start = self.bump().span;
+        let word = self.bump();
+        let start = word.span;
+        let name = self.text_of(word);
+        if name != "predict" {
+            let close = hints::similar(name, hints::CLAUSES);
+            let help = match close {
+                Some(clause) => hints::did_you_mean(clause),
+                None => "a field's kind may be followed by `predict(...)` only".into(),
+            };
+            self.error(
+                Diagnostic::error(format!("unknown clause `{name}`"))
+                    .with_label(word.span, "not a clause")
+                    .with_help(help),
+            );
+            // A close misspelling is read as the clause it was meant to be.
+            if close.is_none() {
+                self.bump();
+                self.skip_in_parens();
+                return None;
+            }
+        }
         if self.eat(Tok::LParen).is_none() {
             self.expected("`(`");
             return None;
@@ -564,12 +639,14 @@ impl<'a> Parser<'a, '_> {
                 Some(p) => predictors.push(Spanned::new(p, t.span)),
                 None => {
                     unknown = true;
+                    let help = match hints::similar(word, hints::predictor_names()) {
+                        Some(p) => hints::did_you_mean(p),
+                        None => "the predictors are zero, hold, linear, quadratic and cubic".into(),
+                    };
                     self.error(
                         Diagnostic::error(format!("unknown predictor `{word}`"))
                             .with_label(t.span, "not a predictor")
-                            .with_help(
-                                "the predictors are zero, hold, linear, quadratic and cubic",
-                            ),
+                            .with_help(help),
                     );
                 }
             }
@@ -692,7 +769,9 @@ impl<'a> Parser<'a, '_> {
             } else {
                 None
             };
-            let Some(value) = self.number() else {
+            let value =
+                if self.at(Tok::LBracket) { self.list() } else { self.number().map(ArgValue::Num) };
+            let Some(value) = value else {
                 self.skip_in_parens();
                 return None;
             };
@@ -703,6 +782,20 @@ impl<'a> Parser<'a, '_> {
                 return None;
             }
         }
+    }
+
+    /// Parses `[` numbers separated by `,` (a trailing one allowed) `]`.
+    fn list(&mut self) -> Option<ArgValue> {
+        let open = self.bump().span;
+        let mut items = Vec::new();
+        while self.eat(Tok::RBracket).is_none() {
+            items.push(self.number()?);
+            if self.eat(Tok::Comma).is_none() && !self.at(Tok::RBracket) {
+                self.expected("`,` or `]`");
+                return None;
+            }
+        }
+        Some(ArgValue::List { items, span: self.since(open) })
     }
 
     /// Parses `-`? literal (`/` literal)?.

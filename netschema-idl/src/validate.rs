@@ -5,14 +5,16 @@
 //! namespace across all imported files; cases within an enum; fields within a class); enums
 //! have 1 to [`MAX_ENUM_CASES`] cases and classes at least one field; every kind's parameters
 //! are within the [`limits`](crate::limits); vectors hold int/fixed/angle components and arrays
-//! do not nest; `predict(...)` lists at least one predictor, none twice, and only on numeric
+//! do not nest; `exact` values lie in their kind's range and `max_step` is positive; `predict(...)` lists at least one predictor, none twice, and only on numeric
 //! fields (bool and enum fields are transition-coded).
 
 use std::collections::HashMap;
+use std::f64::consts::{FRAC_1_SQRT_2, TAU};
+use std::ops::RangeInclusive;
 
 use crate::diagnostic::{self, Diagnostic};
 use crate::hints;
-use crate::ir::{Class, Enum, Field, FieldType, Precision, Schema, TypeKind};
+use crate::ir::{Class, Enum, Field, FieldType, GridNeeds, Precision, Schema, TypeKind};
 use crate::limits::*;
 use crate::span::{FileId, Span};
 
@@ -214,7 +216,7 @@ impl Validator<'_> {
                     self.bounds_order(min.span, max.span);
                 }
             }
-            TypeKind::Fixed { min, max, precision } => {
+            TypeKind::Fixed { min, max, precision, needs } => {
                 let mut ok = true;
                 for bound in [min, max] {
                     if !bound.value.is_finite() {
@@ -254,9 +256,18 @@ impl Validator<'_> {
                         }
                     }
                 }
+                if ok {
+                    self.needs(needs, min.value..=max.value);
+                }
             }
-            TypeKind::Angle { bits } => self.bits(bits.value, bits.span, "angle", MIN_BITS),
-            TypeKind::Quat { bits } => self.bits(bits.value, bits.span, "quat", MIN_QUAT_BITS),
+            TypeKind::Angle { bits, needs } => {
+                self.bits(bits.value, bits.span, "angle", MIN_BITS);
+                self.needs(needs, -TAU..=TAU);
+            }
+            TypeKind::Quat { bits, needs } => {
+                self.bits(bits.value, bits.span, "quat", MIN_QUAT_BITS);
+                self.needs(needs, -FRAC_1_SQRT_2..=FRAC_1_SQRT_2);
+            }
             TypeKind::Bool => {}
             TypeKind::Enum { name } => self.enum_ref(name, ty.span),
             TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => {
@@ -305,6 +316,31 @@ impl Validator<'_> {
         }
     }
 
+    /// Checks `exact` values (finite, in `range`) and `max_step` (a positive number).
+    fn needs(&mut self, needs: &GridNeeds, range: RangeInclusive<f64>) {
+        for v in needs.exact.iter().flatten() {
+            if !range.contains(&v.value) {
+                self.error(
+                    Diagnostic::error("an `exact` value is outside the kind's range")
+                        .with_label(
+                            v.span,
+                            format!("not in {:?}..={:?}", range.start(), range.end()),
+                        )
+                        .with_help("`exact` lists values of the range that must decode exactly"),
+                );
+            }
+        }
+        if let Some(step) = &needs.max_step
+            && !(step.value > 0.0 && step.value.is_finite())
+        {
+            self.error(
+                Diagnostic::error("`max_step` must be a positive number")
+                    .with_label(step.span, "not a positive step")
+                    .with_help("`max_step` is the coarsest step between two representable values you accept"),
+            );
+        }
+    }
+
     fn bounds_order(&mut self, min: Span, max: Span) {
         self.error(
             Diagnostic::error("`min` must be less than `max`")
@@ -345,10 +381,13 @@ impl Validator<'_> {
             );
             return;
         }
-        let suggestion = hints::similar(name, schema.enums.iter().map(|e| e.name.as_str()));
-        let help = match suggestion {
+        let enums = schema.enums.iter().map(|e| e.name.as_str());
+        let help = match hints::similar(name, enums) {
             Some(s) => format!("an enum with a similar name exists: `{s}`"),
-            None => hints::kind_hint(name),
+            None => match hints::similar(name, hints::KIND_NAMES) {
+                Some(kind) => hints::did_you_mean(kind),
+                None => hints::kind_hint(name),
+            },
         };
         self.error(
             Diagnostic::error(format!("unknown type `{name}`"))

@@ -34,7 +34,7 @@
 //!
 //! [`run`] measures one technique (bytes, encode and decode times, memory, verification) and
 //! [`run_all`] a list of them with progress on stderr; [`report`] prints tables and writes
-//! JSON and SVG plots of the results.
+//! JSON and SVG plots of the results, and [`html`] one self-contained page of a profile.
 //!
 //! For `netschema profile`, [`descriptors`] builds a schema's runtime descriptors from its
 //! `.netidl` file while the program runs, [`trace`] reads and writes recorded traces (JSON
@@ -46,6 +46,7 @@ mod bitstream;
 pub mod bytes;
 pub mod descriptors;
 pub mod fiedler;
+pub mod html;
 mod huffman;
 pub mod link;
 pub mod n4e;
@@ -110,8 +111,8 @@ impl From<netschema_runtime::Error> for Error {
 
 /// One frame of what a client should hold: entities with their class and quantised row.
 ///
-/// Entities are kept in ascending id order; ids name an entity for its whole life and are not
-/// reused for another one (a respawned particle gets a new id).
+/// Entities are kept in ascending id order. An id names an entity for as long as it keeps its
+/// class: an id absent for a frame, or present with another class, is a new entity (a respawn).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Snapshot {
     /// Entity ids, strictly ascending.
@@ -335,12 +336,15 @@ impl TechniqueResult {
     }
 }
 
-/// Runs one technique over `snapshots` and measures it. `progress` is called after every
+/// Runs one technique over `snapshots` and measures it. `ticks` says when each frame happens,
+/// in frames of the nominal rate (ascending; `None`: frame `i` at `i`), so that the link's
+/// latency holds in time when frames are unevenly spaced. `progress` is called after every
 /// frame with the number of frames done.
 pub fn run(
     technique: &dyn Technique,
     setup: &Setup<'_>,
     snapshots: &[Snapshot],
+    ticks: Option<&[f64]>,
     config: &RunConfig,
     mut progress: impl FnMut(usize),
 ) -> Result<TechniqueResult, Error> {
@@ -360,7 +364,7 @@ pub fn run(
         first_error: None,
         warmup: config.warmup,
     };
-    // What the client should hold for each frame in flight.
+    // What the client should hold for each frame in flight, oldest first.
     let mut expected: std::collections::VecDeque<(u32, Snapshot)> = Default::default();
     let mut packet = Vec::new();
     let mut decoded = Snapshot::new();
@@ -375,17 +379,19 @@ pub fn run(
         result.bytes.push(packet.len());
         let want = encoder.expected(snapshot).unwrap_or_else(|| snapshot.clone());
         expected.push_back((frame, want));
-        while expected.len() > config.latency as usize + 2 {
-            expected.pop_front();
-        }
-        down.send(frame, &packet);
-        for arrived in down.receive(frame) {
+        let now = ticks.and_then(|t| t.get(i).copied()).unwrap_or(i as f64);
+        down.send(now, &packet);
+        for arrived in down.receive(now) {
             let t = Instant::now();
             let outcome = decoder.decode(&arrived, &mut decoded);
             let elapsed = t.elapsed();
             match outcome {
                 Ok(f) => {
                     result.decode.push(elapsed);
+                    // Packets arrive in the order sent: older frames were decoded or lost.
+                    while expected.front().is_some_and(|(e, _)| *e < f) {
+                        expected.pop_front();
+                    }
                     let ok =
                         expected.iter().find(|(e, _)| *e == f).is_some_and(|(_, s)| *s == decoded);
                     if ok {
@@ -399,7 +405,7 @@ pub fn run(
                     if let Some(ack) = decoder.ack() {
                         let mut b = [0u8; Ack::WIRE_LEN];
                         if ack.write(&mut b).is_ok() {
-                            up.send(frame, &b);
+                            up.send(now, &b);
                         }
                     }
                 }
@@ -409,7 +415,7 @@ pub fn run(
                 }
             }
         }
-        for bytes in up.receive(frame) {
+        for bytes in up.receive(now) {
             if let Ok(ack) = Ack::read(&bytes) {
                 encoder.receive_ack(&ack);
             }

@@ -1,4 +1,7 @@
-//! A simulated one-way datagram link: fixed latency in frames, independent seeded losses.
+//! A simulated one-way datagram link: fixed latency, independent seeded losses.
+//!
+//! Time is counted in frames of the run's nominal rate: frame `i` of an evenly spaced run
+//! happens at `i`, and a recorded trace with times places its frames where they happened.
 
 use std::collections::VecDeque;
 
@@ -37,14 +40,19 @@ impl Rng {
     }
 }
 
-/// A one-way link: a datagram sent at frame `t` arrives at frame `t + latency`, unless it is
-/// lost (independently, with probability `loss`). Datagrams arrive in the order sent.
+/// How far past its due time a datagram may be asked for and still count as due: absorbs
+/// the float error of times read from a trace (in frames).
+const DUE_SLACK: f64 = 1e-6;
+
+/// A one-way link: a datagram sent at time `t` arrives at `t + latency`, unless it is lost
+/// (independently, with probability `loss`). Datagrams arrive in the order sent. Times are in
+/// frames (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Link {
     latency: u32,
     loss: f64,
     rng: Rng,
-    queue: VecDeque<(u32, Vec<u8>)>,
+    queue: VecDeque<(f64, Vec<u8>)>,
 }
 
 impl Link {
@@ -53,17 +61,17 @@ impl Link {
         Link { latency, loss, rng: Rng(seed), queue: VecDeque::new() }
     }
 
-    /// Sends a datagram at frame `now`.
-    pub fn send(&mut self, now: u32, bytes: &[u8]) {
+    /// Sends a datagram at time `now`.
+    pub fn send(&mut self, now: f64, bytes: &[u8]) {
         if !self.rng.chance(self.loss) {
-            self.queue.push_back((now + self.latency, bytes.to_vec()));
+            self.queue.push_back((now + f64::from(self.latency), bytes.to_vec()));
         }
     }
 
-    /// The datagrams due by frame `now`, in the order sent.
-    pub fn receive(&mut self, now: u32) -> Vec<Vec<u8>> {
+    /// The datagrams due by time `now`, in the order sent.
+    pub fn receive(&mut self, now: f64) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        while self.queue.front().is_some_and(|(at, _)| *at <= now) {
+        while self.queue.front().is_some_and(|(at, _)| *at <= now + DUE_SLACK) {
             if let Some((_, b)) = self.queue.pop_front() {
                 out.push(b);
             }

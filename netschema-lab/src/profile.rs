@@ -17,10 +17,24 @@ use super::report::{ScenarioReport, Summary, json_num, json_str};
 use super::{RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
 use netschema_runtime::engine::probe::Probe;
 
+/// A recording to profile: what one client sees each frame, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Recording<'a> {
+    /// One snapshot per frame.
+    pub snapshots: &'a [Snapshot],
+    /// Another recording of the same game, on which techniques with offline-trained tables
+    /// train them ([`Setup::training`]).
+    pub training: &'a [Snapshot],
+    /// When each frame happened, in seconds, if the recording says so: the link's latency (in
+    /// frames at the nominal rate) then holds in time, and the rate becomes the recording's
+    /// mean rate for kbit/s.
+    pub times: Option<&'a [f64]>,
+}
+
 /// What `netschema profile` measures: runs the techniques called `names` (of
-/// [`techniques::NAMES`]; others are ignored) over `snapshots` and returns their report, with
-/// netschema's per-field costs as [`ScenarioReport::fields`] when `netschema` is among them.
-/// Techniques with offline-trained tables train them on `training` ([`Setup::training`]).
+/// [`techniques::NAMES`]; others are ignored) over `recording` at `rate_hz` frames per second
+/// and returns their report, with netschema's per-field costs as [`ScenarioReport::fields`]
+/// when `netschema` is among them.
 ///
 /// The warm-up is shortened if the run would not outlast it. Techniques that do not support
 /// the schema are left out, as in the benchmark; progress goes to stderr. netschema's encode
@@ -28,12 +42,18 @@ use netschema_runtime::engine::probe::Probe;
 pub fn measure(
     scenario: &str,
     schema: &'static Schema,
-    snapshots: &[Snapshot],
-    training: &[Snapshot],
+    recording: Recording<'_>,
     rate_hz: f64,
     config: &RunConfig,
     names: &[&str],
 ) -> Result<ScenarioReport, TechniqueError> {
+    let Recording { snapshots, training, times } = recording;
+    let start = times.and_then(|t| t.first()).copied().unwrap_or(0.0);
+    let ticks: Option<Vec<f64>> = times.map(|t| t.iter().map(|s| (s - start) * rate_hz).collect());
+    let rate_hz = match times {
+        Some(t @ [first, .., last]) if last > first => (t.len() - 1) as f64 / (last - first),
+        _ => rate_hz,
+    };
     let config =
         RunConfig { warmup: config.warmup.min(snapshots.len().saturating_sub(1)), ..*config };
     let costs = Rc::new(RefCell::new(FieldCosts::new(schema, config.warmup)));
@@ -46,7 +66,7 @@ pub fn measure(
         .collect();
     let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
     let setup = Setup { schema, capacity, training };
-    let results = run_all(scenario, &list, &setup, snapshots, &config)?;
+    let results = run_all(scenario, &list, &setup, snapshots, ticks.as_deref(), &config)?;
     let fields = results.iter().find(|r| r.name == "netschema").map(|r| {
         let total_bits = Summary::of(r, rate_hz).bytes_mean * 8.0;
         FieldReport::new(schema, &costs.borrow(), total_bits)

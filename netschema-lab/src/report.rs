@@ -125,7 +125,7 @@ impl ScenarioReport {
             "{}: {} frames at {} Hz, latency {} frames, loss {:.1} %",
             self.scenario,
             self.frames,
-            self.rate_hz,
+            hz(self.rate_hz),
             self.latency,
             self.loss * 100.0
         );
@@ -174,6 +174,13 @@ impl ScenarioReport {
             .min_by(|a, b| a.bytes_mean.total_cmp(&b.bytes_mean))?;
         Some((best.name.clone(), ours.bytes_mean / best.bytes_mean))
     }
+}
+
+/// A frame rate to at most three decimals (`30`, `29.704`): a recording's mean rate is rarely
+/// a round number.
+pub(crate) fn hz(rate: f64) -> String {
+    let text = format!("{rate:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// `s` as a JSON string literal.
@@ -286,7 +293,7 @@ pub fn unverified(reports: &[ScenarioReport]) -> Vec<String> {
 }
 
 /// The line colour of a technique: fixed per name, so every panel uses the same colours.
-fn colour_of(name: &str) -> RGBColor {
+pub(crate) fn colour_of(name: &str) -> RGBColor {
     match name {
         "BC" => RGBColor(120, 120, 120),
         "BD-Z6" => RGBColor(31, 119, 180),
@@ -326,10 +333,41 @@ const LEGEND_WIDTH: u32 = 150;
 /// Writes an SVG plot of bytes per frame over time, one panel per scenario and one line per
 /// technique, on a logarithmic scale, with each panel's legend beside its plot area.
 pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> {
-    let plot_err = |e: &dyn std::fmt::Display| Error::Io(std::io::Error::other(e.to_string()));
+    let root = SVGBackend::new(path, plot_size(reports)).into_drawing_area();
+    draw_plot(&root, reports)?;
+    root.present().map_err(|e| plot_err(&e))
+}
+
+/// The plot of [`write_plot`] as SVG text, to put inside a page.
+pub fn plot_svg(reports: &[ScenarioReport]) -> Result<String, Error> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, plot_size(reports)).into_drawing_area();
+        draw_plot(&root, reports)?;
+        root.present().map_err(|e| plot_err(&e))?;
+    }
+    Ok(svg)
+}
+
+/// Width of the plot of bytes per frame, pixels.
+const PLOT_WIDTH: u32 = 1100;
+
+/// The size of the plot of `reports`: one panel each.
+fn plot_size(reports: &[ScenarioReport]) -> (u32, u32) {
+    (PLOT_WIDTH, 380 * reports.len().max(1) as u32)
+}
+
+fn plot_err(e: &dyn std::fmt::Display) -> Error {
+    Error::Io(std::io::Error::other(e.to_string()))
+}
+
+/// Draws the panels of [`write_plot`] on `root`.
+fn draw_plot<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    reports: &[ScenarioReport],
+) -> Result<(), Error> {
     let panels = reports.len().max(1);
-    let width = 1100;
-    let root = SVGBackend::new(path, (width, 380 * panels as u32)).into_drawing_area();
+    let width = PLOT_WIDTH;
     root.fill(&WHITE).map_err(|e| plot_err(&e))?;
     let areas = root.split_evenly((panels, 1));
     for (area, report) in areas.iter().zip(reports) {
@@ -347,7 +385,7 @@ pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> 
                     report.latency,
                     report.loss * 100.0,
                     report.frames,
-                    report.rate_hz
+                    hz(report.rate_hz)
                 ),
                 ("sans-serif", 18),
             )
@@ -389,7 +427,6 @@ pub fn write_plot(path: &Path, reports: &[ScenarioReport]) -> Result<(), Error> 
                 .map_err(|e| plot_err(&e))?;
         }
     }
-    root.present().map_err(|e| plot_err(&e))?;
     Ok(())
 }
 

@@ -23,8 +23,8 @@ impl fmt::Display for TechniqueError {
 
 impl std::error::Error for TechniqueError {}
 
-/// Runs each technique over `snapshots` and returns their results in order, leaving out those
-/// that do not support the schema ([`Error::Unsupported`]).
+/// Runs each technique over `snapshots` (at `ticks`, see [`run`]) and returns their results in
+/// order, leaving out those that do not support the schema ([`Error::Unsupported`]).
 ///
 /// Progress goes to stderr, labelled `label`: a frame counter redrawn in place on a terminal,
 /// one line per technique otherwise.
@@ -33,6 +33,7 @@ pub fn run_all(
     techniques: &[Box<dyn Technique>],
     setup: &Setup<'_>,
     snapshots: &[Snapshot],
+    ticks: Option<&[f64]>,
     config: &RunConfig,
 ) -> Result<Vec<TechniqueResult>, TechniqueError> {
     let frames = snapshots.len();
@@ -42,7 +43,7 @@ pub fn run_all(
     for technique in techniques {
         let name = technique.name();
         let t = Instant::now();
-        let outcome = run(technique.as_ref(), setup, snapshots, config, |done| {
+        let outcome = run(technique.as_ref(), setup, snapshots, ticks, config, |done| {
             if terminal && (done % step == 0 || done == frames) {
                 eprint!("\r{label}: {name:<10} {done:>6}/{frames}");
                 let _ = std::io::stderr().flush();

@@ -80,7 +80,7 @@ fn every_technique_round_trips_under_loss() {
     for loss in [0.0, 0.2] {
         let config = RunConfig { latency: 3, loss, seed: 9, warmup: 0 };
         for technique in techniques::all() {
-            match run(technique.as_ref(), &setup, &snapshots, &config, |_| {}) {
+            match run(technique.as_ref(), &setup, &snapshots, None, &config, |_| {}) {
                 Ok(r) => assert!(
                     r.verified(),
                     "{} at loss {loss}: {:?} ({} ok)",
@@ -141,7 +141,7 @@ fn fiedler_round_trips_cubes() {
     for loss in [0.0, 0.2] {
         let config = RunConfig { latency: 4, loss, seed: 2, warmup: 0 };
         let technique = techniques::by_name("fiedler").unwrap();
-        let r = run(technique.as_ref(), &setup, &snapshots, &config, |_| {}).unwrap();
+        let r = run(technique.as_ref(), &setup, &snapshots, None, &config, |_| {}).unwrap();
         assert!(r.verified(), "{:?}", r.first_error);
     }
 }
@@ -155,7 +155,7 @@ fn the_table_the_json_and_the_legend_agree() {
         .iter()
         .map(|name| {
             let t = techniques::by_name(name).unwrap();
-            run(t.as_ref(), &setup, &snapshots, &config, |_| {}).unwrap()
+            run(t.as_ref(), &setup, &snapshots, None, &config, |_| {}).unwrap()
         })
         .collect();
     let report = ScenarioReport {

@@ -1,11 +1,17 @@
 //! Checking the parameters of a named kind (`int(..)`, `fixed(..)`, `vec2<..>`, …) and
 //! building its IR.
 
-use super::{Arg, Num};
+use super::{Arg, ArgValue, Num};
 use crate::diagnostic::Diagnostic;
 use crate::hints;
-use crate::ir::{FieldType, Precision, TypeKind};
+use crate::ir::{FieldType, GridNeeds, Precision, TypeKind};
 use crate::span::{Span, Spanned};
+
+/// A named argument: its name, the name's span and its value.
+type Named<'x> = (&'x str, Span, &'x ArgValue);
+
+/// The parameters that state what a real kind's grid should satisfy ([`GridNeeds`]).
+const NEEDS: [&str; 2] = ["exact", "max_step"];
 
 pub(super) fn saturate_u32(v: i128) -> u32 {
     u32::try_from(v.max(0)).unwrap_or(u32::MAX)
@@ -93,10 +99,15 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                 }
             }
             _ if generic.is_some() || args.is_some() => {
-                let mut diag = Diagnostic::error(format!("unknown kind `{name}`"))
-                    .with_label(self.name_span, "not a field kind");
-                diag = diag.with_help(hints::kind_hint(name));
-                self.error(diag);
+                let help = match hints::similar(name, hints::KIND_NAMES) {
+                    Some(kind) => hints::did_you_mean(kind),
+                    None => hints::kind_hint(name),
+                };
+                self.error(
+                    Diagnostic::error(format!("unknown kind `{name}`"))
+                        .with_label(self.name_span, "not a field kind")
+                        .with_help(help),
+                );
                 None
             }
             _ => Some(TypeKind::Enum { name: name.to_owned() }),
@@ -104,26 +115,34 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
         if self.ok { kind } else { None }
     }
 
-    /// Splits arguments into positional values and named ones, reporting duplicates and names
-    /// not in `allowed`.
+    /// Splits arguments into positional numbers and named values, reporting duplicates, names
+    /// not in `allowed` and lists given as positional arguments.
     fn split<'x>(
         &mut self,
         args: &'x [Arg],
         allowed: &[&str],
         usage: &str,
-    ) -> (Vec<Num>, Vec<(&'x str, Span, Num)>) {
+    ) -> (Vec<Num>, Vec<Named<'x>>) {
         let mut positional = Vec::new();
-        let mut named: Vec<(&str, Span, Num)> = Vec::new();
+        let mut named: Vec<Named<'x>> = Vec::new();
         for arg in args {
             match &arg.name {
-                None => positional.push(arg.value),
+                None => {
+                    if let Some(n) = self.num(None, &arg.value) {
+                        positional.push(n);
+                    }
+                }
                 Some((n, span)) => {
                     if !allowed.contains(&n.as_str()) {
                         let kind = self.name;
+                        let help = match hints::similar(n, allowed.iter().copied()) {
+                            Some(close) => hints::did_you_mean(close),
+                            None => format!("write `{usage}`"),
+                        };
                         self.error(
                             Diagnostic::error(format!("`{kind}` has no parameter `{n}`"))
                                 .with_label(*span, "unknown parameter")
-                                .with_help(format!("write `{usage}`")),
+                                .with_help(help),
                         );
                     } else if let Some((_, first, _)) = named.iter().find(|(m, _, _)| *m == n) {
                         let first = *first;
@@ -133,12 +152,52 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                                 .with_secondary(first, "first given here"),
                         );
                     } else {
-                        named.push((n.as_str(), *span, arg.value));
+                        named.push((n.as_str(), *span, &arg.value));
                     }
                 }
             }
         }
         (positional, named)
+    }
+
+    /// The number of an argument, or an error if it is a list; `name` is the parameter's.
+    fn num(&mut self, name: Option<&str>, value: &ArgValue) -> Option<Num> {
+        match value {
+            ArgValue::Num(n) => Some(*n),
+            ArgValue::List { span, .. } => {
+                let what = name.map_or_else(|| "this parameter".into(), |n| format!("`{n}`"));
+                self.error(
+                    Diagnostic::error(format!("{what} takes a number, not a list"))
+                        .with_label(*span, "a list"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The `exact = [...]` and `max_step = R` arguments among `named`.
+    fn needs(&mut self, named: &[Named<'_>]) -> GridNeeds {
+        let mut needs = GridNeeds::default();
+        for &(name, _, value) in named {
+            match (name, value) {
+                ("exact", ArgValue::List { items, .. }) => {
+                    needs.exact =
+                        Some(items.iter().map(|n| Spanned::new(n.value, n.span)).collect());
+                }
+                ("exact", ArgValue::Num(n)) => self.error(
+                    Diagnostic::error("`exact` takes a list of values")
+                        .with_label(n.span, "a single number")
+                        .with_help("write `exact = [0]`, or `exact = []` to ask for no value"),
+                ),
+                ("max_step", value) => {
+                    if let Some(n) = self.num(Some("max_step"), value) {
+                        needs.max_step = Some(Spanned::new(n.value, n.span));
+                    }
+                }
+                _ => {}
+            }
+        }
+        needs
     }
 
     fn bounds(&mut self, positional: &[Num], usage: &str) -> Option<(Num, Num)> {
@@ -197,11 +256,19 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
             );
             return None;
         };
-        let (positional, named) = self.split(&args, &["res", "bits"], USAGE);
+        let (positional, named) = self.split(&args, &["res", "bits", NEEDS[0], NEEDS[1]], USAGE);
         let bounds = self.bounds(&positional, USAGE);
+        let needs = self.needs(&named);
+        let named: Vec<Named<'_>> =
+            named.into_iter().filter(|(n, _, _)| !NEEDS.contains(n)).collect();
         let precision = match named.as_slice() {
             // An unknown parameter was reported; it was probably meant as the precision.
-            [] if args.iter().any(|a| a.name.is_some()) => None,
+            [] if args
+                .iter()
+                .any(|a| a.name.as_ref().is_some_and(|(n, _)| !NEEDS.contains(&n.as_str()))) =>
+            {
+                None
+            }
             [] => {
                 self.error(
                     Diagnostic::error("`fixed` needs a precision")
@@ -211,11 +278,13 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                 None
             }
             [(which, span, value)] => {
+                let (which, span) = (*which, *span);
+                let value = self.num(Some(which), value)?;
                 let whole = span.to(value.span);
-                if *which == "res" {
+                if which == "res" {
                     Some(Spanned::new(Precision::Resolution(value.value), whole))
                 } else {
-                    self.bits_value(*value).map(|b| Spanned::new(Precision::Bits(b.value), whole))
+                    self.bits_value(value).map(|b| Spanned::new(Precision::Bits(b.value), whole))
                 }
             }
             [(first, first_span, _), (second, second_span, _), ..] => {
@@ -237,6 +306,7 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
             min: Spanned::new(min.value, min.span),
             max: Spanned::new(max.value, max.span),
             precision: precision?,
+            needs,
         })
     }
 
@@ -257,7 +327,7 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
         let name = self.name;
         let usage = format!("{name}(bits = N)");
         let args = args.unwrap_or_default();
-        let (positional, named) = self.split(&args, &["bits"], &usage);
+        let (positional, named) = self.split(&args, &["bits", NEEDS[0], NEEDS[1]], &usage);
         if let Some(first) = positional.first() {
             self.error(
                 Diagnostic::error(format!("`{name}` takes a named `bits = N`"))
@@ -266,7 +336,8 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
             );
             return None;
         }
-        let Some((_, span, value)) = named.first() else {
+        let needs = self.needs(&named);
+        let Some(&(_, span, value)) = named.iter().find(|(n, _, _)| *n == "bits") else {
             self.error(
                 Diagnostic::error(format!("`{name}` needs a bit count"))
                     .with_label(self.span, "missing `bits = N`")
@@ -274,8 +345,13 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
             );
             return None;
         };
-        let bits = self.bits_value(*value)?;
+        let value = self.num(Some("bits"), value)?;
+        let bits = self.bits_value(value)?;
         let bits = Spanned::new(bits.value, span.to(value.span));
-        Some(if name == "angle" { TypeKind::Angle { bits } } else { TypeKind::Quat { bits } })
+        Some(if name == "angle" {
+            TypeKind::Angle { bits, needs }
+        } else {
+            TypeKind::Quat { bits, needs }
+        })
     }
 }

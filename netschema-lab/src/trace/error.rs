@@ -57,15 +57,24 @@ pub enum TraceErrorKind {
     DuplicateEntity(u32),
     /// A class the schema does not declare.
     UnknownClass(String),
-    /// An entity present on the previous line has another class now.
-    ClassChanged {
-        /// The entity.
-        id: u32,
-        /// Its class on the previous line.
-        from: String,
-        /// Its class on this line.
-        to: String,
+    /// `time` is not larger than the previous line's.
+    TimeOrder {
+        /// This line's time, seconds.
+        time: f64,
+        /// The previous line's.
+        previous: f64,
     },
+    /// A line gives its time otherwise than the first frame line did.
+    MixedTiming {
+        /// How the first frame line gave it.
+        first: &'static str,
+        /// How this line gives it.
+        found: &'static str,
+    },
+    /// A line gives both `time` and `tick`.
+    TimeAndTick,
+    /// A line gives `tick`, but the header gives no `rate_hz` to turn ticks into seconds.
+    TickWithoutRate,
     /// A field its class does not declare.
     UnknownField {
         /// The class.
@@ -122,15 +131,22 @@ impl fmt::Display for TraceErrorKind {
                 f.write_str("a header (`netschema_trace`) may only be the first line")
             }
             TraceErrorKind::UnsupportedVersion(v) => {
-                write!(f, "trace format version {v} is not supported (this reader knows 1)")
+                write!(f, "trace format version {v} is not supported (this reader knows 1 and 2)")
             }
             TraceErrorKind::FrameOrder { frame, previous } => {
                 write!(f, "frame {frame} does not follow frame {previous}")
             }
             TraceErrorKind::DuplicateEntity(id) => write!(f, "entity {id} appears twice"),
             TraceErrorKind::UnknownClass(c) => write!(f, "unknown class `{c}`"),
-            TraceErrorKind::ClassChanged { id, from, to } => {
-                write!(f, "entity {id} changed class from `{from}` to `{to}`")
+            TraceErrorKind::TimeOrder { time, previous } => {
+                write!(f, "time {time} s does not follow time {previous} s")
+            }
+            TraceErrorKind::MixedTiming { first, found } => {
+                write!(f, "the line gives {found}, but the first frame line gave {first}")
+            }
+            TraceErrorKind::TimeAndTick => f.write_str("a line gives both `time` and `tick`"),
+            TraceErrorKind::TickWithoutRate => {
+                f.write_str("`tick` needs the header's `rate_hz` (ticks per second)")
             }
             TraceErrorKind::UnknownField { class, field } => {
                 write!(f, "class `{class}` has no field `{field}`")

@@ -3,8 +3,8 @@
 //! The format is specified in `docs/trace-format.md`. In short:
 //!
 //! ```text
-//! {"netschema_trace": 1, "schema": "game", "rate_hz": 60}
-//! {"frame": 0, "entities": [{"id": 7, "class": "Unit", "fields": {"pos": [1.5, 2.0], "state": "idle"}}],
+//! {"netschema_trace": 2, "schema": "game", "rate_hz": 60}
+//! {"frame": 0, "time": 0.0, "entities": [{"id": 7, "class": "Unit", "fields": {"pos": [1.5, 2.0], "state": "idle"}}],
 //!  "clients": {"0": [7]}}
 //! ```
 //!
@@ -43,6 +43,9 @@ pub struct Header {
 pub struct TraceFrame {
     /// The frame number, if the line gives one.
     pub frame: Option<u64>,
+    /// When the frame happened, in seconds (from `time`, or `tick` over the header's rate), if
+    /// the trace gives times.
+    pub time: Option<f64>,
     /// Every entity of the frame, quantised, in ascending id order.
     pub world: Snapshot,
     /// Each client's visible entities (ascending ids), by client name in name order; `None`
@@ -119,6 +122,12 @@ impl Trace {
         names.sort_unstable();
         names.dedup();
         names
+    }
+
+    /// When each frame happened, in seconds, if the trace gives times (then every frame has
+    /// one, ascending).
+    pub fn times(&self) -> Option<Vec<f64>> {
+        self.frames.iter().map(|f| f.time).collect()
     }
 
     /// What `client` sees on every frame ([`TraceFrame::view`]).

@@ -26,8 +26,37 @@ pub struct TraceReader<'s, R> {
     header: Option<Header>,
     previous: Snapshot,
     last_frame: Option<u64>,
+    /// The format version: the header's, else the newest.
+    version: u64,
+    /// How the first frame line gave its time; every other line must do the same.
+    timing: Option<Timing>,
+    last_time: Option<f64>,
     clamps: Vec<Vec<Clamps>>,
     seen: Vec<bool>,
+}
+
+/// The newest format version, which this reader reads along with every older one.
+pub(crate) const VERSION: u64 = 2;
+
+/// How a frame line gives its time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timing {
+    /// No time: frames are evenly spaced.
+    None,
+    /// `time`, in seconds.
+    Seconds,
+    /// `tick`, at the header's `rate_hz`.
+    Ticks,
+}
+
+impl Timing {
+    fn key(self) -> &'static str {
+        match self {
+            Timing::None => "neither `time` nor `tick`",
+            Timing::Seconds => "`time`",
+            Timing::Ticks => "`tick`",
+        }
+    }
 }
 
 /// `Expected` for `what`.
@@ -70,6 +99,9 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             header: None,
             previous: Snapshot::new(),
             last_frame: None,
+            version: VERSION,
+            timing: None,
+            last_time: None,
             clamps,
             seen: Vec::new(),
         }
@@ -118,9 +150,10 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         }
         known_keys(map, &["netschema_trace", "schema", "rate_hz"], "header")?;
         let version = map.get("netschema_trace").unwrap_or(&Value::Null);
-        if version.as_u64() != Some(1) {
-            return Err(TraceErrorKind::UnsupportedVersion(version.to_string()));
-        }
+        self.version = match version.as_u64() {
+            Some(v @ 1..=VERSION) => v,
+            _ => return Err(TraceErrorKind::UnsupportedVersion(version.to_string())),
+        };
         let schema = match map.get("schema") {
             None => None,
             Some(Value::String(s)) => Some(s.clone()),
@@ -163,20 +196,15 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             .ok_or_else(|| TraceErrorKind::UnknownClass(name.to_owned()))?;
         let shape = &self.classes[class];
         let start = values.len();
-        let entering = match self.previous.ids.binary_search(&id) {
-            Ok(i) => {
-                let before = usize::from(self.previous.classes[i]);
-                if before != class {
-                    return Err(TraceErrorKind::ClassChanged {
-                        id,
-                        from: self.classes.get(before).map_or_else(String::new, |c| c.name.clone()),
-                        to: name.to_owned(),
-                    });
-                }
+        // An entity that was on the previous line with the same class keeps its values; one
+        // that changed class is a new entity under the same id (a respawn) and enters.
+        let previous = self.previous.ids.binary_search(&id).ok();
+        let entering = match previous.filter(|&i| usize::from(self.previous.classes[i]) == class) {
+            Some(i) => {
                 values.extend_from_slice(self.previous.row(i));
                 false
             }
-            Err(_) => {
+            None => {
                 values.resize(start + shape.quantisers.len(), 0);
                 true
             }
@@ -213,8 +241,47 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         Ok((id, u16::try_from(class).unwrap_or(u16::MAX), start))
     }
 
+    /// The line's time in seconds, checked against the lines before.
+    fn time(&mut self, map: &Map<String, Value>) -> Result<Option<f64>, TraceErrorKind> {
+        let (time, tick) = (map.get("time"), map.get("tick"));
+        let timing = match (time, tick) {
+            (None, None) => Timing::None,
+            (Some(_), None) => Timing::Seconds,
+            (None, Some(_)) => Timing::Ticks,
+            (Some(_), Some(_)) => return Err(TraceErrorKind::TimeAndTick),
+        };
+        let first = *self.timing.get_or_insert(timing);
+        if timing != first {
+            return Err(TraceErrorKind::MixedTiming { first: first.key(), found: timing.key() });
+        }
+        let seconds = match (time, tick) {
+            (Some(v), _) => Some(
+                v.as_f64()
+                    .filter(|t| t.is_finite() && *t >= 0.0)
+                    .ok_or_else(|| expected("`time`", "a number of seconds, at least 0", v))?,
+            ),
+            (_, Some(v)) => {
+                let tick =
+                    v.as_u64().ok_or_else(|| expected("`tick`", "a non-negative integer", v))?;
+                let rate = self.header.as_ref().and_then(|h| h.rate_hz);
+                Some(tick as f64 / rate.ok_or(TraceErrorKind::TickWithoutRate)?)
+            }
+            (None, None) => None,
+        };
+        if let (Some(time), Some(previous)) = (seconds, self.last_time)
+            && time <= previous
+        {
+            return Err(TraceErrorKind::TimeOrder { time, previous });
+        }
+        Ok(seconds)
+    }
+
     fn frame_line(&mut self, map: &Map<String, Value>) -> Result<TraceFrame, TraceErrorKind> {
-        known_keys(map, &["frame", "entities", "clients"], "line")?;
+        let keys: &[&str] = match self.version {
+            1 => &["frame", "entities", "clients"],
+            _ => &["frame", "time", "tick", "entities", "clients"],
+        };
+        known_keys(map, keys, "line")?;
         let frame = match map.get("frame") {
             None => None,
             Some(v) => {
@@ -226,6 +293,7 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         {
             return Err(TraceErrorKind::FrameOrder { frame, previous });
         }
+        let time = self.time(map)?;
         let entities = map
             .get("entities")
             .ok_or(TraceErrorKind::MissingKey { key: "entities", context: "line" })?;
@@ -277,8 +345,9 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         if frame.is_some() {
             self.last_frame = frame;
         }
+        self.last_time = time;
         self.previous.clone_from(&world);
-        Ok(TraceFrame { frame, world, clients })
+        Ok(TraceFrame { frame, time, world, clients })
     }
 
     fn fail(&mut self, kind: TraceErrorKind) -> Option<Result<TraceFrame, TraceError>> {

@@ -52,7 +52,7 @@ impl Shape {
                     e.cases.iter().map(|c| c.name.clone()).collect()
                 }),
             },
-            TypeKind::Quat { bits } => match QuatQuant::new(bits.value) {
+            TypeKind::Quat { bits, .. } => match QuatQuant::new(bits.value) {
                 Ok(q) => Shape::Quat(q),
                 Err(_) => Shape::Scalar,
             },

@@ -77,6 +77,35 @@ fn reads_header_frames_and_visible_sets() {
 }
 
 #[test]
+fn times_ticks_class_changes_and_empty_frames() {
+    let tree = r#"{"id": 7, "class": "Tree", "fields": {"height": 10}}"#;
+    let text = format!(
+        "{{\"netschema_trace\": 2, \"rate_hz\": 50}}\n\
+         {{\"tick\": 0, \"entities\": [{UNIT}]}}\n\
+         {{\"tick\": 3, \"entities\": []}}\n\
+         {{\"tick\": 250, \"entities\": [{UNIT}]}}\n\
+         {{\"tick\": 251, \"entities\": [{tree}]}}\n"
+    );
+    let trace = read(&text).unwrap();
+    assert_eq!(trace.times(), Some(vec![0.0, 0.06, 5.0, 5.02]));
+    assert!(trace.frames[1].world.is_empty());
+    // Entity 7 turns from a unit into a tree: a new entity under the same id.
+    assert_eq!(
+        (trace.frames[3].world.ids.as_slice(), trace.frames[3].world.classes[0]),
+        (&[7][..], 1)
+    );
+    assert_eq!(trace.frames[3].world.row(0), [2048]);
+
+    let timed =
+        read("{\"time\": 0.25, \"entities\": []}\n{\"time\": 1, \"entities\": []}").unwrap();
+    assert_eq!(timed.times(), Some(vec![0.25, 1.0]));
+    assert_eq!(read("{\"entities\": []}").unwrap().times(), None);
+    // Version 1 traces still read.
+    let v1 = read(&format!("{{\"netschema_trace\": 1}}\n{{\"entities\": [{UNIT}]}}")).unwrap();
+    assert_eq!(v1.frames.len(), 1);
+}
+
+#[test]
 fn no_header_and_no_frame_numbers() {
     let trace = read(&format!("{{\"entities\": [{UNIT}]}}\n{{\"entities\": []}}")).unwrap();
     assert_eq!(trace.header, None);
@@ -138,8 +167,31 @@ fn bad_lines_are_typed_errors_with_line_numbers() {
             |k| matches!(k, TraceErrorKind::FrameOrder { frame: 3, previous: 3 }),
         ),
         (with("{\"netschema_trace\": 1}"), 3, |k| matches!(k, TraceErrorKind::MisplacedHeader)),
-        ("{\"netschema_trace\": 2}".into(), 1, |k| {
+        ("{\"netschema_trace\": 3}".into(), 1, |k| {
             matches!(k, TraceErrorKind::UnsupportedVersion(_))
+        }),
+        (
+            "{\"netschema_trace\": 1}\n{\"time\": 0.5, \"entities\": []}".into(),
+            2,
+            |k| matches!(k, TraceErrorKind::UnknownKey { key, .. } if key == "time"),
+        ),
+        ("{\"time\": 0.5, \"entities\": []}\n{\"time\": 0.5, \"entities\": []}".into(), 2, |k| {
+            matches!(k, TraceErrorKind::TimeOrder { .. })
+        }),
+        ("{\"time\": 0.5, \"entities\": []}\n{\"entities\": []}".into(), 2, |k| {
+            matches!(k, TraceErrorKind::MixedTiming { first: "`time`", .. })
+        }),
+        (with("{\"tick\": 4, \"entities\": []}"), 3, |k| {
+            matches!(k, TraceErrorKind::MixedTiming { .. })
+        }),
+        ("{\"tick\": 4, \"entities\": []}".into(), 1, |k| {
+            matches!(k, TraceErrorKind::TickWithoutRate)
+        }),
+        ("{\"tick\": 4, \"time\": 1, \"entities\": []}".into(), 1, |k| {
+            matches!(k, TraceErrorKind::TimeAndTick)
+        }),
+        ("{\"time\": -1, \"entities\": []}".into(), 1, |k| {
+            matches!(k, TraceErrorKind::Expected { .. })
         }),
         ("{\"netschema_trace\": 1, \"rate_hz\": 0}".into(), 1, |k| {
             matches!(k, TraceErrorKind::Expected { .. })
@@ -150,9 +202,10 @@ fn bad_lines_are_typed_errors_with_line_numbers() {
             |k| matches!(k, TraceErrorKind::UnknownClass(c) if c == "Rock"),
         ),
         (
-            with("{\"entities\": [{\"id\": 7, \"class\": \"Tree\", \"fields\": {\"height\": 1}}]}"),
+            // A class change is a respawn: the entity enters, with every field.
+            with("{\"entities\": [{\"id\": 7, \"class\": \"Tree\"}]}"),
             3,
-            |k| matches!(k, TraceErrorKind::ClassChanged { id: 7, .. }),
+            |k| matches!(k, TraceErrorKind::MissingField { id: 7, field, .. } if field == "height"),
         ),
         (
             with("{\"entities\": [{\"id\": 7, \"class\": \"Unit\", \"fields\": {\"mana\": 1}}]}"),
@@ -257,16 +310,24 @@ fn the_reader_stops_after_an_error() {
     assert_eq!(results[1].as_ref().unwrap_err().line, 2);
 }
 
-/// Random snapshots of the test schema: entities enter, change, leave; two clients.
-fn random_frames(n: usize, seed: u64) -> Vec<TraceFrame> {
+/// Random snapshots of the test schema: entities enter, change, leave, change class; some
+/// frames are empty; two clients; irregular times with pauses.
+pub(crate) fn random_frames(n: usize, seed: u64) -> Vec<TraceFrame> {
     let schema = schema();
     let mut rng = Rng(seed);
     let mut live: Vec<(u32, u16, Vec<i32>)> = Vec::new();
     let mut next = 0;
     let mut out = Vec::new();
+    let mut time = 0.0;
     let q = QuatQuant::new(9).unwrap();
     for _ in 0..n {
         live.retain(|_| !rng.chance(0.1));
+        for (_, class, row) in live.iter_mut() {
+            if rng.chance(0.03) {
+                *class = 1 - *class;
+                *row = vec![0; schema.classes[usize::from(*class)].quantisers.len()];
+            }
+        }
         while live.len() < 12 {
             let class = rng.below(2) as u16;
             live.push((next, class, vec![0; schema.classes[usize::from(class)].quantisers.len()]));
@@ -285,13 +346,17 @@ fn random_frames(n: usize, seed: u64) -> Vec<TraceFrame> {
             }
         }
         let mut world = Snapshot::new();
-        for (id, class, row) in &live {
-            world.push(*id, *class, row);
+        if !rng.chance(0.05) {
+            for (id, class, row) in &live {
+                world.push(*id, *class, row);
+            }
         }
         let a: Vec<u32> = world.ids.iter().copied().filter(|id| id % 2 == 0).collect();
         let clients =
             rng.chance(0.5).then(|| vec![("a".into(), a), ("b".into(), world.ids.clone())]);
-        out.push(TraceFrame { frame: Some(out.len() as u64), world, clients });
+        time += if rng.chance(0.05) { rng.range(0.5, 2.0) } else { rng.range(0.005, 0.05) };
+        let frame = Some(out.len() as u64);
+        out.push(TraceFrame { frame, time: Some(time), world, clients });
     }
     out
 }
@@ -302,7 +367,7 @@ fn written_traces_read_back_identically() {
     let frames = random_frames(60, 9);
     let mut writer = TraceWriter::new(&schema, Vec::new(), Some(60.0)).unwrap();
     for f in &frames {
-        writer.write(&f.world, f.clients.as_deref()).unwrap();
+        writer.write(&f.world, f.clients.as_deref(), f.time).unwrap();
     }
     let text = writer.finish().unwrap();
     let trace = Trace::read(&schema, &text[..], |_, _| {}).unwrap();
@@ -320,18 +385,19 @@ fn the_writer_rejects_snapshots_that_do_not_fit() {
     let mut writer = TraceWriter::new(&schema, Vec::new(), None).unwrap();
     let mut s = Snapshot::new();
     s.push(1, 1, &[5000]);
-    assert!(matches!(writer.write(&s, None), Err(WriteError::Unrepresentable { .. })));
+    assert!(matches!(writer.write(&s, None, None), Err(WriteError::Unrepresentable { .. })));
     let mut s = Snapshot::new();
     s.push(1, 2, &[0]);
-    assert!(matches!(writer.write(&s, None), Err(WriteError::Snapshot(_))));
+    assert!(matches!(writer.write(&s, None, None), Err(WriteError::Snapshot(_))));
     let mut s = Snapshot::new();
     s.push(1, 1, &[0]);
     let clients = [("x".to_string(), vec![2])];
-    assert!(matches!(writer.write(&s, Some(&clients)), Err(WriteError::Snapshot(_))));
-    writer.write(&s, None).unwrap();
+    assert!(matches!(writer.write(&s, Some(&clients), None), Err(WriteError::Snapshot(_))));
+    assert!(matches!(writer.write(&s, None, Some(f64::NAN)), Err(WriteError::Snapshot(_))));
+    writer.write(&s, None, None).unwrap();
     let mut t = Snapshot::new();
-    t.push(1, 0, &[0; 18]);
-    assert!(matches!(writer.write(&t, None), Err(WriteError::Snapshot(_))));
+    t.push(1, 0, &[0; 17]);
+    assert!(matches!(writer.write(&t, None, None), Err(WriteError::Snapshot(_))));
 }
 
 #[test]
@@ -442,4 +508,46 @@ fn the_documented_example_reads() {
     assert_eq!(third.world.ids, [2]);
     assert!(third.view(Some("1")).is_empty());
     assert!(trace.clamped.is_empty());
+}
+
+#[test]
+fn irregular_times_empty_frames_and_respawns_replay_verified() {
+    let schema = schema();
+    let frames = random_frames(120, 4);
+    let mut writer = TraceWriter::new(&schema, Vec::new(), Some(30.0)).unwrap();
+    for f in &frames {
+        writer.write(&f.world, f.clients.as_deref(), f.time).unwrap();
+    }
+    let trace = Trace::read(&schema, &writer.finish().unwrap()[..], |_, _| {}).unwrap();
+    assert_eq!(trace.frames, frames);
+    assert!(trace.frames.iter().filter(|f| f.world.is_empty()).count() >= 3);
+    let respawns = trace.frames.windows(2).any(|w| {
+        w[1].world.ids.iter().zip(&w[1].world.classes).any(|(id, class)| {
+            w[0].world.ids.binary_search(id).is_ok_and(|i| w[0].world.classes[i] != *class)
+        })
+    });
+    assert!(respawns, "some entity changes class");
+    let times = trace.times().expect("timed");
+    let names = crate::techniques::NAMES;
+    for (latency, loss) in [(0, 0.0), (3, 0.1)] {
+        for client in [None, Some("a")] {
+            let views = trace.views(client);
+            let config = crate::RunConfig { latency, loss, seed: 5, warmup: 0 };
+            let recording = crate::profile::Recording {
+                snapshots: &views,
+                training: &views,
+                times: Some(&times),
+            };
+            let report =
+                crate::profile::measure("t", schema.schema, recording, 30.0, &config, &names)
+                    .unwrap();
+            assert!(report.results.len() >= 5);
+            for r in &report.results {
+                assert!(r.verified(), "{}: {:?}", r.name, r.first_error);
+                if latency == 0 {
+                    assert_eq!(r.verified_frames, views.len(), "{}: every frame", r.name);
+                }
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use super::error::WriteError;
+use super::read::VERSION;
 use super::shape::{ClassShape, Writer};
 use crate::Snapshot;
 use crate::descriptors::RuntimeSchema;
@@ -11,10 +12,12 @@ use crate::report::json_str;
 
 /// Writes quantised snapshots as a trace in natural units.
 ///
-/// The first line is a header naming the schema and the frame rate; then one line per
-/// [`TraceWriter::write`], numbered from frame 0. An entity that was on the previous line with
-/// the same class lists only the fields whose values changed (none: no `fields` key). Every
-/// value is written so that reading it back with the same schema gives the same raw value.
+/// The first line is a header (format version 2) naming the schema and the frame rate; then
+/// one line per [`TraceWriter::write`], numbered from frame 0, with its time if given. An
+/// entity that was on the previous line with the same class lists only the fields whose values
+/// changed (none: no `fields` key); one whose class changed enters again with every field. An
+/// empty world is an empty `entities` array. Every value is written so that reading it back
+/// with the same schema gives the same raw value.
 pub struct TraceWriter<W: Write> {
     classes: Vec<ClassShape>,
     out: W,
@@ -31,7 +34,7 @@ impl<W: Write> TraceWriter<W> {
         rate_hz: Option<f64>,
     ) -> Result<Self, WriteError> {
         let mut header =
-            format!("{{\"netschema_trace\":1,\"schema\":{}", json_str(&schema.ir.name));
+            format!("{{\"netschema_trace\":{VERSION},\"schema\":{}", json_str(&schema.ir.name));
         if let Some(rate) = rate_hz.filter(|r| r.is_finite() && *r > 0.0) {
             let _ = write!(header, ",\"rate_hz\":{rate:?}");
         }
@@ -46,16 +49,18 @@ impl<W: Write> TraceWriter<W> {
         })
     }
 
-    /// Writes the next frame: every entity of `world`, and, if given, what each client sees
-    /// (ids of entities of `world`).
+    /// Writes the next frame: every entity of `world`, if given what each client sees (ids of
+    /// entities of `world`), and if given its time in seconds (give one for every frame or for
+    /// none, ascending).
     pub fn write(
         &mut self,
         world: &Snapshot,
         clients: Option<&[(String, Vec<u32>)]>,
+        time: Option<f64>,
     ) -> Result<(), WriteError> {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        let result = self.frame(world, clients, &mut line);
+        let result = self.frame(world, clients, time, &mut line);
         if result.is_ok() {
             self.out.write_all(line.as_bytes())?;
             self.previous.clone_from(world);
@@ -75,9 +80,17 @@ impl<W: Write> TraceWriter<W> {
         &self,
         world: &Snapshot,
         clients: Option<&[(String, Vec<u32>)]>,
+        time: Option<f64>,
         line: &mut String,
     ) -> Result<(), WriteError> {
-        let _ = write!(line, "{{\"frame\":{},\"entities\":[", self.frame);
+        let _ = write!(line, "{{\"frame\":{}", self.frame);
+        if let Some(time) = time {
+            if !(time.is_finite() && time >= 0.0) {
+                return Err(WriteError::Snapshot(format!("time {time} is not a time in seconds")));
+            }
+            let _ = write!(line, ",\"time\":{time:?}");
+        }
+        line.push_str(",\"entities\":[");
         for i in 0..world.len() {
             let (id, class) = (world.ids[i], world.classes[i]);
             let shape = self
@@ -92,12 +105,10 @@ impl<W: Write> TraceWriter<W> {
                     row.len()
                 )));
             }
+            // An entity that changed class enters again (a respawn): every field is written.
             let previous = match self.previous.ids.binary_search(&id) {
                 Ok(j) if self.previous.classes[j] == class => Some(self.previous.row(j)),
-                Ok(_) => {
-                    return Err(WriteError::Snapshot(format!("entity {id} changed class")));
-                }
-                Err(_) => None,
+                _ => None,
             };
             if i > 0 {
                 line.push(',');

@@ -1,0 +1,133 @@
+//! The command line's conventions: `--help` and `--version` everywhere, exit codes (0 ok,
+//! 1 findings, 2 usage), errors that name the bad argument, completions, `check
+//! --deny-warnings` and `fmt --check`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn netschema(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netschema")).args(args).output().expect("runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A scratch file `name` holding `contents`.
+fn scratch(name: &str, contents: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+const COMMANDS: [&str; 6] = ["check", "fmt", "gen", "inspect", "profile", "completions"];
+
+#[test]
+fn every_command_has_help_and_version() {
+    for command in COMMANDS {
+        let out = netschema(&[command, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{command} --help");
+        assert!(text(&out.stdout).contains("Usage: netschema"), "{command}: {}", text(&out.stdout));
+        let out = netschema(&[command, "--version"]);
+        assert_eq!(out.status.code(), Some(0), "{command} --version");
+        assert_eq!(
+            text(&out.stdout).trim(),
+            format!("netschema-{command} {}", env!("CARGO_PKG_VERSION"))
+        );
+    }
+    let out = netschema(&["--help"]);
+    for command in COMMANDS {
+        assert!(text(&out.stdout).contains(command), "{}", text(&out.stdout));
+    }
+    assert!(text(&out.stdout).contains("Exit status"), "{}", text(&out.stdout));
+    let out = netschema(&["profile", "--help"]);
+    assert!(text(&out.stdout).contains("bytes_mean"), "the columns: {}", text(&out.stdout));
+}
+
+#[test]
+fn usage_errors_exit_with_2_and_name_the_argument() {
+    let out = netschema(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'frobnicate'"), "{}", text(&out.stderr));
+    let out = netschema(&["check", "--colour", "x.netidl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--colour'"), "{}", text(&out.stderr));
+    let out = netschema(&["profile", "--schema", "s", "--trace", "t", "--latency", "99"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--latency <F>'"), "{}", text(&out.stderr));
+    let out = netschema(&["profile", "--schema", "s", "--trace", "t", "--technique", "gzip"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("BD-Z6"), "lists the techniques: {}", text(&out.stderr));
+    let out = netschema(&["gen", "x.netidl", "-o", "-", "--crate", "not a path"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--crate <PATH>'"), "{}", text(&out.stderr));
+    assert_eq!(netschema(&["check"]).status.code(), Some(2));
+}
+
+#[test]
+fn completions_on_request() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = netschema(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(text(&out.stdout).contains("deny-warnings"), "{shell}");
+    }
+    assert_eq!(netschema(&["completions", "tcsh"]).status.code(), Some(2));
+}
+
+#[test]
+fn check_reports_errors_and_warnings() {
+    let good = scratch("good.netidl", "class A { x: fixed(0, 1, bits = 8); }\n");
+    let warned = scratch("warned.netidl", "class A { x: fixed(-1, 1, bits = 8); }\n");
+    let bad = scratch("bad.netidl", "clas A { x: fixd(0, 1, bits = 8); }\n");
+    let out = netschema(&["check", good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("ok (0 enums, 1 classes, 1 scalar fields)"));
+
+    let out = netschema(&["check", warned.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("1 scalar fields, 1 warning)"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("warning: zero is not exactly representable"));
+    let out = netschema(&["check", "--deny-warnings", warned.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = netschema(&["inspect", "--deny-warnings", warned.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("class A"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("`res = 1/127` has as many bits"));
+
+    let out = netschema(&["check", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("did you mean `class`?") && stderr.contains("did you mean `fixed`?"));
+    assert!(stderr.contains("aborting due to 2 previous errors"), "{stderr}");
+    let out = netschema(&["check", "missing.netidl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("cannot read schema file `missing.netidl`"));
+}
+
+#[test]
+fn fmt_rewrites_or_checks() {
+    let messy =
+        "enum Mood{calm,angry,}\nclass A{ // the only class\n  x:fixed( 0,1,bits=8 );m:Mood;}\n";
+    let tidy = "enum Mood { calm, angry }\n\nclass A { // the only class\n    x: fixed(0, 1, bits = 8);\n    m: Mood;\n}\n";
+    let path = scratch("messy.netidl", messy);
+    let out = netschema(&["fmt", "--check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let diff = text(&out.stdout);
+    assert!(diff.contains("\n-enum Mood{calm,angry,}\n"), "{diff}");
+    assert!(diff.contains("\n+enum Mood { calm, angry }\n"), "{diff}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), messy, "--check changes nothing");
+
+    let out = netschema(&["fmt", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), tidy);
+    let out = netschema(&["fmt", "--check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "");
+
+    let broken = scratch("broken.netidl", "class A { x: int(0, 1) }\n");
+    let out = netschema(&["fmt", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("expected `;`"), "{}", text(&out.stderr));
+}
