@@ -151,7 +151,8 @@ fn slots_in_use(a: &Snapshot, b: &Snapshot) -> usize {
 /// Slots given to entities.
 #[derive(Debug, Default)]
 struct Slots {
-    slot_of: HashMap<u32, u32>,
+    /// The slot of each entity, by id and class: an id that changes class is a new entity.
+    slot_of: HashMap<(u32, u16), u32>,
     /// Freed slots and the frame from which they were empty.
     resting: Vec<(u32, u32)>,
     /// Slots free for reuse.
@@ -170,19 +171,22 @@ impl Slots {
         newest_acked: Option<u32>,
         max: usize,
     ) -> Result<(), Error> {
-        let mut gone: Vec<u32> =
-            self.slot_of.keys().filter(|id| s.ids.binary_search(id).is_err()).copied().collect();
+        let present = |&(id, class): &(u32, u16)| {
+            s.ids.binary_search(&id).is_ok_and(|i| s.classes[i] == class)
+        };
+        let mut gone: Vec<(u32, u16)> =
+            self.slot_of.keys().filter(|key| !present(key)).copied().collect();
         gone.sort_unstable();
-        for id in gone {
-            if let Some(slot) = self.slot_of.remove(&id) {
+        for key in gone {
+            if let Some(slot) = self.slot_of.remove(&key) {
                 self.resting.push((slot, frame));
             }
         }
         let seen = |since: u32| newest_acked.is_some_and(|a| (a.wrapping_sub(since) as i32) >= 0);
         let free = &mut self.free;
         self.resting.retain(|&(slot, since)| !(seen(since) && free.insert(slot)));
-        for &id in &s.ids {
-            if self.slot_of.contains_key(&id) {
+        for (&id, &class) in s.ids.iter().zip(&s.classes) {
+            if self.slot_of.contains_key(&(id, class)) {
                 continue;
             }
             let slot = match self.free.pop_first() {
@@ -193,15 +197,16 @@ impl Slots {
                 }
                 None => return Err(Error::Unsupported(format!("more than {max} slots"))),
             };
-            self.slot_of.insert(id, slot);
+            self.slot_of.insert((id, class), slot);
         }
         Ok(())
     }
 
     /// `s` keyed by slot.
     fn keyed(&self, s: &Snapshot) -> Snapshot {
-        let mut by_slot: Vec<(u32, usize)> =
-            (0..s.len()).filter_map(|i| Some((*self.slot_of.get(&s.ids[i])?, i))).collect();
+        let mut by_slot: Vec<(u32, usize)> = (0..s.len())
+            .filter_map(|i| Some((*self.slot_of.get(&(s.ids[i], s.classes[i]))?, i)))
+            .collect();
         by_slot.sort_unstable();
         let mut out = Snapshot::new();
         for (slot, i) in by_slot {
