@@ -23,7 +23,7 @@
 //! [`WINDOW`]: frame::WINDOW
 
 pub mod ack;
-mod bitset;
+pub(crate) mod bitset;
 pub mod client;
 pub mod frame;
 pub mod handshake;

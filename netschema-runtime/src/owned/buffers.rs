@@ -6,6 +6,7 @@
 use std::vec;
 use std::vec::Vec;
 
+use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::client::{ClientState, ClientStorage, Reader};
 use crate::engine::peer::{PeerState, PeerStorage};
 use crate::engine::world::{WorldState, WorldStorage};
@@ -101,6 +102,21 @@ impl PeerBuffers {
             handle_own: &mut self.handle_own,
             models: &mut self.models,
         }
+    }
+
+    /// Shows or hides entity `id`, as [`Peer::set_visible`] does, without resuming the peer.
+    pub(crate) fn set_visible(&mut self, id: usize, visible: bool) {
+        put_bit(&mut self.visible, id, visible);
+    }
+
+    /// Whether entity `id` is visible, as [`Peer::is_visible`] says.
+    pub(crate) fn is_visible(&self, id: usize) -> bool {
+        test_bit(&self.visible, id)
+    }
+
+    /// Marks entity `id` as the client's own or not, as [`Peer::set_own`] does.
+    pub(crate) fn set_own(&mut self, id: usize, own: bool) {
+        put_bit(&mut self.owned, id, own);
     }
 
     /// The peer these buffers hold, as it was when `state` was taken.

@@ -1,7 +1,34 @@
 //! The game's own entity ids mapped onto the world's dense slots.
 
+use core::hash::{BuildHasherDefault, Hasher};
 use std::collections::HashMap;
 use std::vec::Vec;
+
+/// Hashes ids with one multiplication. The ids come from the game (and the server), not from
+/// the network, so the cheap hash needs no protection against chosen collisions.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by ids, hashed with [`IdHasher`].
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// Maps sparse `u64` ids onto slots `0..capacity`, reusing freed slots (amortised O(1)).
 ///
@@ -9,7 +36,7 @@ use std::vec::Vec;
 /// as spawned there, so clients see the old one leave and the new one enter.
 #[derive(Debug, Default)]
 pub(crate) struct Ids {
-    slot_of: HashMap<u64, u32>,
+    slot_of: IdMap<u64, u32>,
     id_of: Vec<Option<u64>>,
     free: Vec<u32>,
     capacity: usize,
@@ -19,7 +46,7 @@ impl Ids {
     /// A map onto `capacity` slots.
     pub(crate) fn new(capacity: usize) -> Ids {
         Ids {
-            slot_of: HashMap::with_capacity(capacity),
+            slot_of: IdMap::with_capacity_and_hasher(capacity, Default::default()),
             id_of: Vec::with_capacity(capacity),
             free: Vec::new(),
             capacity,

@@ -2,12 +2,11 @@
 
 use core::fmt;
 use core::marker::PhantomData;
-use std::collections::HashMap;
 use std::vec;
 use std::vec::Vec;
 
 use super::buffers::{PeerBuffers, WorldBuffers};
-use super::ids::Ids;
+use super::ids::{IdMap, Ids};
 use crate::engine::ack::Ack;
 use crate::engine::handshake::{self, Welcome};
 use crate::engine::peer::{PeerState, PeerStats};
@@ -58,7 +57,7 @@ pub struct Server<P: Protocol> {
     ids: Ids,
     connections: Vec<Connection>,
     /// Index in `connections` of each client.
-    index: HashMap<ClientId, usize>,
+    index: IdMap<ClientId, usize>,
     next_client: u64,
     row: Vec<i32>,
     /// Clamped values per scalar field, classes one after another.
@@ -103,7 +102,7 @@ impl<P: Protocol> Server<P> {
             world_state,
             ids: Ids::new(config.entities),
             connections: Vec::new(),
-            index: HashMap::new(),
+            index: IdMap::default(),
             next_client: 0,
             row: vec![0; schema.max_fields],
             clamped: vec![0; fields],
@@ -230,10 +229,8 @@ impl<P: Protocol> Server<P> {
         let Some(slot) = self.ids.remove(id) else { return false };
         self.world.resume(P::SCHEMA, self.world_state).remove(slot);
         for c in &mut self.connections {
-            let mut peer = c.buffers.resume(P::SCHEMA, c.state);
-            peer.set_visible(slot, false);
-            peer.set_own(slot, false);
-            c.state = peer.state();
+            c.buffers.set_visible(slot, false);
+            c.buffers.set_own(slot, false);
         }
         true
     }
@@ -265,13 +262,15 @@ impl<P: Protocol> Server<P> {
     /// Shows or hides entity `id` to `client` from the next packet on.
     pub fn set_visible(&mut self, client: ClientId, id: u64, visible: bool) -> Result<()> {
         let slot = self.slot(id)?;
-        self.with_peer(client, |p| p.set_visible(slot, visible))
+        let at = self.index_of(client)?;
+        self.connections[at].buffers.set_visible(slot, visible);
+        Ok(())
     }
 
     /// Whether entity `id` is visible to `client`.
-    pub fn is_visible(&mut self, client: ClientId, id: u64) -> Result<bool> {
+    pub fn is_visible(&self, client: ClientId, id: u64) -> Result<bool> {
         let slot = self.slot(id)?;
-        self.with_peer(client, |p| p.is_visible(slot))
+        Ok(self.connections[self.index_of(client)?].buffers.is_visible(slot))
     }
 
     /// Marks entity `id` as `client`'s own (its avatar, its units) or not. The client sees
@@ -279,7 +278,9 @@ impl<P: Protocol> Server<P> {
     /// entity under a new handle. Nothing is revealed about entities it cannot see.
     pub fn set_own(&mut self, client: ClientId, id: u64, own: bool) -> Result<()> {
         let slot = self.slot(id)?;
-        self.with_peer(client, |p| p.set_own(slot, own))
+        let at = self.index_of(client)?;
+        self.connections[at].buffers.set_own(slot, own);
+        Ok(())
     }
 
     /// Writes `client`'s packet for the current frame into `buf`; see [`Peer::encode`].
