@@ -19,6 +19,22 @@ static CLASSES: [Class; 2] =
     [Class { name: "ball", fields: &BALL }, Class { name: "crate", fields: &CRATE }];
 static SCHEMA: Schema = Schema::new("test", &CLASSES);
 
+/// One class `Dot` of a numeric `x` in `0..=1000` and a bool `on`: the schema of the bit-layout
+/// tests of the techniques.
+static DOT: [Field; 2] =
+    [Field::numeric("x", 0, 1000, false, &[Predictor::Hold]), Field::categorical("on", 2)];
+static DOT_CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
+pub(crate) static DOTS: Schema = Schema::new("dots", &DOT_CLASSES);
+
+/// A frame of [`DOTS`]: entity 7 with `row`, or nothing.
+pub(crate) fn dot(row: Option<[i32; 2]>) -> Snapshot {
+    let mut s = Snapshot::new();
+    if let Some(row) = row {
+        s.push(7, 0, &row);
+    }
+    s
+}
+
 /// The bytes of a bit string, most significant bit first (spaces ignored, the last byte padded
 /// with zeros): how the golden tests write packets.
 pub(crate) fn bits(s: &str) -> Vec<u8> {

@@ -1,24 +1,8 @@
 //! The bit layout of the generalised `fiedler` on hand-computed frames.
 
-use netschema_runtime::model::predict::Predictor as Order;
-use netschema_runtime::schema::{Class, Field, Schema};
-
 use super::Fiedler;
-use crate::tests::bits;
+use crate::tests::{DOTS as SCHEMA, bits, dot};
 use crate::{Setup, Snapshot, Technique};
-
-static DOT: [Field; 2] =
-    [Field::numeric("x", 0, 1000, false, &[Order::Hold]), Field::categorical("on", 2)];
-static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
-static SCHEMA: Schema = Schema::new("dots", &CLASSES);
-
-fn dot(row: Option<[i32; 2]>) -> Snapshot {
-    let mut s = Snapshot::new();
-    if let Some(row) = row {
-        s.push(7, 0, &row);
-    }
-    s
-}
 
 #[test]
 fn a_new_entity_a_delta_and_a_departure() {
