@@ -59,6 +59,49 @@
 //! ```
 //!
 //! Both paths call the same code generator and produce the same [`schema::Class`] tables.
+//!
+//! # Replicating
+//!
+//! A schema is a Rust type: an enum over its classes (generated for a `.netidl` file, or
+//! derived). The owned server and client of [`owned`] (feature `std`) are generic over it:
+//!
+//! ```
+//! # #[cfg(all(feature = "derive", feature = "std"))] {
+//! use netschema::owned::{Client, Event, Server, ServerConfig};
+//! use netschema::{Protocol, Snapshot};
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
+//! struct Ball {
+//!     #[netschema(vec2(fixed(-64.0, 64.0, res = 1 / 512)))]
+//!     pos: [f32; 2],
+//! }
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, Protocol)]
+//! enum Game {
+//!     Ball(Ball),
+//! }
+//!
+//! let mut server = Server::<Game>::new(ServerConfig { entities: 16, handles: 16 }).unwrap();
+//! let mut msg = [0; 64];
+//! let n = Client::<Game>::hello(&mut msg).unwrap();
+//! let player = server.connect(&msg[..n]).unwrap();
+//! let n = server.welcome(&mut msg).unwrap();
+//! let mut client = Client::<Game>::connect(&msg[..n], 16).unwrap();
+//!
+//! server.begin_frame();
+//! server.set(42, &Ball { pos: [1.5, -2.0] }).unwrap(); // the game's own id
+//! server.set_visible(player, 42, true).unwrap();
+//! let mut packet = [0; 1200];
+//! let len = server.encode(player, &mut packet).unwrap();
+//!
+//! client.decode(&packet[..len]).unwrap();
+//! let created = client.events().next();
+//! assert!(matches!(created, Some(Event::Created { value: Game::Ball(b), .. }) if b.pos == [1.5, -2.0]));
+//! if let Some(ack) = client.ack() {
+//!     server.receive_ack(player, &ack).unwrap();
+//! }
+//! # }
+//! ```
 #![no_std]
 
 pub use netschema_runtime::*;
