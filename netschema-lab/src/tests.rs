@@ -24,10 +24,33 @@ static SCHEMA: Schema = Schema::new("test", &CLASSES);
 static DOT: [Field; 2] =
     [Field::numeric("x", 0, 1000, false, &[Predictor::Hold]), Field::categorical("on", 2)];
 static DOT_CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
-pub(crate) static DOTS: Schema = Schema::new("dots", &DOT_CLASSES);
+static DOTS: Schema = Schema::new("dots", &DOT_CLASSES);
+
+/// Codes frames 0, 1, … of [`DOTS`], entity 7 with each of `rows` or absent, with
+/// `technique`, each acknowledged before the next: checks each packet's bits against `want`
+/// ([`bits`]) and that it decodes to what the encoder expects.
+pub(crate) fn check_layout(
+    technique: &dyn super::Technique,
+    want: &[&str],
+    rows: &[Option<[i32; 2]>],
+) {
+    let setup = Setup { schema: &DOTS, capacity: 1, training: &[] };
+    let (mut encoder, mut decoder) = technique.start(&setup).unwrap();
+    let mut out = Vec::new();
+    let mut decoded = Snapshot::new();
+    for (frame, (want, &row)) in want.iter().zip(rows).enumerate() {
+        let frame = frame as u32;
+        encoder.encode(frame, &dot(row), &mut out).unwrap();
+        assert_eq!(out, bits(want), "frame {frame}");
+        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
+        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
+        encoder.receive_ack(&decoder.ack().unwrap());
+    }
+    assert_eq!(want.len(), rows.len(), "one packet per row");
+}
 
 /// A frame of [`DOTS`]: entity 7 with `row`, or nothing.
-pub(crate) fn dot(row: Option<[i32; 2]>) -> Snapshot {
+fn dot(row: Option<[i32; 2]>) -> Snapshot {
     let mut s = Snapshot::new();
     if let Some(row) = row {
         s.push(7, 0, &row);
@@ -37,7 +60,7 @@ pub(crate) fn dot(row: Option<[i32; 2]>) -> Snapshot {
 
 /// The bytes of a bit string, most significant bit first (spaces ignored, the last byte padded
 /// with zeros): how the golden tests write packets.
-pub(crate) fn bits(s: &str) -> Vec<u8> {
+fn bits(s: &str) -> Vec<u8> {
     let mut w = crate::bitstream::Writer::new();
     for c in s.chars().filter(|c| !c.is_whitespace()) {
         w.bit(c == '1');

@@ -31,11 +31,7 @@ pub trait Snapshot: Sized {
     /// Like [`Snapshot::quantise`], but the first value that needed clamping is an error
     /// naming its class, field and value (`raw` is still written, clamped).
     fn try_quantise(&self, raw: &mut [i32]) -> Result<(), Clamped> {
-        let mut first = None;
-        self.quantise_with(raw, &mut |field, value| {
-            first.get_or_insert(Clamped::new(&Self::CLASS, field, value));
-        });
-        first.map_or(Ok(()), Err)
+        first_clamped(&Self::CLASS, |clamped| self.quantise_with(raw, clamped))
     }
 
     /// Rebuilds a value from raw values (as written by [`Snapshot::quantise`]); raw values
@@ -160,9 +156,27 @@ pub trait Protocol: Sized + 'static {
     /// Quantises this value's fields into `raw`, as [`Snapshot::quantise_with`].
     fn quantise_with(&self, raw: &mut [i32], clamped: &mut dyn FnMut(usize, Value));
 
+    /// Like [`Snapshot::try_quantise`] for this value's class.
+    fn try_quantise(&self, raw: &mut [i32]) -> Result<(), Clamped> {
+        let class = Self::SCHEMA.classes.get(self.class()).unwrap_or(&Self::SCHEMA.classes[0]);
+        first_clamped(class, |clamped| self.quantise_with(raw, clamped))
+    }
+
     /// Rebuilds a value of class `class` from its raw values; `None` if the schema has no
     /// such class.
     fn dequantise(class: usize, raw: &[i32]) -> Option<Self>;
+}
+
+/// Runs `quantise` and reports the first value it clamped, as a scalar field of `class`.
+fn first_clamped(
+    class: &Class,
+    quantise: impl FnOnce(&mut dyn FnMut(usize, Value)),
+) -> Result<(), Clamped> {
+    let mut first = None;
+    quantise(&mut |field, value| {
+        first.get_or_insert((field, value));
+    });
+    first.map_or(Ok(()), |(field, value)| Err(Clamped::new(class, field, value)))
 }
 
 /// A class of the schema `P`: its index there, and its place in `P`'s enum.

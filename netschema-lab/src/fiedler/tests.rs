@@ -1,14 +1,11 @@
 //! The bit layout of the generalised `fiedler` on hand-computed frames.
 
 use super::Fiedler;
-use crate::tests::{DOTS as SCHEMA, bits, dot};
-use crate::{Setup, Snapshot, Technique};
+use crate::tests::check_layout;
 
 #[test]
 fn a_new_entity_a_delta_and_a_departure() {
     // One entity: 66 slots, 7-bit indices.
-    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
-    let (mut encoder, mut decoder) = Fiedler.start(&setup).unwrap();
     // Frame (16), baseline distance (5), slots in use (7), the changed slots (1 slot: as
     // changed bits, cheaper than a count and an index).
     let frames = [
@@ -26,14 +23,5 @@ fn a_new_entity_a_delta_and_a_departure() {
          0",
     ];
     let rows = [Some([5, 1]), Some([9, 1]), None];
-    let mut out = Vec::new();
-    let mut decoded = Snapshot::new();
-    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
-        let frame = frame as u32;
-        encoder.encode(frame, &dot(row), &mut out).unwrap();
-        assert_eq!(out, bits(want), "frame {frame}");
-        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
-        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
-        encoder.receive_ack(&decoder.ack().unwrap());
-    }
+    check_layout(&Fiedler, &frames, &rows);
 }

@@ -1,13 +1,10 @@
 //! The bit layout of `N4E` on hand-computed frames.
 
 use super::N4e;
-use crate::tests::{DOTS as SCHEMA, bits, dot};
-use crate::{Setup, Snapshot, Technique};
+use crate::tests::check_layout;
 
 #[test]
 fn a_spawn_a_delta_and_a_despawn() {
-    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
-    let (mut encoder, mut decoder) = N4e.start(&setup).unwrap();
     let frames = [
         // Frame 0, ghost 1 new for the client, x = 5 and on against zeros.
         "00000001 00000000000000000000000000000000 \
@@ -38,14 +35,5 @@ fn a_spawn_a_delta_and_a_despawn() {
     // mask against the baseline's, then the prediction minus each changed value (x) or the raw
     // bit (on).
     let rows = [Some([5, 1]), Some([9, 1]), None];
-    let mut out = Vec::new();
-    let mut decoded = Snapshot::new();
-    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
-        let frame = frame as u32;
-        encoder.encode(frame, &dot(row), &mut out).unwrap();
-        assert_eq!(out, bits(want), "frame {frame}");
-        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
-        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
-        encoder.receive_ack(&decoder.ack().unwrap());
-    }
+    check_layout(&N4e, &frames, &rows);
 }

@@ -1,13 +1,10 @@
 //! The bit layout of `naia` on hand-computed frames.
 
 use super::Naia;
-use crate::tests::{DOTS as SCHEMA, bits, dot};
-use crate::{Setup, Snapshot, Technique};
+use crate::tests::check_layout;
 
 #[test]
 fn a_spawn_an_update_and_a_despawn() {
-    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
-    let (mut encoder, mut decoder) = Naia { compressed: false }.start(&setup).unwrap();
     // Data packet, packet index and tick (16 bits each, least significant first), no messages;
     // the updates; the entity commands. Integers go least significant bit first; an entity is
     // host, not static, its id as a 7-bit chunk after a "more" bit; one class: no kind bits.
@@ -26,14 +23,5 @@ fn a_spawn_an_update_and_a_despawn() {
          1 1000000000000000 0100 1 0 0 0000000 0",
     ];
     let rows = [Some([5, 1]), Some([9, 1]), None];
-    let mut out = Vec::new();
-    let mut decoded = Snapshot::new();
-    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
-        let frame = frame as u32;
-        encoder.encode(frame, &dot(row), &mut out).unwrap();
-        assert_eq!(out, bits(want), "frame {frame}");
-        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
-        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
-        encoder.receive_ack(&decoder.ack().unwrap());
-    }
+    check_layout(&Naia { compressed: false }, &frames, &rows);
 }

@@ -1,13 +1,10 @@
 //! The bit layout of `Q3` on hand-computed frames (untrained: every byte's code is itself).
 
 use super::Quake3;
-use crate::tests::{DOTS as SCHEMA, bits, dot};
-use crate::{Setup, Snapshot, Technique};
+use crate::tests::check_layout;
 
 #[test]
 fn against_the_baseline_a_delta_frame_and_a_removal() {
-    let setup = Setup { schema: &SCHEMA, capacity: 1, training: &[] };
-    let (mut encoder, mut decoder) = Quake3.start(&setup).unwrap();
     // Sequence (4 bytes, little endian); svc_snapshot, delta frame, flags, area bytes; the
     // entities; the end marker 1023 (its 2 low bits raw, least significant first, then its
     // byte 255); svc_EOF; Quake III's extra byte.
@@ -31,14 +28,5 @@ fn against_the_baseline_a_delta_frame_and_a_removal() {
          11 11111111 00001000 0",
     ];
     let rows = [Some([5, 1]), Some([9, 1]), None];
-    let mut out = Vec::new();
-    let mut decoded = Snapshot::new();
-    for (frame, (want, row)) in frames.iter().zip(rows).enumerate() {
-        let frame = frame as u32;
-        encoder.encode(frame, &dot(row), &mut out).unwrap();
-        assert_eq!(out, bits(want), "frame {frame}");
-        assert_eq!(decoder.decode(&out, &mut decoded).unwrap(), frame);
-        assert_eq!(decoded, encoder.expected(&dot(row)).unwrap());
-        encoder.receive_ack(&decoder.ack().unwrap());
-    }
+    check_layout(&Quake3, &frames, &rows);
 }

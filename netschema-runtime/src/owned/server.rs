@@ -11,7 +11,7 @@ use crate::engine::ack::Ack;
 use crate::engine::handshake::{self, Welcome};
 use crate::engine::peer::{PeerState, PeerStats};
 use crate::engine::world::WorldState;
-use crate::{Clamped, ClassOf, Error, Peer, Protocol, Result, Value};
+use crate::{ClassOf, Error, Peer, Protocol, Result, Value};
 
 /// The capacities of a server: set once, here, for the world and every connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,13 +201,7 @@ impl<P: Protocol> Server<P> {
     pub fn set_entity(&mut self, id: u64, value: &P) -> Result<()> {
         let class = value.class();
         let fields = P::SCHEMA.classes.get(class).map_or(0, |c| c.fields.len());
-        let mut first = None;
-        value.quantise_with(&mut self.row[..fields], &mut |field, v| {
-            first.get_or_insert((field, v));
-        });
-        if let Some((field, v)) = first {
-            return Err(Error::Capture(Clamped::new(&P::SCHEMA.classes[class], field, v)));
-        }
+        value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
         self.store(id, class)
     }
 
