@@ -339,6 +339,7 @@ pub fn snapshot_impl(
                 const CLASS: #krate::schema::Class = #krate::schema::Class {
                     name: #name,
                     fields: &[#(#table),*],
+                    groups: &[],
                 };
                 fn quantise_with(
                     &self,

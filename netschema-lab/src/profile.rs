@@ -344,7 +344,7 @@ mod tests {
         Field::numeric("x", 0, 100, false, &[Predictor::Hold, Predictor::Linear]),
         Field::categorical("on", 2),
     ];
-    static CLASSES: [Class; 1] = [Class { name: "Dot", fields: &FIELDS }];
+    static CLASSES: [Class; 1] = [Class::new("Dot", &FIELDS)];
     static SCHEMA: Schema = Schema::new("dots", &CLASSES);
 
     #[test]

@@ -15,15 +15,14 @@ static BALL: [Field; 4] = [
 ];
 static CRATE: [Field; 2] =
     [Field::numeric("big", i32::MIN, i32::MAX, false, MOVING), Field::categorical("open", 2)];
-static CLASSES: [Class; 2] =
-    [Class { name: "ball", fields: &BALL }, Class { name: "crate", fields: &CRATE }];
+static CLASSES: [Class; 2] = [Class::new("ball", &BALL), Class::new("crate", &CRATE)];
 static SCHEMA: Schema = Schema::new("test", &CLASSES);
 
 /// One class `Dot` of a numeric `x` in `0..=1000` and a bool `on`: the schema of the bit-layout
 /// tests of the techniques.
 static DOT: [Field; 2] =
     [Field::numeric("x", 0, 1000, false, &[Predictor::Hold]), Field::categorical("on", 2)];
-static DOT_CLASSES: [Class; 1] = [Class { name: "Dot", fields: &DOT }];
+static DOT_CLASSES: [Class; 1] = [Class::new("Dot", &DOT)];
 static DOTS: Schema = Schema::new("dots", &DOT_CLASSES);
 
 /// Codes frames 0, 1, … of [`DOTS`], entity 7 with each of `rows` or absent, with
@@ -145,7 +144,7 @@ fn fiedler_round_trips_cubes() {
         Field::numeric("c1", 0, 511, false, MOVING),
         Field::numeric("c2", 0, 511, false, MOVING),
     ];
-    static CUBES: [Class; 1] = [Class { name: "cube", fields: &CUBE }];
+    static CUBES: [Class; 1] = [Class::new("cube", &CUBE)];
     static CUBE_SCHEMA: Schema = Schema::new("cubes", &CUBES);
     let mut rng = Rng(5);
     let mut rows: Vec<[i32; 8]> = (0..100)

@@ -47,7 +47,7 @@ static FIELDS: [Field; 5] = [
     ),
     Field::categorical("airborne", 2),
 ];
-static CLASSES: [Class; 1] = [Class { name: "ball", fields: &FIELDS }];
+static CLASSES: [Class; 1] = [Class::new("ball", &FIELDS)];
 static SCHEMA: Schema = Schema::new("ballistic", &CLASSES);
 
 /// Balls under gravity, bouncing off the floor and the walls with restitution 0.8.

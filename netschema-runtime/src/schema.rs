@@ -40,6 +40,13 @@ pub struct Field {
     /// resolution in natural units, its bits, an enum's case names), 0 if not given. Part of
     /// the schema hash, so builds that read the same raw value differently refuse each other.
     pub meaning: u64,
+    /// Error tolerance in raw steps (0: exact, at most [`MAX_TOLERANCE`]): while the client's
+    /// prediction of this field stays within this many steps of the truth, the server sends
+    /// nothing for it and the client shows its prediction. Numeric fields only.
+    pub tolerance: u32,
+    /// Index of the field's update group in its class's [`Class::groups`] (0: the class's
+    /// default group).
+    pub group: u8,
 }
 
 impl Field {
@@ -51,18 +58,48 @@ impl Field {
         wraps: bool,
         predictors: &'static [Predictor],
     ) -> Field {
-        Field { name, min, max, wraps, coding: Coding::Numeric(predictors), meaning: 0 }
+        Field {
+            name,
+            min,
+            max,
+            wraps,
+            coding: Coding::Numeric(predictors),
+            meaning: 0,
+            tolerance: 0,
+            group: 0,
+        }
     }
 
     /// A categorical field (bool or enum) with `cases` values, raw `0..cases`.
     pub const fn categorical(name: &'static str, cases: u32) -> Field {
         let max = if cases == 0 { 0 } else { (cases - 1) as i32 };
-        Field { name, min: 0, max, wraps: false, coding: Coding::Categorical, meaning: 0 }
+        Field {
+            name,
+            min: 0,
+            max,
+            wraps: false,
+            coding: Coding::Categorical,
+            meaning: 0,
+            tolerance: 0,
+            group: 0,
+        }
     }
 
     /// This field with [`Field::meaning`] set to `meaning` (a quantiser's `fingerprint()`).
     pub const fn with_meaning(mut self, meaning: u64) -> Field {
         self.meaning = meaning;
+        self
+    }
+
+    /// This field with an error tolerance of `steps` raw steps (see [`Field::tolerance`]).
+    pub const fn with_tolerance(mut self, steps: u32) -> Field {
+        self.tolerance = steps;
+        self
+    }
+
+    /// This field in update group `group` of its class (see [`Class::groups`]).
+    pub const fn in_group(mut self, group: u8) -> Field {
+        self.group = group;
         self
     }
 
@@ -119,13 +156,86 @@ impl Field {
     }
 }
 
-/// An entity class: its name and scalar fields in wire order.
+/// Largest error tolerance of a field, in raw steps: what a client holds within tolerance is
+/// stored as one signed byte per field.
+pub const MAX_TOLERANCE: u32 = 127;
+/// Most update groups of a class.
+pub const MAX_GROUPS: usize = 8;
+/// Longest send interval of an update group, in frames: half the window of frames in flight,
+/// so that a group waiting for its turn never falls out of the server's archive.
+pub const MAX_INTERVAL: u16 = (crate::engine::frame::WINDOW / 2) as u16;
+
+/// An update group: fields of a class sent on their own schedule.
+///
+/// A group with interval `n` is sent at most every `n` frames: it is due when what the client
+/// holds of it is at least `n` frames old, and otherwise the client keeps its values. While an
+/// entity waits for a byte budget, its priority grows each frame by the sum of its due groups'
+/// priorities (times the client's weight for the entity).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// Group name (empty for a class's default group).
+    pub name: &'static str,
+    /// Send interval in frames, `1..=`[`MAX_INTERVAL`].
+    pub interval: u16,
+    /// Priority while due, at least 1.
+    pub priority: u16,
+}
+
+impl Group {
+    /// The group of a class that declares none: every frame, priority 1.
+    pub const DEFAULT: Group = Group { name: "", interval: 1, priority: 1 };
+}
+
+/// An entity class: its name, scalar fields in wire order and update groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Class {
     /// Class name.
     pub name: &'static str,
     /// Scalar fields, in wire order.
     pub fields: &'static [Field],
+    /// Update groups, indexed by [`Field::group`]; `groups[0]` holds the fields of no named
+    /// group and carries the class's own interval and priority. Empty: one group,
+    /// [`Group::DEFAULT`].
+    pub groups: &'static [Group],
+}
+
+impl Class {
+    /// A class of `fields` in one default group.
+    pub const fn new(name: &'static str, fields: &'static [Field]) -> Class {
+        Class { name, fields, groups: &[] }
+    }
+
+    /// This class with update `groups` (see [`Class::groups`]).
+    pub const fn with_groups(mut self, groups: &'static [Group]) -> Class {
+        self.groups = groups;
+        self
+    }
+
+    /// Number of update groups (at least 1).
+    #[inline]
+    pub const fn group_count(&self) -> usize {
+        if self.groups.is_empty() { 1 } else { self.groups.len() }
+    }
+
+    /// Update group `g` ([`Group::DEFAULT`] for a class that declares none).
+    #[inline]
+    pub const fn group(&self, g: usize) -> Group {
+        if self.groups.is_empty() || g >= self.groups.len() {
+            Group::DEFAULT
+        } else {
+            self.groups[g]
+        }
+    }
+
+    /// Number of fields with a tolerance.
+    pub const fn tolerant_fields(&self) -> usize {
+        let (mut n, mut f) = (0, 0);
+        while f < self.fields.len() {
+            n += (self.fields[f].tolerance > 0) as usize;
+            f += 1;
+        }
+        n
+    }
 }
 
 /// A whole schema: classes and a hash that identifies its wire format.
@@ -144,6 +254,10 @@ pub struct Schema {
     pub max_fields: usize,
     /// Total scalar fields over all classes (one model per field).
     pub total_fields: usize,
+    /// Most update groups of any class (at least 1).
+    pub max_groups: usize,
+    /// Most fields with a tolerance in any class.
+    pub max_tolerant: usize,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -169,6 +283,8 @@ impl Schema {
         let mut h = hash_bytes(FNV_OFFSET, name.as_bytes());
         let mut max_fields = 0;
         let mut total_fields = 0;
+        let mut max_groups = 1;
+        let mut max_tolerant = 0;
         let mut c = 0;
         while c < classes.len() {
             let class = &classes[c];
@@ -180,6 +296,7 @@ impl Schema {
                 h = hash_u64(h, field.min as u32 as u64 | (field.max as u32 as u64) << 32);
                 h = hash_u64(h, field.wraps as u64);
                 h = hash_u64(h, field.meaning);
+                h = hash_u64(h, field.group as u64);
                 match field.coding {
                     Coding::Categorical => h = hash_u64(h, 0xca7),
                     Coding::Numeric(preds) => {
@@ -192,13 +309,24 @@ impl Schema {
                 }
                 f += 1;
             }
+            let mut g = 0;
+            while g < class.groups.len() {
+                h = hash_u64(h, class.groups[g].interval as u64);
+                g += 1;
+            }
             if class.fields.len() > max_fields {
                 max_fields = class.fields.len();
+            }
+            if class.group_count() > max_groups {
+                max_groups = class.group_count();
+            }
+            if class.tolerant_fields() > max_tolerant {
+                max_tolerant = class.tolerant_fields();
             }
             total_fields += class.fields.len();
             c += 1;
         }
-        Schema { name, classes, hash: h, max_fields, total_fields }
+        Schema { name, classes, hash: h, max_fields, total_fields, max_groups, max_tolerant }
     }
 
     /// Index of the first model of `class` in a model set of `total_fields` entries.
@@ -207,14 +335,29 @@ impl Schema {
     }
 
     /// Checks the descriptors for what the codec relies on: ranges ordered, candidate lists
-    /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`.
+    /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`,
+    /// tolerances on numeric fields only and at most [`MAX_TOLERANCE`], at most
+    /// [`MAX_GROUPS`] groups per class with intervals in `1..=`[`MAX_INTERVAL`] and priorities
+    /// of at least 1, and every field in one of its class's groups.
     pub fn validate(&self) -> crate::Result<()> {
         if self.classes.is_empty() || self.classes.len() > u16::MAX as usize {
             return Err(crate::Error::InvalidSchema);
         }
         for class in self.classes {
+            if class.groups.len() > MAX_GROUPS
+                || class
+                    .groups
+                    .iter()
+                    .any(|g| g.interval == 0 || g.interval > MAX_INTERVAL || g.priority == 0)
+            {
+                return Err(crate::Error::InvalidSchema);
+            }
             for field in class.fields {
-                if field.min > field.max {
+                if field.min > field.max
+                    || usize::from(field.group) >= class.group_count()
+                    || field.tolerance > MAX_TOLERANCE
+                    || (field.tolerance > 0 && field.coding == Coding::Categorical)
+                {
                     return Err(crate::Error::InvalidSchema);
                 }
                 if let Coding::Numeric(preds) = field.coding {
@@ -264,8 +407,8 @@ mod tests {
 
     #[test]
     fn hash_depends_on_ranges() {
-        static C1: [Class; 1] = [Class { name: "c", fields: &[F] }];
-        static C2: [Class; 1] = [Class { name: "c", fields: &[A] }];
+        static C1: [Class; 1] = [Class::new("c", &[F])];
+        static C2: [Class; 1] = [Class::new("c", &[A])];
         const S1: Schema = Schema::new("s", &C1);
         const S2: Schema = Schema::new("s", &C2);
         assert_ne!(S1.hash, S2.hash);

@@ -14,7 +14,7 @@ static MOTION: [Field; 3] = [
     Field::numeric("velocity", -1_000_000, 1_000_000, false, CANDIDATES),
     Field::numeric("acceleration", -1_000_000, 1_000_000, false, CANDIDATES),
 ];
-static MOTION_CLASSES: [Class; 1] = [Class { name: "body", fields: &MOTION }];
+static MOTION_CLASSES: [Class; 1] = [Class::new("body", &MOTION)];
 static LEARNED: Schema = Schema::new("learned", &MOTION_CLASSES);
 
 const HOLD_ONLY: &[Predictor] = &[Predictor::Hold];
@@ -23,7 +23,7 @@ static HOLD_FIELDS: [Field; 3] = [
     Field::numeric("velocity", -1_000_000, 1_000_000, false, HOLD_ONLY),
     Field::numeric("acceleration", -1_000_000, 1_000_000, false, HOLD_ONLY),
 ];
-static HOLD_CLASSES: [Class; 1] = [Class { name: "body", fields: &HOLD_FIELDS }];
+static HOLD_CLASSES: [Class; 1] = [Class::new("body", &HOLD_FIELDS)];
 static HOLD: Schema = Schema::new("hold", &HOLD_CLASSES);
 
 const BODIES: usize = 100;

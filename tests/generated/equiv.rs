@@ -463,6 +463,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TYPE.fingerprint()),
             ],
+            groups: &[],
         };
         fn quantise_with(
             &self,
@@ -636,6 +637,7 @@ const _: () = {
                     )
                     .with_meaning(Q_CONTESTED.fingerprint()),
             ],
+            groups: &[],
         };
         fn quantise_with(
             &self,

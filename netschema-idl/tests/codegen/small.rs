@@ -331,6 +331,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TYPE.fingerprint()),
             ],
+            groups: &[],
         };
         fn quantise_with(
             &self,
@@ -418,6 +419,7 @@ const _: () = {
                     )
                     .with_meaning(Q_UP.fingerprint()),
             ],
+            groups: &[],
         };
         fn quantise_with(
             &self,

@@ -121,6 +121,7 @@ impl RuntimeSchema {
             descriptors.push(Class {
                 name: leak_str(&class.name),
                 fields: Box::leak(fields.into_boxed_slice()),
+                groups: &[],
             });
             classes.push(ClassLayout { scalars, quantisers });
         }

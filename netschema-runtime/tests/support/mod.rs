@@ -38,8 +38,7 @@ static CRATE_FIELDS: [Field; 2] = [
     Field::numeric("hp", -100, 100, false, &[Predictor::Zero, Predictor::Hold]),
     Field::categorical("open", 2),
 ];
-static CLASSES: [Class; 2] =
-    [Class { name: "ball", fields: &BALL_FIELDS }, Class { name: "crate", fields: &CRATE_FIELDS }];
+static CLASSES: [Class; 2] = [Class::new("ball", &BALL_FIELDS), Class::new("crate", &CRATE_FIELDS)];
 pub static SCHEMA: Schema = Schema::new("test", &CLASSES);
 
 /// A one-way link that delays, loses, duplicates, reorders and corrupts datagrams.
