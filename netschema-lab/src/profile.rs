@@ -104,6 +104,18 @@ pub struct FieldCosts {
     counting: bool,
     frames: usize,
     classes: Vec<Vec<FieldCost>>,
+    /// Reports counted in the current frame, so that a withdrawn one can be taken back out.
+    journal: Vec<Report>,
+}
+
+/// One report of a [`Probe`], as counted.
+#[derive(Clone, Copy, Debug)]
+struct Report {
+    class: usize,
+    field: usize,
+    cost: u32,
+    candidate: Option<u8>,
+    unchanged: bool,
 }
 
 impl FieldCosts {
@@ -118,12 +130,14 @@ impl FieldCosts {
                 .iter()
                 .map(|c| vec![FieldCost::default(); c.fields.len()])
                 .collect(),
+            journal: Vec::new(),
         }
     }
 
     /// Starts frame `frame` (frames are numbered from 0): what the probe reports next belongs
     /// to it.
     pub fn begin_frame(&mut self, frame: u32) {
+        self.journal.clear();
         self.counting = u64::from(frame) >= self.warmup;
         if self.counting {
             self.frames += 1;
@@ -150,21 +164,43 @@ impl Probe for FieldCosts {
         candidate: Option<u8>,
         unchanged: bool,
     ) {
-        if !self.counting {
-            return;
+        if self.counting {
+            let report = Report { class, field, cost, candidate, unchanged };
+            self.count(report, 1);
+            self.journal.push(report);
         }
+    }
+
+    fn mark(&self) -> usize {
+        self.journal.len()
+    }
+
+    fn rewind(&mut self, mark: usize) {
+        while self.journal.len() > mark {
+            if let Some(report) = self.journal.pop() {
+                self.count(report, -1);
+            }
+        }
+    }
+}
+
+impl FieldCosts {
+    /// Adds `report` to the sums (`sign` 1) or takes it back out (`sign` −1).
+    fn count(&mut self, report: Report, sign: i64) {
+        let Report { class, field, cost, candidate, unchanged } = report;
         let Some(sums) = self.classes.get_mut(class).and_then(|c| c.get_mut(field)) else {
             return;
         };
-        sums.units += u64::from(cost);
+        let add = |n: &mut u64, by: u64| *n = n.wrapping_add_signed(sign * by as i64);
+        add(&mut sums.units, u64::from(cost));
         if unchanged {
-            sums.unchanged += 1;
+            add(&mut sums.unchanged, 1);
             return;
         }
-        sums.coded += 1;
+        add(&mut sums.coded, 1);
         match candidate.and_then(|c| sums.candidates.get_mut(usize::from(c))) {
-            Some(n) => *n += 1,
-            None => sums.unpredicted += 1,
+            Some(n) => add(n, 1),
+            None => add(&mut sums.unpredicted, 1),
         }
     }
 }

@@ -140,6 +140,35 @@ impl Field {
         r as i32
     }
 
+    /// The residual coded for `value` against `prediction`: [`Field::residual`] for an exact
+    /// field; for a field with a tolerance `t`, the error rounded to the nearest multiple of
+    /// `2t + 1` and divided by it (near-lossless coding: the value decoded is within `t` of
+    /// `value`, and 0 whenever the prediction already is).
+    #[inline]
+    pub fn coded_residual(&self, value: i32, prediction: i32) -> i32 {
+        if self.tolerance == 0 {
+            return self.residual(value, prediction);
+        }
+        let r = if self.wraps {
+            i64::from(self.residual(value, prediction))
+        } else {
+            i64::from(value) - i64::from(prediction)
+        };
+        let (t, q) = (i64::from(self.tolerance), 2 * i64::from(self.tolerance) + 1);
+        (r + t).div_euclid(q) as i32
+    }
+
+    /// Inverse of [`Field::coded_residual`]: the value coded residual `e` stands for against
+    /// `prediction`. Always inside the field's range.
+    #[inline]
+    pub fn decoded_value(&self, prediction: i32, e: i32) -> i32 {
+        if self.tolerance == 0 {
+            return self.reconstruct(prediction, e);
+        }
+        let v = i64::from(prediction) + i64::from(e) * (2 * i64::from(self.tolerance) + 1);
+        self.clamp(v)
+    }
+
     /// Inverse of [`Field::residual`]: the value that `residual` produced from `prediction`.
     /// Always inside the field's range, whatever `residual` is.
     #[inline]
@@ -246,8 +275,8 @@ pub struct Schema {
     /// Entity classes; a class is identified on the wire by its index here.
     pub classes: &'static [Class],
     /// Hash of everything above that affects the wire format or its meaning: the schema's
-    /// and classes' names, class and field order, raw ranges, wrapping, candidate predictors
-    /// and each field's [`Field::meaning`]. The handshake compares it (see
+    /// and classes' names, class and field order, raw ranges, wrapping, candidate predictors,
+    /// tolerances, update groups and their intervals, and each field's [`Field::meaning`]. The handshake compares it (see
     /// [`crate::engine::handshake`]).
     pub hash: u64,
     /// Most scalar fields of any class.
@@ -297,6 +326,7 @@ impl Schema {
                 h = hash_u64(h, field.wraps as u64);
                 h = hash_u64(h, field.meaning);
                 h = hash_u64(h, field.group as u64);
+                h = hash_u64(h, field.tolerance as u64);
                 match field.coding {
                     Coding::Categorical => h = hash_u64(h, 0xca7),
                     Coding::Numeric(preds) => {

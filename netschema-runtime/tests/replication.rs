@@ -10,75 +10,6 @@ use support::*;
 const ENTITIES: usize = 300;
 const HANDLES: usize = 256;
 
-/// A world of balls that fly and bounce, and crates that sit; things spawn and despawn.
-struct Sim {
-    rng: Rng,
-    vel: Vec<(i32, i32, i32)>,
-}
-
-impl Sim {
-    fn new(seed: u64) -> Self {
-        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); ENTITIES] }
-    }
-
-    fn spawn(&mut self, world: &mut World<'_>, id: usize) {
-        let r = &mut self.rng;
-        if id % 5 == 4 {
-            world.set(id, 1, &[r.below(201) as i32 - 100, r.below(2) as i32]).unwrap();
-        } else {
-            let row = [
-                r.below(60_000) as i32 + 2000,
-                r.below(60_000) as i32 + 2000,
-                r.below(1024) as i32,
-                0,
-                0,
-            ];
-            self.vel[id] =
-                (r.below(81) as i32 - 40, r.below(81) as i32 - 40, r.below(21) as i32 - 10);
-            world.set(id, 0, &row).unwrap();
-        }
-    }
-
-    fn step(&mut self, world: &mut World<'_>) {
-        let frame = world.begin_frame();
-        for id in 0..ENTITIES {
-            let Some((class, row)) = world.get(frame, id) else {
-                if self.rng.chance(0.02) {
-                    self.spawn(world, id);
-                }
-                continue;
-            };
-            if self.rng.chance(0.003) {
-                world.remove(id);
-                continue;
-            }
-            let mut row = row.to_vec();
-            if class == 0 {
-                let v = &mut self.vel[id];
-                v.1 -= 2;
-                for (axis, vel) in [(0usize, &mut v.0), (1, &mut v.1)] {
-                    let next = row[axis] + *vel;
-                    if !(0..=65_535).contains(&next) {
-                        *vel = -*vel / 2;
-                    } else {
-                        row[axis] = next;
-                    }
-                }
-                row[2] = (row[2] + v.2).rem_euclid(1024);
-                if self.rng.chance(0.01) {
-                    row[3] = self.rng.below(4) as i32;
-                }
-                if self.rng.chance(0.02) {
-                    row[4] ^= 1;
-                }
-            } else if self.rng.chance(0.05) {
-                row[0] = (row[0] - 7).max(-100);
-            }
-            world.set(id, class, &row).unwrap();
-        }
-    }
-}
-
 /// The rows a client should hold for `frame`: handle → (class, values).
 fn expected(world: &World<'_>, peer: &Peer<'_>, frame: u32) -> BTreeMap<u32, (usize, Vec<i32>)> {
     (0..ENTITIES)
@@ -112,7 +43,7 @@ fn run(
     let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
     let mut cb = ClientBuffers::new(schema, HANDLES);
     let mut client = cb.client(schema, HANDLES).unwrap();
-    let mut sim = Sim::new(seed);
+    let mut sim = Sim::new(seed, ENTITIES);
     let mut rng = Rng(seed ^ 0xabcdef);
     let mut down = Link::new(latency, loss);
     down.duplicate = duplicate;
@@ -236,7 +167,7 @@ fn packets_delayed_past_the_window_are_rejected_without_effect() {
     for id in 0..ENTITIES {
         peer.set_visible(id, true);
     }
-    let mut sim = Sim::new(5);
+    let mut sim = Sim::new(5, ENTITIES);
     let mut buf = [0u8; 1 << 16];
     let mut held = Vec::new();
     // Each packet is decoded and acked at once; copies of some are kept back.

@@ -69,6 +69,34 @@ impl<'a> Encoder<'a> {
         self.pos + self.pending as usize + 1
     }
 
+    /// Information coded so far, in whole bits (to within one bit).
+    #[inline]
+    pub fn bits(&self) -> u64 {
+        (self.pos as u64 + self.pending) * 8 + u64::from(self.range.leading_zeros()) + 1
+    }
+
+    /// The coder's state now, for [`Encoder::rewind`].
+    #[inline]
+    pub fn mark(&self) -> Mark {
+        Mark {
+            pos: self.pos,
+            low: self.low,
+            range: self.range,
+            cache: self.cache,
+            pending: self.pending,
+            overflow: self.overflow,
+        }
+    }
+
+    /// Returns to the state of `mark` (taken from this encoder), forgetting everything coded
+    /// since: bytes already written past it are overwritten by what is coded next.
+    #[inline]
+    pub fn rewind(&mut self, mark: Mark) {
+        let Mark { pos, low, range, cache, pending, overflow } = mark;
+        (self.pos, self.low, self.range, self.cache) = (pos, low, range, cache);
+        (self.pending, self.overflow) = (pending, overflow);
+    }
+
     #[inline(always)]
     fn put(&mut self, byte: u8) {
         match self.buf.get_mut(self.pos) {
@@ -166,6 +194,17 @@ impl BinaryCoder for Encoder<'_> {
         }
         if n == 32 { value } else { value & ((1u32 << n) - 1) }
     }
+}
+
+/// A saved [`Encoder`] state (see [`Encoder::mark`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    pos: usize,
+    low: u64,
+    range: u32,
+    cache: u8,
+    pending: u64,
+    overflow: bool,
 }
 
 /// The range decoder. Reads zeros past the end of its input and never fails: a corrupted
@@ -345,6 +384,28 @@ mod tests {
             let want = if n == 32 { v } else { v & ((1 << n) - 1) };
             assert_eq!(dec.direct(0, n), want, "i={i}");
         }
+    }
+
+    #[test]
+    fn rewind_forgets_what_was_coded_since_the_mark() {
+        let (mut a, mut b) = ([0u8; 64], [0u8; 64]);
+        let mut m = Prob::HALF;
+        let mut enc = Encoder::new(&mut a);
+        enc.direct(0xBEEF, 16);
+        let (mark, saved) = (enc.mark(), m);
+        for i in 0..40 {
+            enc.bit(&mut m, i % 3 == 0);
+        }
+        enc.rewind(mark);
+        m = saved;
+        enc.bit(&mut m, true);
+        let len = enc.finish().unwrap();
+        let mut plain = Encoder::new(&mut b);
+        let mut m = Prob::HALF;
+        plain.direct(0xBEEF, 16);
+        plain.bit(&mut m, true);
+        assert_eq!(plain.finish().unwrap(), len);
+        assert_eq!(a[..len], b[..len]);
     }
 
     #[test]

@@ -5,14 +5,17 @@ use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::Ack;
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
-use crate::engine::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::engine::pack::Budget;
+use crate::engine::packet::{
+    self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
+};
 use crate::engine::peer::digest;
 use crate::engine::probe::NoProbe;
-use crate::engine::slots::{SLOTS, Slots};
+use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::MAX_SAMPLES;
 use crate::model::{Model, ModelLayout};
-use crate::schema::Schema;
+use crate::schema::{Class, Schema};
 use crate::{Error, Result};
 
 /// Caller-owned storage of a [`Client`]; [`ClientStorage::sizes`] gives every length.
@@ -27,6 +30,9 @@ pub struct ClientStorage<'a> {
     /// Whether every handle names one of the client's own entities, in every frame slot (one
     /// bit each).
     pub own: &'a mut [u64],
+    /// For every handle and update group in every frame slot, how many frames before the
+    /// slot's frame the server sent the values held.
+    pub lags: &'a mut [u8],
     /// Models stored with each frame slot.
     pub models: &'a mut [Model],
 }
@@ -40,6 +46,8 @@ pub struct ClientSizes {
     pub handles: usize,
     /// Length of [`ClientStorage::own`].
     pub own: usize,
+    /// Length of [`ClientStorage::lags`].
+    pub lags: usize,
     /// Length of [`ClientStorage::models`].
     pub models: usize,
 }
@@ -50,6 +58,7 @@ impl ClientSizes {
         self.rows * 4
             + self.handles * 6
             + self.own * 8
+            + self.lags
             + self.models * core::mem::size_of::<Model>()
     }
 }
@@ -61,6 +70,7 @@ impl ClientStorage<'_> {
             rows: SLOTS * handles * schema.max_fields,
             handles: SLOTS * handles,
             own: words(SLOTS * handles),
+            lags: SLOTS * handles * schema.max_groups,
             models: SLOTS * ModelLayout::new(schema).len,
         }
     }
@@ -133,6 +143,7 @@ impl<'a> Client<'a> {
             || store.classes.len() < sizes.handles
             || store.born.len() < sizes.handles
             || store.own.len() < sizes.own
+            || store.lags.len() < sizes.lags
             || store.models.len() < sizes.models
         {
             return Err(Error::StorageTooSmall);
@@ -157,6 +168,7 @@ impl<'a> Client<'a> {
             classes: &mut store.classes[..sizes.handles],
             born: &mut store.born[..sizes.handles],
             own: &mut store.own[..sizes.own],
+            lags: &mut store.lags[..sizes.lags],
             models: &mut store.models[..sizes.models],
         }
     }
@@ -251,18 +263,14 @@ impl<'a> Client<'a> {
         }
         let h = self.state.handles as usize;
         self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
-        // Split the rows into the slot being written and the slots being read.
-        let mut chunks = self.store.rows.chunks_mut(h * self.schema.max_fields);
-        let mut slot_rows: [Option<&mut [i32]>; SLOTS] = core::array::from_fn(|_| chunks.next());
-        let new_rows = slot_rows[spare].take().ok_or(Error::StorageTooSmall)?;
-        let mut history_rows: [&[i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
-        for (rows, &p) in history_rows.iter_mut().zip(&history[..refs.len]) {
-            *rows = slot_rows[p].as_deref().ok_or(Error::StorageTooSmall)?;
-        }
+        let read = &history[..refs.len];
+        let (new_rows, history_rows) =
+            split(self.store.rows, h * self.schema.max_fields, spare, read);
         let mut side = DecoderSide {
             refs: &refs,
             handles: self.state.handles,
             stride: self.schema.max_fields,
+            groups: self.schema.max_groups,
             history,
             history_rows,
             new: spare,
@@ -270,9 +278,18 @@ impl<'a> Client<'a> {
             classes: self.store.classes,
             born: self.store.born,
             own: self.store.own,
+            lags: self.store.lags,
         };
-        let check =
-            packet::code_body(&mut dec, &mut side, &mut NoProbe, self.schema, models, &refs)?;
+        let check = packet::code_body(
+            &mut dec,
+            &mut side,
+            &mut NoProbe,
+            self.schema,
+            models,
+            &mut [],
+            &refs,
+            false,
+        )?;
         if dec.direct(0, CHECK_BITS) != check {
             return Err(Error::CheckMismatch);
         }
@@ -400,6 +417,8 @@ struct DecoderSide<'s> {
     refs: &'s Refs,
     handles: u32,
     stride: usize,
+    /// Lags per handle and slot.
+    groups: usize,
     history: [usize; MAX_SAMPLES],
     history_rows: [&'s [i32]; MAX_SAMPLES],
     new: usize,
@@ -407,12 +426,30 @@ struct DecoderSide<'s> {
     classes: &'s mut [u16],
     born: &'s mut [u32],
     own: &'s mut [u64],
+    lags: &'s mut [u8],
 }
 
 impl DecoderSide<'_> {
     #[inline]
     fn at(&self, slot: usize, h: u32) -> usize {
         slot * self.handles as usize + h as usize
+    }
+
+    /// The lags of `h` in `slot`.
+    #[inline]
+    fn lags(&self, slot: usize, h: u32) -> &[u8] {
+        let at = self.at(slot, h) * self.groups;
+        self.lags.get(at..at + self.groups).unwrap_or(&[])
+    }
+
+    /// Copies the values of `h` at the baseline into the new frame.
+    fn copy_row(&mut self, h: u32) {
+        let at = h as usize * self.stride;
+        if let (Some(to), Some(from)) =
+            (self.new_rows.get_mut(at..at + self.stride), self.history_rows[0].get(at..))
+        {
+            to.copy_from_slice(&from[..to.len().min(from.len())]);
+        }
     }
 }
 
@@ -432,16 +469,29 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         usize::from(self.classes[self.at(self.history[0], h)])
     }
 
+    #[inline]
+    fn staleness(&self, h: u32, g: usize) -> u32 {
+        let lag = self.lags(self.history[0], h).get(g).copied().unwrap_or(0);
+        u32::from(lag) + self.refs.distance()
+    }
+
+    #[inline]
+    fn present(&self, h: u32) -> bool {
+        self.classes[self.at(self.new, h)] != NO_CLASS
+    }
+
     fn keep_hint(&self, _h: u32) -> bool {
         false
     }
 
-    fn enter_count_hint(&self) -> u32 {
-        0
+    fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)> {
+        None
     }
 
-    fn next_enter_hint(&mut self) -> (u32, usize, u32, bool) {
-        (0, 0, 0, false)
+    fn plan(&mut self, _len: usize) {}
+
+    fn packer(&mut self) -> Option<&mut Budget<'s>> {
+        None
     }
 
     fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>, own: bool) -> Result<()> {
@@ -462,26 +512,36 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         Ok(())
     }
 
+    fn unbegin(&mut self, _h: u32) {}
+
     #[inline]
-    fn history_len(&self, h: u32) -> usize {
+    fn history_len(&self, h: u32, class: &Class) -> usize {
         let born = self.born[self.at(self.history[0], h)];
-        self.history[..self.refs.len]
-            .iter()
-            .take_while(|&&p| {
+        let groups = class.group_count();
+        (0..self.refs.len)
+            .take_while(|&j| {
+                let (p, t) = (self.history[j], self.refs.history[j]);
                 let at = self.at(p, h);
-                self.classes[at] != NO_CLASS && self.born[at] == born
+                self.classes[at] != NO_CLASS
+                    && self.born[at] == born
+                    && self
+                        .lags(p, h)
+                        .iter()
+                        .take(groups)
+                        .all(|&l| in_window(self.refs.frame, t, l))
             })
             .count()
     }
 
     #[inline]
-    fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES] {
-        let at = h as usize * self.stride;
-        let mut rows: [&'s [i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
-        for (row, slot) in rows.iter_mut().zip(&self.history_rows).take(k) {
-            *row = slot.get(at..at + self.stride).unwrap_or(&[]);
+    fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
+        let at = h as usize * self.stride + lo;
+        let n = class.fields.len().saturating_sub(lo);
+        for (j, rows) in self.history_rows.iter().enumerate().take(k) {
+            for (s, &v) in samples.iter_mut().zip(rows.get(at..).unwrap_or(&[])).take(n) {
+                s[j] = v;
+            }
         }
-        rows
     }
 
     fn target_row(&self, _h: u32) -> &'s [i32] {
@@ -489,9 +549,46 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     }
 
     #[inline]
-    fn store(&mut self, h: u32, field: usize, value: i32) {
-        if let Some(v) = self.new_rows.get_mut(h as usize * self.stride + field) {
+    fn store(&mut self, h: u32, f: usize, value: i32, _coded: bool, _tolerant: Option<usize>) {
+        if let Some(v) = self.new_rows.get_mut(h as usize * self.stride + f) {
             *v = value;
+        }
+    }
+
+    fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
+        for g in 0..self.groups {
+            let lag = if g >= class.group_count() || due >> g & 1 != 0 {
+                0
+            } else {
+                self.staleness(h, g).min(u32::from(u8::MAX)) as u8
+            };
+            let at = self.at(self.new, h) * self.groups + g;
+            if let Some(l) = self.lags.get_mut(at) {
+                *l = lag;
+            }
+        }
+    }
+
+    fn hold(&mut self, h: u32, class: &Class) {
+        self.copy_row(h);
+        self.sent_groups(h, class, 0);
+    }
+
+    fn hold_all(&mut self) {
+        let (base, new, hs) = (self.history[0], self.new, self.handles as usize);
+        self.classes.copy_within(base * hs..(base + 1) * hs, new * hs);
+        self.born.copy_within(base * hs..(base + 1) * hs, new * hs);
+        for h in 0..self.handles {
+            let own = test_bit(self.own, self.at(base, h));
+            put_bit(self.own, self.at(new, h), own);
+            self.copy_row(h);
+            for g in 0..self.groups {
+                let lag = self.staleness(h, g).min(u32::from(u8::MAX)) as u8;
+                let at = self.at(new, h) * self.groups + g;
+                if let Some(l) = self.lags.get_mut(at) {
+                    *l = lag;
+                }
+            }
         }
     }
 }

@@ -27,6 +27,7 @@ pub(crate) mod bitset;
 pub mod client;
 pub mod frame;
 pub mod handshake;
+mod pack;
 mod packet;
 pub mod peer;
 pub mod probe;

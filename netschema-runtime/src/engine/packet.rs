@@ -2,24 +2,33 @@
 //!
 //! A packet for frame `n` against baseline `b` holds, after the header:
 //! 1. the history: up to three more acknowledged frames before `b` that predictors may use;
-//! 2. for every handle present at `b`, in ascending order, whether it is still present, and
-//!    if so its update: an "unchanged" flag (every field equals its prediction), else each
-//!    field's residual against the prediction of its cheapest candidate;
-//! 3. the entities entering: their count, then for each its handle (as a gap from the
+//! 2. a "hold all" flag: if set, frame `n` is frame `b` as it stands, and nothing follows but
+//!    the check value (the packet a byte budget too small for anything else still allows);
+//! 3. for every handle present at `b`, in ascending order, whether it is kept;
+//! 4. the entities entering, each behind a "one more" flag: its handle (as a gap from the
 //!    previous one), class, the age of its handle, whether it is the client's own, and its
 //!    values against the zero predictor;
-//! 4. a 16-bit check value over every handle and value of frame `n`.
+//! 5. for every kept handle with an update group due (see [`due_groups`]), in ascending
+//!    order, a "held" flag; an entity not held sends an "unchanged" flag (every due field
+//!    equals its prediction), else each due field's residual against the prediction of its
+//!    cheapest candidate. Fields of groups not due, and held entities, keep the values the
+//!    client holds at `b`;
+//! 6. a 16-bit check value over every handle and value of frame `n` that the packet sets.
 //!
-//! Encoder and decoder run the same walk ([`code_body`]) through [`BinaryCoder`]; a
-//! [`Side`] supplies what only one end knows (the encoder's targets and sets) and stores what
-//! the decoder learns.
+//! Encoder and decoder run the same walk ([`code_body`]) through a [`Coder`]; a [`Side`]
+//! supplies what only one end knows (the encoder's targets, sets and packing decisions) and
+//! stores what the decoder learns. The encoder packs to its byte budget as it goes: before an
+//! entity that might not fit it marks the coder and saves the models the entity touches, and
+//! if the entity overflows, rewinds and holds it (see [`crate::engine::pack`]).
 
-use crate::codec::coder::{BinaryCoder, Metered};
+use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
+use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::frame::{WINDOW, age};
+use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
-use crate::schema::{Coding, Field, Schema};
+use crate::schema::{Class, Coding, Field, Schema};
 use crate::{Error, Result};
 
 /// Bits of the frame number in the header of a packet without baseline.
@@ -34,12 +43,15 @@ pub(crate) const BASE_ID_BITS: u32 = BASE_BITS + 2;
 /// Bits of the check value at the end of the packet.
 pub(crate) const CHECK_BITS: u32 = 16;
 
-// Slots of the packet-structure model.
+// Flags of the packet-structure model.
 const FLAG_KEPT: usize = 0;
 const FLAG_MORE_HISTORY: usize = 1;
 /// After the three history flags.
 const FLAG_OWN: usize = 4;
-const COUNT_ENTERED: usize = 0;
+const FLAG_HOLD_ALL: usize = 5;
+pub(crate) const FLAG_HELD: usize = 6;
+const FLAG_MORE_ENTERING: usize = 7;
+// Integers of the packet-structure model.
 const COUNT_HANDLE_GAP: usize = 1;
 const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
@@ -76,6 +88,11 @@ impl Refs {
         (self.len > 0).then_some(self.history[0])
     }
 
+    /// Frames from the baseline to the packet's frame (0 without baseline).
+    pub(crate) fn distance(&self) -> u32 {
+        self.base().map_or(0, |b| age(self.frame, b))
+    }
+
     fn update_table(&mut self) {
         let mut offsets = [0u32; MAX_SAMPLES];
         for (o, &t) in offsets.iter_mut().zip(&self.history[..self.len]) {
@@ -89,10 +106,79 @@ impl Refs {
     }
 }
 
+/// Whether values the client holds from `lag` frames before history frame `t` can still serve
+/// the packet for `frame`: the server's archive keeps the last [`WINDOW`] frames.
+#[inline]
+pub(crate) fn in_window(frame: u32, t: u32, lag: u8) -> bool {
+    age(frame, t) + u32::from(lag) < WINDOW
+}
+
+/// The update groups of `class` due in a packet: bit `g` is set when what the client holds of
+/// group `g` is at least its interval old. `staleness(g)` is how old it is at the new frame.
+#[inline]
+pub(crate) fn due_groups(class: &Class, mut staleness: impl FnMut(usize) -> u32) -> u32 {
+    (0..class.group_count()).fold(0, |due, g| {
+        due | (u32::from(staleness(g) >= u32::from(class.group(g).interval)) << g)
+    })
+}
+
+/// The coders a packet is walked with: the encoder can mark its state and rewind to it.
+pub(crate) trait Coder: BinaryCoder {
+    /// The encoder's mark (nothing on the decoder).
+    fn mark(&self) -> Option<Mark>;
+    /// Rewinds to `mark` (never called on the decoder).
+    fn rewind(&mut self, mark: Option<Mark>);
+    /// An upper bound on the packet's length if it ended now (0 on the decoder).
+    fn len_bound(&self) -> usize;
+    /// Information coded so far, in bits (0 on the decoder).
+    fn bits(&self) -> u64;
+}
+
+impl Coder for Encoder<'_> {
+    fn mark(&self) -> Option<Mark> {
+        Some(Encoder::mark(self))
+    }
+
+    fn rewind(&mut self, mark: Option<Mark>) {
+        if let Some(m) = mark {
+            Encoder::rewind(self, m);
+        }
+    }
+
+    fn len_bound(&self) -> usize {
+        Encoder::len_bound(self)
+    }
+
+    fn bits(&self) -> u64 {
+        Encoder::bits(self)
+    }
+}
+
+impl Coder for Decoder<'_> {
+    fn mark(&self) -> Option<Mark> {
+        None
+    }
+
+    fn rewind(&mut self, _: Option<Mark>) {}
+
+    fn len_bound(&self) -> usize {
+        0
+    }
+
+    fn bits(&self) -> u64 {
+        0
+    }
+}
+
+/// History samples of up to [`CHUNK`] consecutive fields of one entity, newest first; past
+/// the entity's history they are left over from earlier entities, and only ever multiplied by
+/// zero weights.
+pub(crate) type Samples = [[i32; MAX_SAMPLES]; CHUNK];
+
 /// What one end of the walk knows and keeps. Rows it hands out live as long as the side
 /// (`'s`), independently of the borrow of the side itself.
 pub(crate) trait Side<'s> {
-    /// True for the encoder: hints are real and the unchanged flag is computed.
+    /// True for the encoder: hints are real and packing decisions are made.
     const ENCODER: bool;
     /// Number of handles.
     fn handles(&self) -> u32;
@@ -100,25 +186,44 @@ pub(crate) trait Side<'s> {
     fn base_present(&self, h: u32) -> bool;
     /// Class of handle `h` at the baseline.
     fn base_class(&self, h: u32) -> usize;
-    /// Encoder: whether `h` is still present at the new frame.
+    /// How old, at the new frame, the values of group `g` of `h` held at the baseline are.
+    fn staleness(&self, h: u32, g: usize) -> u32;
+    /// Whether `h` has been started in the new frame.
+    fn present(&self, h: u32) -> bool;
+    /// Encoder: whether `h` is kept from the baseline.
     fn keep_hint(&self, h: u32) -> bool;
-    /// Encoder: how many handles enter.
-    fn enter_count_hint(&self) -> u32;
-    /// Encoder: the next entering handle, its class, the age of its handle and whether it is
-    /// the client's own.
-    fn next_enter_hint(&mut self) -> (u32, usize, u32, bool);
+    /// Encoder: the next entering handle to try, its class, the age of its handle and whether
+    /// it is the client's own; `None` when no more are wanted.
+    fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)>;
+    /// Encoder: decides what to try to send, once the kept handles are known, `len` bytes
+    /// into the packet.
+    fn plan(&mut self, len: usize);
+    /// Encoder: the byte budget and the plan (`None` on the decoder).
+    fn packer(&mut self) -> Option<&mut Budget<'s>>;
     /// Starts handle `h` in the new frame: kept from the baseline (`age` is `None`, `own` is
     /// ignored) or entering with a handle that is `age` frames old, own or not. The decoder
     /// rejects a handle that is already present.
     fn begin(&mut self, h: u32, class: usize, age: Option<u32>, own: bool) -> Result<()>;
-    /// How many of the history frames (from the newest) hold the same entity at `h`.
-    fn history_len(&self, h: u32) -> usize;
-    /// Raw values of `h` at the first `k` history frames (newest first); the rest are empty.
-    fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES];
+    /// Encoder: forgets an entering `h` that did not fit.
+    fn unbegin(&mut self, h: u32);
+    /// How many of the history frames (from the newest) hold the same entity at `h` with
+    /// values still in the server's window.
+    fn history_len(&self, h: u32, class: &Class) -> usize;
+    /// Fills `samples` with the values of fields `lo..` (at most [`CHUNK`]) of `h`, of
+    /// `class`, at the first `k` history frames.
+    fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples);
     /// Encoder: the values to send for `h` (empty on the decoder).
     fn target_row(&self, h: u32) -> &'s [i32];
-    /// Records the value of `field` of `h` at the new frame.
-    fn store(&mut self, h: u32, field: usize, value: i32);
+    /// Records the value of field `f` of `h` at the new frame: `coded` in this packet or kept
+    /// from the baseline; `tolerant` is the field's index among its class's fields with a
+    /// tolerance.
+    fn store(&mut self, h: u32, f: usize, value: i32, coded: bool, tolerant: Option<usize>);
+    /// Records which groups of `h` were sent in this packet (`due`; the others are kept).
+    fn sent_groups(&mut self, h: u32, class: &Class, due: u32);
+    /// Keeps every value of `h` from the baseline.
+    fn hold(&mut self, h: u32, class: &Class);
+    /// Makes the new frame the baseline as it stands.
+    fn hold_all(&mut self);
 }
 
 /// Running check value over the handles and values of a frame.
@@ -176,13 +281,11 @@ pub(crate) fn code_history<C: BinaryCoder>(
 }
 
 /// Fields of an entity handled together: their samples and predictions live on the stack.
-const CHUNK: usize = 16;
+pub(crate) const CHUNK: usize = 16;
 
 /// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
 struct Chunk {
-    /// History samples per field, newest first; past the entity's history they are left over
-    /// from earlier entities, and only ever multiplied by zero weights.
-    samples: [[i32; MAX_SAMPLES]; CHUNK],
+    samples: Samples,
     /// Prediction per field.
     predicted: [Prediction; CHUNK],
 }
@@ -193,25 +296,24 @@ impl Chunk {
         predicted: [Prediction { candidate: None, value: 0 }; CHUNK],
     };
 
-    /// Loads the samples of `fields` (the fields from `lo` on, at most [`CHUNK`] used) from
-    /// the entity's `k` history `rows` and predicts each field with its model.
+    /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`
+    /// from its `k` history frames and predicts each field with its model (`models`, from
+    /// `lo` on).
     #[inline(always)]
-    fn fill(
+    #[allow(clippy::too_many_arguments)]
+    fn fill<'s, S: Side<'s>>(
         &mut self,
-        rows: &[&[i32]; MAX_SAMPLES],
+        side: &S,
+        h: u32,
         k: usize,
         lo: usize,
-        fields: &[Field],
+        class: &Class,
         models: &[Model],
         table: &PredictorTable,
     ) {
+        side.samples(h, k, lo, class, &mut self.samples);
+        let fields = class.fields.get(lo..).unwrap_or(&[]);
         let n = fields.len().min(CHUNK);
-        for (j, row) in rows.iter().enumerate().take(k) {
-            let part = row.get(lo..).unwrap_or(&[]);
-            for (s, &v) in self.samples[..n].iter_mut().zip(part) {
-                s[j] = v;
-            }
-        }
         for f in 0..n.min(models.len()) {
             let (field, samples) = (&fields[f], &self.samples[f]);
             self.predicted[f] = match field.coding {
@@ -221,12 +323,6 @@ impl Chunk {
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
             };
         }
-    }
-
-    /// Whether the first `targets.len()` predictions equal `targets`.
-    #[inline(always)]
-    fn predicts(&self, targets: &[i32]) -> bool {
-        targets.len() <= CHUNK && self.predicted.iter().zip(targets).all(|(p, &t)| p.value == t)
     }
 }
 
@@ -269,151 +365,271 @@ fn code_probed<P: Probe, C: BinaryCoder>(
     }
 }
 
-/// Codes one entity present at both the baseline and the new frame.
-#[allow(clippy::too_many_arguments)]
-fn code_update<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
-    coder: &mut C,
-    side: &mut S,
-    probe: &mut P,
-    schema: &Schema,
-    models: &mut [Model],
-    refs: &Refs,
-    chunk: &mut Chunk,
-    class: usize,
-    h: u32,
-    check: &mut Check,
-) -> Result<()> {
-    let fields = schema.classes.get(class).ok_or(Error::Corrupt)?.fields;
-    let n = fields.len();
-    let k = side.history_len(h).clamp(1, refs.len);
-    let start = ModelLayout::class_base(schema, class);
-    let (entity, field_models) = models
-        .get_mut(start..start + 1 + n)
-        .ok_or(Error::Corrupt)?
-        .split_first_mut()
-        .ok_or(Error::Corrupt)?;
-    let rows = side.history_rows(h, k);
-    let targets = side.target_row(h);
-    let targets = targets.get(..n).unwrap_or(&[]);
-    let table = &refs.table;
-
-    // The context: did the entity stay still between its two newest samples?
-    let still = k >= 2 && rows[0].iter().zip(rows[1]).take(n).all(|(a, b)| a == b);
-    chunk.fill(&rows, k, 0, fields, field_models, table);
-    // On the encoder: does every field equal its prediction?
-    let mut exact = S::ENCODER && targets.len() == n;
-    if exact {
-        exact = chunk.predicts(&targets[..n.min(CHUNK)]);
-        let mut lo = CHUNK;
-        while exact && lo < n {
-            let mut later = Chunk::EMPTY;
-            later.fill(&rows, k, lo, &fields[lo..], &field_models[lo..], table);
-            exact = later.predicts(&targets[lo..n.min(lo + CHUNK)]);
-            lo += CHUNK;
-        }
-    }
-    let unchanged = entity.code_flag(coder, usize::from(still), exact);
-
-    let mut lo = 0;
-    while lo < n {
-        if lo > 0 {
-            chunk.fill(&rows, k, lo, &fields[lo..], &field_models[lo..], table);
-        }
-        let hi = (lo + CHUNK).min(n);
-        for f in lo..hi {
-            let (field, model) = (&fields[f], &mut field_models[f]);
-            let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
-            let value = if unchanged {
-                probe.field(class, f, 0, p.candidate, true);
-                p.value
-            } else {
-                let history = History { table, samples: *samples, len: k };
-                let target = targets.get(f).copied().unwrap_or(0);
-                let (value, cost) = code_probed::<P, _>(coder, field, model, &history, p, target);
-                probe.field(class, f, cost, p.candidate, false);
-                value
-            };
-            side.store(h, f, value);
-            check.add(value as u32);
-        }
-        lo = hi;
-    }
-    Ok(())
+/// Whether prediction `p` of `field` needs no correction for truth `truth`: it equals it, or
+/// is within the field's tolerance (see [`Field::coded_residual`]).
+#[inline(always)]
+fn predicts(field: &Field, p: i32, truth: i32) -> bool {
+    field.coded_residual(truth, p) == 0
 }
 
-/// Codes one entering entity's values against the zero predictor.
-#[allow(clippy::too_many_arguments)]
-fn code_entry<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
-    coder: &mut C,
-    side: &mut S,
-    probe: &mut P,
-    schema: &Schema,
-    models: &mut [Model],
-    class: usize,
-    h: u32,
-    check: &mut Check,
-) -> Result<()> {
-    let fields = schema.classes.get(class).ok_or(Error::Corrupt)?.fields;
-    let start = ModelLayout::class_base(schema, class) + 1;
-    let field_models = models.get_mut(start..start + fields.len()).ok_or(Error::Corrupt)?;
-    let targets = side.target_row(h);
-    for (f, (field, model)) in fields.iter().zip(field_models.iter_mut()).enumerate() {
-        let target = targets.get(f).copied().unwrap_or(0);
-        let p = Prediction { candidate: None, value: field.clamp(0) };
-        let (value, cost) = code_probed::<P, _>(coder, field, model, &NO_HISTORY, p, target);
-        probe.field(class, f, cost, None, false);
-        side.store(h, f, value);
-        check.add(value as u32);
+/// The common arguments of the walk.
+struct Walk<'a, 'p, P> {
+    probe: &'p mut P,
+    schema: &'a Schema,
+    refs: &'a Refs,
+    check: Check,
+    chunk: Chunk,
+}
+
+impl<P: Probe> Walk<'_, '_, P> {
+    /// Codes the update of kept entity `h` of `class` with `k` history samples, sending the
+    /// fields of the groups in `due`.
+    #[allow(clippy::too_many_arguments)]
+    fn update<'s, C: BinaryCoder, S: Side<'s>>(
+        &mut self,
+        coder: &mut C,
+        side: &mut S,
+        models: &mut [Model],
+        class: usize,
+        h: u32,
+        k: usize,
+        due: u32,
+    ) -> Result<()> {
+        let c = self.schema.classes.get(class).ok_or(Error::Corrupt)?;
+        let fields = c.fields;
+        let n = fields.len();
+        let start = ModelLayout::class_base(self.schema, class);
+        let (entity, field_models) = models
+            .get_mut(start..start + 1 + n)
+            .ok_or(Error::Corrupt)?
+            .split_first_mut()
+            .ok_or(Error::Corrupt)?;
+        let targets = side.target_row(h);
+        let targets = targets.get(..n).unwrap_or(&[]);
+        let table = &self.refs.table;
+        let chunk = &mut self.chunk;
+        let is_due = |f: &Field| due >> f.group & 1 != 0;
+
+        // The context: did the entity stay still between its two newest samples? Filled for
+        // the first chunk of fields only, which is what the test reads.
+        chunk.fill(side, h, k, 0, c, field_models, table);
+        let still = k >= 2 && chunk.samples[..n.min(CHUNK)].iter().all(|s| s[0] == s[1]);
+        // On the encoder: does every due field equal (within tolerance) its prediction?
+        let mut exact = S::ENCODER && targets.len() == n;
+        let mut lo = 0;
+        while exact && lo < n {
+            if lo > 0 {
+                chunk.fill(side, h, k, lo, c, &field_models[lo..], table);
+            }
+            let hi = (lo + CHUNK).min(n);
+            exact = (lo..hi).all(|f| {
+                let p = chunk.predicted[f - lo].value;
+                !is_due(&fields[f]) || predicts(&fields[f], p, targets[f])
+            });
+            lo = hi;
+        }
+        let unchanged = entity.code_flag(coder, usize::from(still), exact);
+
+        let mut lo = 0;
+        let mut tolerant = 0;
+        while lo < n {
+            if lo > 0 || n > CHUNK {
+                chunk.fill(side, h, k, lo, c, &field_models[lo..], table);
+            }
+            let hi = (lo + CHUNK).min(n);
+            for f in lo..hi {
+                let (field, model) = (&fields[f], &mut field_models[f]);
+                let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
+                let tol = (field.tolerance > 0).then(|| {
+                    tolerant += 1;
+                    tolerant - 1
+                });
+                let coded = is_due(field);
+                let value = if !coded {
+                    samples[0]
+                } else if unchanged {
+                    self.probe.field(class, f, 0, p.candidate, true);
+                    p.value
+                } else {
+                    let history = History { table, samples: *samples, len: k };
+                    let target = targets.get(f).copied().unwrap_or(0);
+                    let (value, cost) =
+                        code_probed::<P, _>(coder, field, model, &history, p, target);
+                    self.probe.field(class, f, cost, p.candidate, false);
+                    value
+                };
+                side.store(h, f, value, coded, tol);
+                self.check.add(value as u32);
+            }
+            lo = hi;
+        }
+        side.sent_groups(h, c, due);
+        Ok(())
     }
-    Ok(())
+
+    /// Codes one entering entity's values against the zero predictor.
+    fn entry<'s, C: BinaryCoder, S: Side<'s>>(
+        &mut self,
+        coder: &mut C,
+        side: &mut S,
+        models: &mut [Model],
+        class: usize,
+        h: u32,
+    ) -> Result<()> {
+        let c = self.schema.classes.get(class).ok_or(Error::Corrupt)?;
+        let start = ModelLayout::class_base(self.schema, class) + 1;
+        let field_models = models.get_mut(start..start + c.fields.len()).ok_or(Error::Corrupt)?;
+        let targets = side.target_row(h);
+        let mut tolerant = 0;
+        for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
+            let target = targets.get(f).copied().unwrap_or(0);
+            let p = Prediction { candidate: None, value: field.clamp(0) };
+            let (value, cost) = code_probed::<P, _>(coder, field, model, &NO_HISTORY, p, target);
+            self.probe.field(class, f, cost, None, false);
+            let tol = (field.tolerance > 0).then(|| {
+                tolerant += 1;
+                tolerant - 1
+            });
+            side.store(h, f, value, true, tol);
+            self.check.add(value as u32);
+        }
+        side.sent_groups(h, c, u32::MAX);
+        Ok(())
+    }
 }
 
 /// The history of an entity that has none.
 const NO_HISTORY: History<'static> =
     History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0 };
 
+/// What an attempt to code one entity must restore if it is rolled back.
+struct Attempt {
+    mark: Option<Mark>,
+    check: Check,
+    probe: usize,
+}
+
+/// Saves what coding entity `class` touches, when the encoder is near its budget.
+fn save<C: Coder, P: Probe>(
+    coder: &C,
+    walk: &Walk<'_, '_, P>,
+    models: &[Model],
+    saved: &mut [Model],
+    span: (usize, usize),
+) -> Attempt {
+    if let (Some(to), Some(from)) = (saved.get_mut(..span.1 + 1), models.get(..span.1 + 1)) {
+        to[0] = from[0];
+        to[span.0..].copy_from_slice(&from[span.0..]);
+    }
+    Attempt { mark: coder.mark(), check: walk.check, probe: walk.probe.mark() }
+}
+
+/// Undoes an attempt saved by [`save`].
+fn restore<C: Coder, P: Probe>(
+    coder: &mut C,
+    walk: &mut Walk<'_, '_, P>,
+    models: &mut [Model],
+    saved: &[Model],
+    span: (usize, usize),
+    attempt: Attempt,
+) {
+    if let (Some(to), Some(from)) = (models.get_mut(..span.1 + 1), saved.get(..span.1 + 1)) {
+        to[0] = from[0];
+        to[span.0..].copy_from_slice(&from[span.0..]);
+    }
+    coder.rewind(attempt.mark);
+    walk.check = attempt.check;
+    walk.probe.rewind(attempt.probe);
+}
+
+/// Models touched by coding an entity of `class`: the packet model (index 0) and the class's
+/// models, as the range `span.0..=span.1`.
+fn class_span(schema: &Schema, class: usize) -> (usize, usize) {
+    let start = ModelLayout::class_base(schema, class);
+    let fields = schema.classes.get(class).map_or(0, |c| c.fields.len());
+    (start, start + fields)
+}
+
+/// Most bits one structural flag can cost (its probability never leaves `[2^-10, 1 - 2^-10]`).
+const MAX_FLAG_BITS: u64 = 10;
+
+/// Ideal cost, in bits, of holding every due kept handle not yet coded, from the packet
+/// model's state now: what the encoder keeps in reserve to be able to end the packet.
+fn held_tail_bits(models: &[Model], budget: &Budget<'_>) -> u64 {
+    let m = budget.due_kept();
+    let mut p = models[ModelLayout::PACKET].flag(FLAG_HELD);
+    let mut units = 0u64;
+    for i in 0..m {
+        let cost = bit_cost(&p, true);
+        if i >= 64 {
+            // The cost only falls as the flag keeps saying "held": bound the rest by this one.
+            units += u64::from(cost) * u64::from(m - i);
+            break;
+        }
+        units += u64::from(cost);
+        p.update(true);
+    }
+    units.div_ceil(1 << COST_FRAC_BITS)
+}
+
 /// Codes the body of a packet (everything between the header and the check value) and
-/// returns the check value of the frame.
-pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
+/// returns the check value of the frame. `saved` is the encoder's room for models it may
+/// have to restore (empty on the decoder); `hold_all` is the encoder's choice of a packet that
+/// holds everything.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     coder: &mut C,
     side: &mut S,
     probe: &mut P,
     schema: &Schema,
     models: &mut [Model],
+    saved: &mut [Model],
     refs: &Refs,
+    hold_all: bool,
 ) -> Result<u32> {
-    let mut check = Check::new();
+    let mut walk = Walk { probe, schema, refs, check: Check::new(), chunk: Chunk::EMPTY };
     let handles = side.handles();
-    // Reused by every entity: entries past an entity's history or fields hold stale values,
-    // which only ever meet zero weights.
-    let mut chunk = Chunk::EMPTY;
-    if refs.base().is_some() {
+    let based = refs.base().is_some();
+    if based && models[ModelLayout::PACKET].code_flag(coder, FLAG_HOLD_ALL, hold_all) {
+        side.hold_all();
+        for h in (0..handles).filter(|&h| side.base_present(h)) {
+            walk.check.add(h);
+        }
+        return Ok(walk.check.value());
+    }
+
+    // Kept and leaving handles.
+    if based {
         for h in 0..handles {
             if !side.base_present(h) {
                 continue;
             }
             let hint = side.keep_hint(h);
             if models[ModelLayout::PACKET].code_flag(coder, FLAG_KEPT, hint) {
-                let class = side.base_class(h);
-                side.begin(h, class, None, false)?;
-                check.add(h);
-                code_update(
-                    coder, side, probe, schema, models, refs, &mut chunk, class, h, &mut check,
-                )?;
+                side.begin(h, side.base_class(h), None, false)?;
             }
         }
     }
+    side.plan(coder.len_bound());
 
-    let hint = side.enter_count_hint();
-    let count = models[ModelLayout::PACKET].code_count(coder, COUNT_ENTERED, hint as i32);
-    if count < 0 || count as u32 > handles {
-        return Err(Error::Corrupt);
-    }
+    // Entering handles.
     let mut next = 0u32;
-    for _ in 0..count {
-        let (hint_h, hint_class, hint_age, hint_own) =
-            if S::ENCODER { side.next_enter_hint() } else { (0, 0, 0, false) };
+    loop {
+        let hint = side.next_enter_hint();
+        let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
+        let span = class_span(schema, hint_class);
+        let mut attempt = None;
+        if let (Some(b), Some(c)) = (side.packer(), schema.classes.get(hint_class)) {
+            // Room for the entity at worst, the flag ending the list and every held flag.
+            let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
+            if hint.is_some() && !b.fits(coder.len_bound(), tail + held_tail_bits(models, b)) {
+                attempt = Some(save(coder, &walk, models, saved, span));
+            }
+        }
         let packet = &mut models[ModelLayout::PACKET];
+        if !packet.code_flag(coder, FLAG_MORE_ENTERING, hint.is_some()) {
+            break;
+        }
         let gap = packet.code_count(coder, COUNT_HANDLE_GAP, hint_h.wrapping_sub(next) as i32);
         let class = if schema.classes.len() > 1 {
             packet.code_count(coder, COUNT_CLASS, hint_class as i32)
@@ -432,10 +648,70 @@ pub(crate) fn code_body<'s, C: BinaryCoder, S: Side<'s>, P: Probe>(
             return Err(Error::Corrupt);
         }
         side.begin(h, class as usize, Some(handle_age as u32), own)?;
-        check.add(h);
-        check.add(u32::from(own));
-        code_entry(coder, side, probe, schema, models, class as usize, h, &mut check)?;
+        walk.check.add(h);
+        walk.check.add(u32::from(own));
+        let start = coder.bits();
+        walk.entry(coder, side, models, class as usize, h)?;
+        if let Some(b) = side.packer() {
+            let tail = MAX_FLAG_BITS + held_tail_bits(models, b);
+            if let Some(attempt) = attempt.filter(|_| !b.fits(coder.len_bound(), tail)) {
+                restore(coder, &mut walk, models, saved, span, attempt);
+                side.unbegin(h);
+                continue;
+            }
+            b.sent(h, coder.bits() - start);
+        }
         next = h + 1;
     }
-    Ok(check.value())
+
+    // Updates of kept handles.
+    if based {
+        for h in 0..handles {
+            if !side.base_present(h) || !side.present(h) {
+                continue;
+            }
+            let class = side.base_class(h);
+            let c = schema.classes.get(class).ok_or(Error::Corrupt)?;
+            let due = due_groups(c, |g| side.staleness(h, g));
+            if due == 0 {
+                side.hold(h, c);
+                walk.check.add(h);
+                continue;
+            }
+            let k = side.history_len(h, c).min(refs.len);
+            if k == 0 {
+                return Err(Error::Corrupt);
+            }
+            let span = class_span(schema, class);
+            let mut attempt = None;
+            let mut want = true;
+            if let Some(b) = side.packer() {
+                b.next_due_kept();
+                want = b.selected(h);
+                let tail = pack::entity_bound_bits(c) + MAX_FLAG_BITS + held_tail_bits(models, b);
+                if want && !b.fits(coder.len_bound(), tail) {
+                    attempt = Some(save(coder, &walk, models, saved, span));
+                }
+            }
+            walk.check.add(h);
+            if models[ModelLayout::PACKET].code_flag(coder, FLAG_HELD, !want) {
+                side.hold(h, c);
+                continue;
+            }
+            let start = coder.bits();
+            walk.update(coder, side, models, class, h, k, due)?;
+            if let Some(b) = side.packer() {
+                let tail = held_tail_bits(models, b);
+                if let Some(attempt) = attempt.filter(|_| !b.fits(coder.len_bound(), tail)) {
+                    restore(coder, &mut walk, models, saved, span, attempt);
+                    walk.check.add(h);
+                    models[ModelLayout::PACKET].code_flag(coder, FLAG_HELD, true);
+                    side.hold(h, c);
+                    continue;
+                }
+                b.sent(h, coder.bits() - start);
+            }
+        }
+    }
+    Ok(walk.check.value())
 }

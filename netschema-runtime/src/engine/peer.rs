@@ -5,13 +5,19 @@ use crate::codec::coder::{BinaryCoder, Encoder};
 use crate::engine::ack::Ack;
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
-use crate::engine::packet::{self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Side};
+use crate::engine::pack::{self, Budget, Candidate, Rank};
+use crate::engine::packet::{
+    self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, due_groups,
+    in_window,
+};
 use crate::engine::probe::{NoProbe, Probe};
-use crate::engine::slots::{SLOTS, Slots};
-use crate::engine::world::World;
+use crate::engine::slots::{SLOTS, Slots, split};
+use crate::engine::world::{NO_CLASS, World};
 use crate::model::predict::MAX_SAMPLES;
 use crate::model::{Model, ModelLayout};
-use crate::schema::Schema;
+use crate::schema::{Class, MAX_GROUPS, Schema};
+
+pub use crate::engine::pack::FORCE_AGE;
 use crate::{Error, Result};
 
 const NO_HANDLE: u32 = u32::MAX;
@@ -35,7 +41,24 @@ pub struct PeerStorage<'a> {
     pub owned: &'a mut [u64],
     /// Whether each handle was given to an entity marked as the client's own.
     pub handle_own: &'a mut [u64],
-    /// Models stored with each frame slot.
+    /// What the client holds, per frame slot, handle and update group: how many frames before
+    /// the slot's frame the world held the values the client has.
+    pub lags: &'a mut [u8],
+    /// What the client holds, per frame slot, handle and field with a tolerance: how far its
+    /// value is from the world's at the frame it came from.
+    pub diffs: &'a mut [i8],
+    /// The game's weight of each entity id for this client (see [`Peer::set_priority`]).
+    pub weights: &'a mut [u16],
+    /// Priority each handle has accumulated while waiting.
+    pub priority: &'a mut [u32],
+    /// Estimated cost of each handle's next update, in bits.
+    pub cost: &'a mut [u16],
+    /// Scratch room for ordering handles by priority.
+    pub order: &'a mut [u64],
+    /// Scratch bitsets of the handles selected for, and sent in, a packet (two per handle).
+    pub marks: &'a mut [u64],
+    /// Models stored with each frame slot, and one more set for undoing an entity that did
+    /// not fit.
     pub models: &'a mut [Model],
 }
 
@@ -44,15 +67,20 @@ pub struct PeerStorage<'a> {
 pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
-    /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`] and
-    /// [`PeerStorage::released`].
+    /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
+    /// [`PeerStorage::released`], [`PeerStorage::priority`], [`PeerStorage::cost`] and
+    /// [`PeerStorage::order`].
     pub handles: usize,
-    /// Length of [`PeerStorage::entity_handle`].
+    /// Length of [`PeerStorage::entity_handle`] and [`PeerStorage::weights`].
     pub entities: usize,
     /// Length of [`PeerStorage::visible`] and [`PeerStorage::owned`].
     pub visible: usize,
-    /// Length of [`PeerStorage::handle_own`].
+    /// Length of [`PeerStorage::handle_own`]; [`PeerStorage::marks`] is twice as long.
     pub handle_words: usize,
+    /// Length of [`PeerStorage::lags`].
+    pub lags: usize,
+    /// Length of [`PeerStorage::diffs`].
+    pub diffs: usize,
     /// Length of [`PeerStorage::models`].
     pub models: usize,
 }
@@ -61,10 +89,12 @@ impl PeerSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * 12
-            + self.entities * 4
+            + self.handles * (4 + 4 + 4 + 4 + 2 + 8)
+            + self.entities * (4 + 2)
             + self.visible * 16
-            + self.handle_words * 8
+            + self.handle_words * 8 * 3
+            + self.lags
+            + self.diffs
             + self.models * core::mem::size_of::<Model>()
     }
 }
@@ -79,7 +109,9 @@ impl PeerStorage<'_> {
             entities,
             visible: words(entities),
             handle_words: words(handles),
-            models: SLOTS * ModelLayout::new(schema).len,
+            lags: SLOTS * handles * schema.max_groups,
+            diffs: SLOTS * handles * schema.max_tolerant,
+            models: (SLOTS + 1) * ModelLayout::new(schema).len,
         }
     }
 }
@@ -91,8 +123,13 @@ pub struct PeerStats {
     pub packets: u64,
     /// Packets written without a baseline.
     pub cold_packets: u64,
+    /// Packets that held everything because nothing else fitted the budget.
+    pub held_packets: u64,
     /// Visible entities left out of a frame because every handle was taken.
     pub deferred: u64,
+    /// Entities (entering, or kept with an update due) that waited for the byte budget, summed
+    /// over packets.
+    pub waited: u64,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -108,6 +145,13 @@ pub(crate) struct PeerState {
     acked_high: u32,
     stats: PeerStats,
 }
+
+/// The weight of an entity for a client until the game sets one (see [`Peer::set_priority`]).
+pub const DEFAULT_WEIGHT: u16 = 16;
+
+/// The byte budget to give a packet when nothing else decides it: the payload a datagram
+/// carries without fragmenting on common paths, as the usual game transports assume.
+pub const DEFAULT_BUDGET: usize = 1200;
 
 /// The server side of one client connection.
 #[derive(Debug)]
@@ -128,7 +172,10 @@ impl<'a> Peer<'a> {
     ) -> Result<Self> {
         schema.validate()?;
         let sizes = PeerStorage::sizes(schema, handles, entities);
-        if handles > u32::MAX as usize / 2 || !Self::fits(&store, &sizes) {
+        if handles > u32::MAX as usize / 2
+            || entities > u32::MAX as usize / 2
+            || !Self::fits(&store, &sizes)
+        {
             return Err(Error::StorageTooSmall);
         }
         let store = Self::trim(store, &sizes);
@@ -140,6 +187,8 @@ impl<'a> Peer<'a> {
         store.visible.fill(0);
         store.owned.fill(0);
         store.handle_own.fill(0);
+        store.weights.fill(DEFAULT_WEIGHT);
+        store.priority.fill(0);
         let state = PeerState {
             layout: ModelLayout::new(schema),
             handles: handles as u32,
@@ -162,6 +211,13 @@ impl<'a> Peer<'a> {
             && store.visible.len() >= sizes.visible
             && store.owned.len() >= sizes.visible
             && store.handle_own.len() >= sizes.handle_words
+            && store.lags.len() >= sizes.lags
+            && store.diffs.len() >= sizes.diffs
+            && store.weights.len() >= sizes.entities
+            && store.priority.len() >= sizes.handles
+            && store.cost.len() >= sizes.handles
+            && store.order.len() >= sizes.handles
+            && store.marks.len() >= 2 * sizes.handle_words
             && store.models.len() >= sizes.models
     }
 
@@ -176,6 +232,13 @@ impl<'a> Peer<'a> {
             visible: &mut store.visible[..sizes.visible],
             owned: &mut store.owned[..sizes.visible],
             handle_own: &mut store.handle_own[..sizes.handle_words],
+            lags: &mut store.lags[..sizes.lags],
+            diffs: &mut store.diffs[..sizes.diffs],
+            weights: &mut store.weights[..sizes.entities],
+            priority: &mut store.priority[..sizes.handles],
+            cost: &mut store.cost[..sizes.handles],
+            order: &mut store.order[..sizes.handles],
+            marks: &mut store.marks[..2 * sizes.handle_words],
             models: &mut store.models[..sizes.models],
         }
     }
@@ -211,6 +274,16 @@ impl<'a> Peer<'a> {
         put_bit(self.store.owned, id, own);
     }
 
+    /// Sets how much entity `id` matters to this client ([`DEFAULT_WEIGHT`] until set;
+    /// typically larger near the client's camera). When a packet's byte budget cannot carry
+    /// every update, an entity that waits gains its due groups' priorities times this weight
+    /// each frame, and the highest totals go first: twice the weight, about twice as often.
+    pub fn set_priority(&mut self, id: usize, weight: u16) {
+        if let Some(w) = self.store.weights.get_mut(id) {
+            *w = weight;
+        }
+    }
+
     /// Whether entity `id` is marked as this client's own.
     pub fn is_own(&self, id: usize) -> bool {
         test_bit(self.store.owned, id)
@@ -224,6 +297,38 @@ impl<'a> Peer<'a> {
     /// The handle the client knows entity `id` by, if it is visible to it.
     pub fn handle_of(&self, id: usize) -> Option<u32> {
         self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)
+    }
+
+    /// What the client holds of entity `id` at `frame`, a frame sent to it and still held by
+    /// both this peer and `world`: writes its values into `out` (at least as long as the
+    /// class's fields) and returns its class, or `None` if the client does not hold it there.
+    /// Each value is the world's at the frame it was last sent, within the field's tolerance.
+    pub fn client_view(
+        &self,
+        world: &World<'_>,
+        frame: u32,
+        id: usize,
+        out: &mut [i32],
+    ) -> Option<usize> {
+        let p = self.state.slots.find(frame)?;
+        let handles = self.state.handles as usize;
+        let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        let w = words(handles);
+        if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) || !world.holds(frame) {
+            return None;
+        }
+        let (class, _) = world.get(frame, id)?;
+        let c = &self.schema.classes[class];
+        let (g, d) = (self.schema.max_groups, self.schema.max_tolerant);
+        let lags = &self.store.lags[(p * handles + h) * g..][..g];
+        let diffs = &self.store.diffs[(p * handles + h) * d..][..d];
+        let at = id * self.schema.max_fields;
+        held_values(world, c, at, frame, lags, diffs, 0, |f, v| {
+            if let Some(o) = out.get_mut(f) {
+                *o = v;
+            }
+        });
+        Some(class)
     }
 
     /// Counters.
@@ -299,23 +404,42 @@ impl<'a> Peer<'a> {
         (out, len)
     }
 
-    /// Brings handles in line with the visible set at `frame`, recording presence in `slot`.
-    fn assign_handles(&mut self, world: &World<'_>, frame: u32, slot: usize) {
-        let s = &mut self.store;
+    /// Whether what the client holds of `h` at baseline slot `p` came from frames the world
+    /// still holds at `frame` (`base` is the baseline frame).
+    fn base_in_window(&self, p: usize, base: u32, frame: u32, h: usize, groups: usize) -> bool {
+        let g = self.schema.max_groups;
+        let at = (p * self.state.handles as usize + h) * g;
+        self.store.lags[at..at + groups].iter().all(|&lag| in_window(frame, base, lag))
+    }
+
+    /// Brings handles in line with the visible set at `frame`: releases the handles of
+    /// entities no longer visible, respawned, re-marked, or held so long that the world no
+    /// longer has the frame their values came from, and gives new handles to newly visible
+    /// entities, which then wait to enter.
+    fn assign_handles(&mut self, world: &World<'_>, frame: u32, refs: &Refs) {
+        let base = refs.base().and_then(|b| Some((b, self.state.slots.find(b)?)));
         let w = words(self.state.handles as usize);
-        for (id, handle) in s.entity_handle.iter_mut().enumerate() {
-            let visible = test_bit(s.visible, id) && world.get(frame, id).is_some();
-            let own = test_bit(s.owned, id);
-            if *handle != NO_HANDLE {
-                let h = *handle as usize;
-                let respawned = age(world.spawned(id), s.since[h]) as i32 > 0;
-                if !visible || respawned || test_bit(s.handle_own, h) != own {
-                    s.handle_entity[h] = NO_HANDLE;
-                    s.released[h] = frame;
-                    *handle = NO_HANDLE;
+        for id in 0..self.state.entities {
+            let entity = world.get(frame, id);
+            let visible = test_bit(self.store.visible, id) && entity.is_some();
+            let own = test_bit(self.store.owned, id);
+            let mut handle = self.store.entity_handle[id];
+            if handle != NO_HANDLE {
+                let h = handle as usize;
+                let respawned = age(world.spawned(id), self.store.since[h]) as i32 > 0;
+                let stale = entity.zip(base).is_some_and(|((class, _), (b, p))| {
+                    let groups = self.schema.classes[class].group_count();
+                    test_bit(&self.store.presence[p * w..(p + 1) * w], h)
+                        && !self.base_in_window(p, b, frame, h, groups)
+                });
+                if !visible || respawned || stale || test_bit(self.store.handle_own, h) != own {
+                    self.store.handle_entity[h] = NO_HANDLE;
+                    self.store.released[h] = frame;
+                    handle = NO_HANDLE;
                 }
             }
-            if visible && *handle == NO_HANDLE {
+            if visible && handle == NO_HANDLE {
+                let s = &mut self.store;
                 let acked = self.state.acked_high;
                 let free = s.handle_entity.iter().zip(s.released.iter()).position(|(&e, &r)| {
                     e == NO_HANDLE
@@ -323,30 +447,30 @@ impl<'a> Peer<'a> {
                 });
                 match free {
                     Some(h) => {
+                        let class = entity.map_or(0, |(c, _)| c);
                         s.handle_entity[h] = id as u32;
                         s.since[h] = frame;
+                        s.priority[h] = 0;
+                        s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
                         put_bit(s.handle_own, h, own);
-                        *handle = h as u32;
+                        handle = h as u32;
                     }
                     None => self.state.stats.deferred += 1,
                 }
             }
-        }
-        let presence = &mut s.presence[slot * w..(slot + 1) * w];
-        presence.fill(0);
-        for (h, &e) in s.handle_entity.iter().enumerate() {
-            if e != NO_HANDLE {
-                put_bit(presence, h, true);
-            }
+            self.store.entity_handle[id] = handle;
         }
     }
 
     /// Writes the packet for the world's current frame into `buf` and returns its length.
     ///
-    /// The packet is coded against the newest frame the client has acknowledged (or from
-    /// scratch if there is none within the window). Fails with [`Error::BufferFull`] if it
-    /// does not fit — nothing is written past `buf`, and the frame is then simply not sent —
-    /// and with [`Error::StalePacket`] if this frame was already encoded.
+    /// The packet never exceeds `buf.len()` bytes, its byte budget ([`DEFAULT_BUDGET`] is the
+    /// usual choice). It is coded against the newest frame the client has acknowledged (or from
+    /// scratch if there is none within the window). When not everything fits, entering
+    /// entities and updates go in order of urgency and accumulated priority (see
+    /// [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
+    /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, and with
+    /// [`Error::StalePacket`] if this frame was already encoded.
     pub fn encode(&mut self, world: &World<'_>, buf: &mut [u8]) -> Result<usize> {
         self.encode_probed(world, buf, &mut NoProbe)
     }
@@ -363,73 +487,197 @@ impl<'a> Peer<'a> {
         if self.state.newest_sent != NO_FRAME && age(frame, self.state.newest_sent) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
-        let spare = self.state.slots.spare();
-        self.assign_handles(world, frame, spare);
         let (history, len) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let refs = Refs::new(frame, &history[..len]);
+        self.assign_handles(world, frame, &refs);
 
+        let mark = probe.mark();
+        let (written, held_all) = match self.write(world, buf, probe, &refs, false) {
+            Err(Error::BufferFull) if refs.base().is_some() => {
+                probe.rewind(mark);
+                (self.write(world, buf, probe, &refs, true)?, true)
+            }
+            other => (other?, false),
+        };
+        self.commit(&refs, world.frame_classes(frame), held_all);
+        Ok(written)
+    }
+
+    /// Codes one attempt at the packet for `refs` into `buf`, holding everything if
+    /// `hold_all`; fails with [`Error::BufferFull`] if it does not fit.
+    fn write<P: Probe>(
+        &mut self,
+        world: &World<'_>,
+        buf: &mut [u8],
+        probe: &mut P,
+        refs: &Refs,
+        hold_all: bool,
+    ) -> Result<usize> {
+        let spare = self.state.slots.spare();
         let m = self.state.layout.len;
+        let (models, saved) = self.store.models.split_at_mut(SLOTS * m);
         match refs.base().and_then(|b| self.state.slots.find(b)) {
-            Some(p) => self.store.models.copy_within(p * m..(p + 1) * m, spare * m),
-            None => {
-                ModelLayout::reset(self.schema, &mut self.store.models[spare * m..(spare + 1) * m])
-            }
+            Some(p) => models.copy_within(p * m..(p + 1) * m, spare * m),
+            None => ModelLayout::reset(self.schema, &mut models[spare * m..(spare + 1) * m]),
         }
-        let models = &mut self.store.models[spare * m..(spare + 1) * m];
+        let models = &mut models[spare * m..(spare + 1) * m];
 
-        let w = words(self.state.handles as usize);
-        let mut history_presence: [&[u64]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
-        for (hp, &t) in history_presence.iter_mut().zip(&refs.history[..refs.len]) {
-            if let Some(p) = self.state.slots.find(t) {
-                *hp = &self.store.presence[p * w..(p + 1) * w];
-            }
+        let mut history = [0usize; MAX_SAMPLES];
+        for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
+            *slot = self.state.slots.find(t).unwrap_or(spare);
         }
-        let mut history_rows: [&[i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
-        for (rows, &t) in history_rows.iter_mut().zip(&refs.history[..refs.len]) {
-            *rows = world.frame_rows(t);
-        }
+        let read = &history[..refs.len];
+        let handles = self.state.handles as usize;
+        let (w, g, d) = (words(handles), self.schema.max_groups, self.schema.max_tolerant);
+        let (presence, history_presence) = split(self.store.presence, w, spare, read);
+        let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
+        let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
+        presence.fill(0);
+        let (selected, sent) = self.store.marks.split_at_mut(w);
         let mut side = EncoderSide {
-            refs: &refs,
+            world,
+            refs,
+            schema: self.schema,
             handles: self.state.handles,
             stride: self.schema.max_fields,
-            classes: world.frame_classes(frame),
-            rows: world.frame_rows(frame),
-            history_rows,
-            presence: &self.store.presence[spare * w..(spare + 1) * w],
+            classes: world.frame_classes(refs.frame),
+            rows: world.frame_rows(refs.frame),
+            presence,
             history_presence,
+            lags,
+            history_lags,
+            diffs,
+            history_diffs,
             handle_entity: self.store.handle_entity,
             since: self.store.since,
             handle_own: self.store.handle_own,
+            priority: self.store.priority,
+            order: self.store.order,
+            budget: Budget::new(buf.len(), selected, sent, self.store.cost),
             cursor: 0,
-            entering: 0,
         };
-        side.entering = (0..self.state.handles).filter(|&h| side.enters(h)).count() as u32;
 
         let mut enc = Encoder::new(buf);
         match refs.base() {
             // The baseline is named by the low bits of its number (see `BASE_ID_BITS`).
             Some(b) => {
-                enc.direct(age(frame, b), BASE_BITS);
+                enc.direct(age(refs.frame, b), BASE_BITS);
                 enc.direct(b, BASE_ID_BITS);
             }
             None => {
                 enc.direct(0, BASE_BITS);
-                enc.direct(u32::from(to_wire(frame)), FRAME_BITS);
+                enc.direct(u32::from(to_wire(refs.frame)), FRAME_BITS);
             }
         }
-        let mut refs_coded = refs;
+        let mut refs_coded = *refs;
         packet::code_history(&mut enc, &mut models[ModelLayout::PACKET], &mut refs_coded)?;
-        let check = packet::code_body(&mut enc, &mut side, probe, self.schema, models, &refs)?;
+        let check = packet::code_body(
+            &mut enc,
+            &mut side,
+            probe,
+            self.schema,
+            models,
+            saved,
+            refs,
+            hold_all,
+        )?;
         enc.direct(check, CHECK_BITS);
-        let written = enc.finish()?;
+        enc.finish()
+    }
 
+    /// Makes the packet just written for `refs` the newest frame sent: priorities of what
+    /// waited grow, handles a packet holding everything kept stay unreleased until a later
+    /// packet sends their leaving.
+    fn commit(&mut self, refs: &Refs, classes: &[u16], held_all: bool) {
+        let frame = refs.frame;
+        let spare = self.state.slots.spare();
+        let handles = self.state.handles as usize;
+        let w = words(handles);
+        let g = self.schema.max_groups;
+        let s = &mut self.store;
+        let (presence, sent) = (&s.presence[spare * w..(spare + 1) * w], &s.marks[w..]);
+        for h in 0..handles {
+            let present = test_bit(presence, h);
+            let e = s.handle_entity[h];
+            if e == NO_HANDLE {
+                if present && held_all {
+                    s.released[h] = frame.wrapping_add(1);
+                }
+                continue;
+            }
+            if test_bit(sent, h) {
+                s.priority[h] = 0;
+                continue;
+            }
+            let class = classes.get(e as usize).map_or(NO_CLASS, |&c| c);
+            let Some(class) = self.schema.classes.get(usize::from(class)) else {
+                continue;
+            };
+            let lags = &s.lags[(spare * handles + h) * g..][..g];
+            let rate: u32 = (0..class.group_count())
+                .filter(|&i| !present || u32::from(lags[i]) >= u32::from(class.group(i).interval))
+                .map(|i| u32::from(class.group(i).priority))
+                .sum();
+            if rate > 0 {
+                let weight = u32::from(s.weights.get(e as usize).copied().unwrap_or(0));
+                s.priority[h] = s.priority[h].saturating_add(rate.saturating_mul(weight));
+                self.state.stats.waited += 1;
+            }
+        }
         self.state.slots.commit(frame);
         self.state.acked[spare] = false;
         self.state.newest_sent = frame;
         self.state.stats.packets += 1;
         self.state.stats.cold_packets += u64::from(refs.len == 0);
-        Ok(written)
+        self.state.stats.held_packets += u64::from(held_all);
+    }
+}
+
+/// The values a client holds of the entity whose row starts at `at` in the world's rows, of
+/// `class`, at frame `t`, given its `lags` (per group) and `diffs` (per tolerant field) there:
+/// calls `put(f, value)` for each field `f` from `lo` on.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn held_values(
+    world: &World<'_>,
+    class: &Class,
+    at: usize,
+    t: u32,
+    lags: &[u8],
+    diffs: &[i8],
+    lo: usize,
+    mut put: impl FnMut(usize, i32),
+) {
+    let stride = world.schema().max_fields;
+    let row = |group: usize| {
+        let lag = u32::from(lags.get(group).copied().unwrap_or(0));
+        world.frame_rows(t.wrapping_sub(lag)).get(at + lo..at + stride).unwrap_or(&[])
+    };
+    let fields = class.fields.get(lo..).unwrap_or(&[]);
+    if lags.len() <= 1 && diffs.is_empty() {
+        for (f, &v) in row(0).iter().enumerate().take(fields.len()) {
+            put(f, v);
+        }
+        return;
+    }
+    let mut rows: [&[i32]; MAX_GROUPS] = [&[]; MAX_GROUPS];
+    for (group, r) in rows.iter_mut().enumerate().take(class.group_count()) {
+        *r = row(group);
+    }
+    let mut tolerant =
+        class.fields[..lo.min(class.fields.len())].iter().filter(|f| f.tolerance > 0).count();
+    for (f, field) in fields.iter().enumerate() {
+        let v = rows[usize::from(field.group) % MAX_GROUPS].get(f).copied().unwrap_or(0);
+        put(
+            f,
+            if field.tolerance > 0 {
+                tolerant += 1;
+                field.reconstruct(v, i32::from(diffs.get(tolerant - 1).copied().unwrap_or(0)))
+            } else {
+                v
+            },
+        );
     }
 }
 
@@ -438,9 +686,12 @@ pub(crate) fn digest(models: &[Model]) -> u64 {
     models.iter().fold(0xcbf2_9ce4_8422_2325, |h, m| m.digest(h))
 }
 
-/// The encoder's side of the packet walk: reads targets and history from the world.
-struct EncoderSide<'s> {
+/// The encoder's side of the packet walk: reads targets from the world and what the client
+/// holds from the peer's record, writes that record for the new frame, and packs the budget.
+struct EncoderSide<'s, 'w> {
+    world: &'s World<'w>,
     refs: &'s Refs,
+    schema: &'s Schema,
     handles: u32,
     /// Values per row in the world.
     stride: usize,
@@ -448,29 +699,58 @@ struct EncoderSide<'s> {
     classes: &'s [u16],
     /// Rows of every id at the new frame.
     rows: &'s [i32],
-    /// Rows of every id at each history frame.
-    history_rows: [&'s [i32]; MAX_SAMPLES],
-    presence: &'s [u64],
+    /// Handles present at the new frame.
+    presence: &'s mut [u64],
     history_presence: [&'s [u64]; MAX_SAMPLES],
+    /// Lags of every handle and group at the new frame, then at each history frame.
+    lags: &'s mut [u8],
+    history_lags: [&'s [u8]; MAX_SAMPLES],
+    /// Differences of every handle's tolerant fields at the new frame, then at each history
+    /// frame.
+    diffs: &'s mut [i8],
+    history_diffs: [&'s [i8]; MAX_SAMPLES],
     handle_entity: &'s [u32],
     since: &'s [u32],
     handle_own: &'s [u64],
+    priority: &'s [u32],
+    order: &'s mut [u64],
+    budget: Budget<'s>,
     cursor: u32,
-    entering: u32,
 }
 
-impl EncoderSide<'_> {
-    fn enters(&self, h: u32) -> bool {
-        test_bit(self.presence, h as usize) && !self.base_present(h)
-    }
-
+impl EncoderSide<'_, '_> {
     #[inline]
     fn entity(&self, h: u32) -> usize {
         self.handle_entity[h as usize] as usize
     }
+
+    #[inline]
+    fn live(&self, h: u32) -> bool {
+        self.handle_entity[h as usize] != NO_HANDLE
+    }
+
+    #[inline]
+    fn class_of(&self, h: u32) -> Option<&Class> {
+        let c = *self.classes.get(self.entity(h))?;
+        self.schema.classes.get(usize::from(c))
+    }
+
+    /// Whether `h` waits to enter.
+    #[inline]
+    fn entering(&self, h: u32) -> bool {
+        self.live(h) && !self.base_present(h)
+    }
+
+    fn groups(&self) -> usize {
+        self.schema.max_groups
+    }
+
+    fn tolerant(&self) -> usize {
+        self.schema.max_tolerant
+    }
 }
 
-impl<'s> Side<'s> for EncoderSide<'s> {
+impl<'s> Side<'s> for EncoderSide<'s, '_> {
     const ENCODER: bool = true;
 
     fn handles(&self) -> u32 {
@@ -487,47 +767,108 @@ impl<'s> Side<'s> for EncoderSide<'s> {
         self.classes.get(self.entity(h)).map_or(0, |&c| usize::from(c))
     }
 
-    fn keep_hint(&self, h: u32) -> bool {
-        test_bit(self.presence, h as usize)
-    }
-
-    fn enter_count_hint(&self) -> u32 {
-        self.entering
-    }
-
-    fn next_enter_hint(&mut self) -> (u32, usize, u32, bool) {
-        while self.cursor < self.handles && !self.enters(self.cursor) {
-            self.cursor += 1;
-        }
-        let h = self.cursor;
-        self.cursor += 1;
-        let class = self.base_class(h);
-        let own = test_bit(self.handle_own, h as usize);
-        (h, class, age(self.refs.frame, self.since[h as usize]), own)
-    }
-
-    fn begin(&mut self, _h: u32, _class: usize, _age: Option<u32>, _own: bool) -> Result<()> {
-        Ok(())
+    #[inline]
+    fn staleness(&self, h: u32, g: usize) -> u32 {
+        let lag = self.history_lags[0].get(h as usize * self.groups() + g).copied().unwrap_or(0);
+        u32::from(lag) + self.refs.distance()
     }
 
     #[inline]
-    fn history_len(&self, h: u32) -> usize {
-        let since = self.since[h as usize];
-        self.refs.history[..self.refs.len]
-            .iter()
-            .zip(&self.history_presence)
-            .take_while(|&(&t, p)| test_bit(p, h as usize) && age(t, since) as i32 >= 0)
+    fn present(&self, h: u32) -> bool {
+        test_bit(self.presence, h as usize)
+    }
+
+    fn keep_hint(&self, h: u32) -> bool {
+        self.live(h)
+    }
+
+    fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)> {
+        while self.cursor < self.handles
+            && !(self.entering(self.cursor) && self.budget.selected(self.cursor))
+        {
+            self.cursor += 1;
+        }
+        let h = self.cursor;
+        if h >= self.handles {
+            return None;
+        }
+        self.cursor += 1;
+        let own = test_bit(self.handle_own, h as usize);
+        Some((h, self.base_class(h), age(self.refs.frame, self.since[h as usize]), own))
+    }
+
+    fn plan(&mut self, len: usize) {
+        let mut budget =
+            core::mem::replace(&mut self.budget, Budget::new(0, &mut [], &mut [], &mut []));
+        let order = core::mem::take(&mut self.order);
+        let this = &*self;
+        let candidates = |emit: &mut dyn FnMut(Candidate)| {
+            for h in 0..this.handles {
+                let Some(class) = this.class_of(h).filter(|_| this.live(h)) else { continue };
+                let priority = this.priority[h as usize];
+                let rank = if !this.base_present(h) {
+                    Rank::Enter
+                } else if !this.present(h) {
+                    continue;
+                } else {
+                    let due = due_groups(class, |g| this.staleness(h, g));
+                    if due == 0 {
+                        continue;
+                    }
+                    let oldest = (0..class.group_count()).map(|g| this.staleness(h, g)).max();
+                    if oldest.unwrap_or(0) >= FORCE_AGE { Rank::Forced } else { Rank::Update }
+                };
+                emit(Candidate { h, rank, priority });
+            }
+        };
+        budget.select(len, candidates, order);
+        self.budget = budget;
+        self.order = order;
+    }
+
+    fn packer(&mut self) -> Option<&mut Budget<'s>> {
+        Some(&mut self.budget)
+    }
+
+    fn begin(&mut self, h: u32, _class: usize, _age: Option<u32>, _own: bool) -> Result<()> {
+        put_bit(self.presence, h as usize, true);
+        Ok(())
+    }
+
+    fn unbegin(&mut self, h: u32) {
+        put_bit(self.presence, h as usize, false);
+    }
+
+    #[inline]
+    fn history_len(&self, h: u32, class: &Class) -> usize {
+        let (since, g) = (self.since[h as usize], self.groups());
+        let groups = class.group_count();
+        (0..self.refs.len)
+            .take_while(|&j| {
+                let t = self.refs.history[j];
+                let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+                test_bit(self.history_presence[j], h as usize)
+                    && age(t, since) as i32 >= 0
+                    && lags.iter().take(groups).all(|&lag| in_window(self.refs.frame, t, lag))
+            })
             .count()
     }
 
     #[inline]
-    fn history_rows(&self, h: u32, k: usize) -> [&'s [i32]; MAX_SAMPLES] {
+    fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = self.entity(h) * self.stride;
-        let mut rows: [&'s [i32]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
-        for (row, frame) in rows.iter_mut().zip(&self.history_rows).take(k) {
-            *row = frame.get(at..at + self.stride).unwrap_or(&[]);
+        let (g, d) = (self.groups(), self.tolerant());
+        for j in 0..k {
+            let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+            let diffs = self.history_diffs[j].get(h as usize * d..).unwrap_or(&[]);
+            let (lags, diffs) = (&lags[..g.min(lags.len())], &diffs[..d.min(diffs.len())]);
+            let t = self.refs.history[j];
+            held_values(self.world, class, at, t, lags, diffs, lo, |f, v| {
+                if let Some(s) = samples.get_mut(f) {
+                    s[j] = v;
+                }
+            });
         }
-        rows
     }
 
     #[inline]
@@ -536,5 +877,53 @@ impl<'s> Side<'s> for EncoderSide<'s> {
         self.rows.get(at..at + self.stride).unwrap_or(&[])
     }
 
-    fn store(&mut self, _h: u32, _field: usize, _value: i32) {}
+    #[inline]
+    fn store(&mut self, h: u32, f: usize, value: i32, coded: bool, tolerant: Option<usize>) {
+        let Some(t) = tolerant else { return };
+        let at = h as usize * self.tolerant() + t;
+        let diff = if coded {
+            let truth = self.target_row(h).get(f).copied().unwrap_or(value);
+            let field = self.class_of(h).and_then(|c| c.fields.get(f));
+            field.map_or(0, |field| field.residual(value, truth)) as i8
+        } else {
+            self.history_diffs[0].get(at).copied().unwrap_or(0)
+        };
+        if let Some(d) = self.diffs.get_mut(at) {
+            *d = diff;
+        }
+    }
+
+    fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
+        let g = self.groups();
+        for group in 0..g {
+            let lag = if group >= class.group_count() || due >> group & 1 != 0 {
+                0
+            } else {
+                self.staleness(h, group).min(u32::from(u8::MAX)) as u8
+            };
+            if let Some(l) = self.lags.get_mut(h as usize * g + group) {
+                *l = lag;
+            }
+        }
+    }
+
+    fn hold(&mut self, h: u32, class: &Class) {
+        self.sent_groups(h, class, 0);
+        let d = self.tolerant();
+        let at = h as usize * d;
+        if let (Some(to), Some(from)) =
+            (self.diffs.get_mut(at..at + d), self.history_diffs[0].get(at..at + d))
+        {
+            to.copy_from_slice(from);
+        }
+    }
+
+    fn hold_all(&mut self) {
+        self.presence.copy_from_slice(self.history_presence[0]);
+        let distance = self.refs.distance();
+        for (to, &from) in self.lags.iter_mut().zip(self.history_lags[0]) {
+            *to = (u32::from(from) + distance).min(u32::from(u8::MAX)) as u8;
+        }
+        self.diffs.copy_from_slice(self.history_diffs[0]);
+    }
 }

@@ -24,6 +24,17 @@ pub trait Probe {
         candidate: Option<u8>,
         unchanged: bool,
     );
+
+    /// A position in the stream of reports, for [`Probe::rewind`].
+    fn mark(&self) -> usize {
+        0
+    }
+
+    /// Withdraws every report made since `mark` was taken: the encoder coded an entity that
+    /// did not fit its budget, and took it back.
+    fn rewind(&mut self, mark: usize) {
+        let _ = mark;
+    }
 }
 
 /// The probe of a plain encode or decode: reports go nowhere and cost nothing.

@@ -2,6 +2,7 @@
 //! frame is built beside the old ones and committed only once it is complete.
 
 use crate::engine::frame::{NO_FRAME, WINDOW};
+use crate::model::predict::MAX_SAMPLES;
 
 /// Physical slots: one per frame of the window plus the spare.
 pub(crate) const SLOTS: usize = WINDOW as usize + 1;
@@ -54,4 +55,25 @@ impl Slots {
         self.spare = old;
         self.frame[usize::from(old)] = NO_FRAME;
     }
+}
+
+/// Splits `all`, `per` items per physical slot, into the slot `write` (mutable) and the slots
+/// `read` (shared, in order, distinct from `write` and each other; the rest empty). Empty slices throughout when `per` is 0.
+pub(crate) fn split<'a, T>(
+    all: &'a mut [T],
+    per: usize,
+    write: usize,
+    read: &[usize],
+) -> (&'a mut [T], [&'a [T]; MAX_SAMPLES]) {
+    let mut shared: [&'a [T]; MAX_SAMPLES] = [&[]; MAX_SAMPLES];
+    if per == 0 {
+        return (&mut [], shared);
+    }
+    let mut chunks = all.chunks_mut(per);
+    let mut slots: [Option<&'a mut [T]>; SLOTS] = core::array::from_fn(|_| chunks.next());
+    let written = slots.get_mut(write).and_then(Option::take).unwrap_or(&mut []);
+    for (s, &p) in shared.iter_mut().zip(read) {
+        *s = slots.get_mut(p).and_then(Option::take).map_or(&[], |m| &*m);
+    }
+    (written, shared)
 }

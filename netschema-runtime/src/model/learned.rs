@@ -184,15 +184,15 @@ impl Model {
         prediction: Prediction,
         target: i32,
     ) -> i32 {
-        let residual = field.residual(target, prediction.value);
+        let residual = field.coded_residual(target, prediction.value);
         let Some(chosen) = prediction.candidate.map(usize::from) else {
             let e = self.entry.code(coder, residual);
-            return field.reconstruct(prediction.value, e);
+            return field.decoded_value(prediction.value, e);
         };
         self.tick = self.tick.wrapping_add(1);
         if !self.tick.is_multiple_of(LEARN_PERIOD) {
             let e = self.code_residual(coder, field, candidates, history, chosen, residual);
-            return field.reconstruct(prediction.value, e);
+            return field.decoded_value(prediction.value, e);
         }
         self.code_and_compare(coder, field, candidates, history, prediction.value, chosen, residual)
     }
@@ -214,14 +214,14 @@ impl Model {
     ) -> i32 {
         let mut meter = Metered::new(coder);
         let e = self.code_residual(&mut meter, field, candidates, history, chosen, residual);
-        let value = field.reconstruct(predicted, e);
+        let value = field.decoded_value(predicted, e);
         average_in(&mut self.costs[chosen.min(MAX_CANDIDATES - 1)], meter.cost);
         for (i, p) in candidates.iter().enumerate().take(MAX_CANDIDATES) {
             if i == chosen || p.samples() > history.len {
                 continue;
             }
             if let Some(v) = history.table.get(*p) {
-                let r = field.residual(value, v.predict_padded(field, &history.samples));
+                let r = field.coded_residual(value, v.predict_padded(field, &history.samples));
                 let mut meter = CostMeter::default();
                 self.code_residual(&mut meter, field, candidates, history, i, r);
                 average_in(&mut self.costs[i], meter.cost);
@@ -298,6 +298,12 @@ impl Model {
     ) -> bool {
         let n = self.flags.len();
         coder.bit(&mut self.flags[slot % n], bit)
+    }
+
+    /// The probability state of structural flag `slot` (see [`Model::code_flag`]).
+    #[inline]
+    pub(crate) fn flag(&self, slot: usize) -> Prob {
+        self.flags[slot % self.flags.len()]
     }
 
     /// The candidate a field with full history would use now, as an index into its

@@ -61,6 +61,13 @@ pub struct PeerBuffers {
     visible: Vec<u64>,
     owned: Vec<u64>,
     handle_own: Vec<u64>,
+    lags: Vec<u8>,
+    diffs: Vec<i8>,
+    weights: Vec<u16>,
+    priority: Vec<u32>,
+    cost: Vec<u16>,
+    order: Vec<u64>,
+    marks: Vec<u64>,
     models: Vec<Model>,
 }
 
@@ -77,6 +84,13 @@ impl PeerBuffers {
             visible: vec![0; s.visible],
             owned: vec![0; s.visible],
             handle_own: vec![0; s.handle_words],
+            lags: vec![0; s.lags],
+            diffs: vec![0; s.diffs],
+            weights: vec![0; s.entities],
+            priority: vec![0; s.handles],
+            cost: vec![0; s.handles],
+            order: vec![0; s.handles],
+            marks: vec![0; 2 * s.handle_words],
             models: vec![Model::default(); s.models],
         }
     }
@@ -100,6 +114,13 @@ impl PeerBuffers {
             visible: &mut self.visible,
             owned: &mut self.owned,
             handle_own: &mut self.handle_own,
+            lags: &mut self.lags,
+            diffs: &mut self.diffs,
+            weights: &mut self.weights,
+            priority: &mut self.priority,
+            cost: &mut self.cost,
+            order: &mut self.order,
+            marks: &mut self.marks,
             models: &mut self.models,
         }
     }
@@ -112,6 +133,13 @@ impl PeerBuffers {
     /// Whether entity `id` is visible, as [`Peer::is_visible`] says.
     pub(crate) fn is_visible(&self, id: usize) -> bool {
         test_bit(&self.visible, id)
+    }
+
+    /// Sets the weight of entity `id`, as [`Peer::set_priority`] does.
+    pub(crate) fn set_priority(&mut self, id: usize, weight: u16) {
+        if let Some(w) = self.weights.get_mut(id) {
+            *w = weight;
+        }
     }
 
     /// Marks entity `id` as the client's own or not, as [`Peer::set_own`] does.
@@ -132,6 +160,7 @@ pub struct ClientBuffers {
     classes: Vec<u16>,
     born: Vec<u32>,
     own: Vec<u64>,
+    lags: Vec<u8>,
     models: Vec<Model>,
 }
 
@@ -144,6 +173,7 @@ impl ClientBuffers {
             classes: vec![0; s.handles],
             born: vec![0; s.handles],
             own: vec![0; s.own],
+            lags: vec![0; s.lags],
             models: vec![Model::default(); s.models],
         }
     }
@@ -158,6 +188,7 @@ impl ClientBuffers {
             classes: &mut self.classes,
             born: &mut self.born,
             own: &mut self.own,
+            lags: &mut self.lags,
             models: &mut self.models,
         }
     }

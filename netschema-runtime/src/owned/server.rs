@@ -277,7 +277,18 @@ impl<P: Protocol> Server<P> {
         Ok(())
     }
 
-    /// Writes `client`'s packet for the current frame into `buf`; see [`Peer::encode`].
+    /// Sets how much entity `id` matters to `client` when a packet cannot carry every update
+    /// (typically from its distance to the client's camera); see [`Peer::set_priority`].
+    pub fn set_priority(&mut self, client: ClientId, id: u64, weight: u16) -> Result<()> {
+        let slot = self.slot(id)?;
+        let at = self.index_of(client)?;
+        self.connections[at].buffers.set_priority(slot, weight);
+        Ok(())
+    }
+
+    /// Writes `client`'s packet for the current frame into `buf`, never past its end (the
+    /// byte budget; [`DEFAULT_BUDGET`](crate::engine::peer::DEFAULT_BUDGET) is the usual
+    /// length); see [`Peer::encode`].
     pub fn encode(&mut self, client: ClientId, buf: &mut [u8]) -> Result<usize> {
         let at = self.index_of(client)?;
         let world = self.world.resume(P::SCHEMA, self.world_state);

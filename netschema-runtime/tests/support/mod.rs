@@ -2,9 +2,9 @@
 //! lossy link.
 #![allow(dead_code, unreachable_pub)]
 
-use netschema_runtime::Ack;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
+use netschema_runtime::{Ack, World};
 use std::collections::BTreeMap;
 
 /// splitmix64.
@@ -84,4 +84,75 @@ pub fn ack_bytes(ack: Ack) -> Vec<u8> {
     let mut b = [0u8; Ack::WIRE_LEN];
     ack.write(&mut b).unwrap();
     b.to_vec()
+}
+
+/// A world of balls that fly and bounce, and crates that sit; things spawn and despawn.
+pub struct Sim {
+    pub rng: Rng,
+    vel: Vec<(i32, i32, i32)>,
+}
+
+impl Sim {
+    /// A world of `entities` ids, empty at first.
+    pub fn new(seed: u64, entities: usize) -> Self {
+        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); entities] }
+    }
+
+    fn spawn(&mut self, world: &mut World<'_>, id: usize) {
+        let r = &mut self.rng;
+        if id % 5 == 4 {
+            world.set(id, 1, &[r.below(201) as i32 - 100, r.below(2) as i32]).unwrap();
+        } else {
+            let row = [
+                r.below(60_000) as i32 + 2000,
+                r.below(60_000) as i32 + 2000,
+                r.below(1024) as i32,
+                0,
+                0,
+            ];
+            self.vel[id] =
+                (r.below(81) as i32 - 40, r.below(81) as i32 - 40, r.below(21) as i32 - 10);
+            world.set(id, 0, &row).unwrap();
+        }
+    }
+
+    /// Starts the next frame: entities move, change, spawn and despawn.
+    pub fn step(&mut self, world: &mut World<'_>) {
+        let frame = world.begin_frame();
+        for id in 0..self.vel.len() {
+            let Some((class, row)) = world.get(frame, id) else {
+                if self.rng.chance(0.02) {
+                    self.spawn(world, id);
+                }
+                continue;
+            };
+            if self.rng.chance(0.003) {
+                world.remove(id);
+                continue;
+            }
+            let mut row = row.to_vec();
+            if class == 0 {
+                let v = &mut self.vel[id];
+                v.1 -= 2;
+                for (axis, vel) in [(0usize, &mut v.0), (1, &mut v.1)] {
+                    let next = row[axis] + *vel;
+                    if !(0..=65_535).contains(&next) {
+                        *vel = -*vel / 2;
+                    } else {
+                        row[axis] = next;
+                    }
+                }
+                row[2] = (row[2] + v.2).rem_euclid(1024);
+                if self.rng.chance(0.01) {
+                    row[3] = self.rng.below(4) as i32;
+                }
+                if self.rng.chance(0.02) {
+                    row[4] ^= 1;
+                }
+            } else if self.rng.chance(0.05) {
+                row[0] = (row[0] - 7).max(-100);
+            }
+            world.set(id, class, &row).unwrap();
+        }
+    }
 }

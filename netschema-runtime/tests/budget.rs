@@ -1,0 +1,301 @@
+//! Packets within a byte budget: what the client holds, priority, tolerances and update
+//! groups.
+
+mod support;
+
+use netschema_runtime::engine::peer::FORCE_AGE;
+use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::schema::{Class, Field, Group, Schema};
+use netschema_runtime::{Ack, Client, Error, Peer, World};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use support::*;
+
+type View = BTreeMap<u32, (usize, Vec<i32>)>;
+
+/// What `peer` records that its client holds at the world's current frame.
+fn record(schema: &Schema, world: &World<'_>, peer: &Peer<'_>) -> View {
+    let frame = world.frame().unwrap();
+    let mut out = vec![0; schema.max_fields];
+    (0..world.capacity())
+        .filter_map(|id| {
+            let h = peer.handle_of(id)?;
+            let class = peer.client_view(world, frame, id, &mut out)?;
+            Some((h, (class, out[..schema.classes[class].fields.len()].to_vec())))
+        })
+        .collect()
+}
+
+fn view(client: &Client<'_>) -> View {
+    client.view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
+}
+
+/// Replicates the moving test world through packets of at most `budget` bytes over a link
+/// with `jitter` frames of reordering, `loss` and `duplicate`; checks every packet's length
+/// and that every accepted frame is what the server recorded. Returns the packets accepted.
+fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -> usize {
+    const ENTITIES: usize = 200;
+    const HANDLES: usize = 160;
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, ENTITIES);
+    let mut world = wb.world(schema, ENTITIES).unwrap();
+    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
+    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
+    let mut cb = ClientBuffers::new(schema, HANDLES);
+    let mut client = cb.client(schema, HANDLES).unwrap();
+    let mut sim = Sim::new(seed, ENTITIES);
+    let mut rng = Rng(seed ^ 0x5eed);
+    let (mut down, mut up) = (Link::new((1, 1 + jitter), loss), Link::new((1, 1 + jitter), loss));
+    down.duplicate = duplicate;
+    let mut sent: BTreeMap<u32, View> = BTreeMap::new();
+    let mut buf = vec![0u8; budget];
+    let mut accepted = 0;
+    for now in 0..120 {
+        sim.step(&mut world);
+        for id in 0..ENTITIES {
+            if now == 0 || rng.chance(0.01) {
+                peer.set_visible(id, rng.chance(0.8));
+            }
+            if rng.chance(0.05) {
+                peer.set_priority(id, 1 + rng.below(64) as u16);
+            }
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        assert!(len <= budget, "{len} bytes over a budget of {budget}");
+        let frame = world.frame().unwrap();
+        sent.insert(frame, record(schema, &world, &peer));
+        down.send(&mut rng, now, &buf[..len]);
+        for packet in down.receive(now) {
+            match client.decode(&packet) {
+                Ok(f) => {
+                    accepted += 1;
+                    assert_eq!(view(&client), sent[&f], "frame {f}: view differs from record");
+                    assert_eq!(client.model_digest(f), peer.model_digest(f), "frame {f}");
+                    up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));
+                }
+                Err(e) => assert!(
+                    matches!(e, Error::StalePacket | Error::UnknownBaseline),
+                    "unexpected {e:?}"
+                ),
+            }
+        }
+        for ack in up.receive(now) {
+            peer.receive_ack(&Ack::read(&ack).unwrap());
+        }
+    }
+    accepted
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn packets_never_exceed_their_budget_and_clients_hold_what_the_server_records(
+        seed in any::<u64>(),
+        budget in 64usize..1600,
+        loss in 0.0f64..0.5,
+        duplicate in 0.0f64..0.2,
+        jitter in 0u32..3,
+    ) {
+        replicate(seed, budget, loss, duplicate, jitter);
+    }
+}
+
+#[test]
+fn tiny_budgets_still_make_progress() {
+    for budget in [12, 24, 64] {
+        assert!(replicate(7, budget, 0.1, 0.0, 1) > 50, "budget {budget}");
+    }
+}
+
+const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear];
+static DOT: [Field; 2] = [
+    Field::numeric("x", 0, 1 << 20, false, MOVING),
+    Field::numeric("y", 0, 1 << 20, false, MOVING),
+];
+static DOTS: [Class; 1] = [Class::new("dot", &DOT)];
+static DOT_SCHEMA: Schema = Schema::new("dots", &DOTS);
+
+/// A dot that moves every frame, at its own speed and with a little noise.
+fn dot(id: usize, t: u32) -> [i32; 2] {
+    let t = t as i32;
+    let wobble = ((id as i32 * 7 + t * 13) % 5) - 2;
+    [1000 + id as i32 * 100 + t * (1 + id as i32 % 9) + wobble, 5000 + t * 3]
+}
+
+/// Runs `n` dots for `frames` frames over a lossless link with one frame of latency, packets
+/// of `budget` bytes; calls `each(now, world, peer, client, len)` after every packet.
+fn dots(
+    schema: &'static Schema,
+    n: usize,
+    budget: usize,
+    frames: u32,
+    row: impl Fn(usize, u32) -> Vec<i32>,
+    mut each: impl FnMut(u32, &World<'_>, &mut Peer<'_>, &Client<'_>, usize),
+) {
+    let mut wb = WorldBuffers::new(schema, n);
+    let mut world = wb.world(schema, n).unwrap();
+    let mut pb = PeerBuffers::new(schema, n, n);
+    let mut peer = pb.peer(schema, n, n).unwrap();
+    let mut cb = ClientBuffers::new(schema, n);
+    let mut client = cb.client(schema, n).unwrap();
+    for id in 0..n {
+        peer.set_visible(id, true);
+    }
+    let mut buf = vec![0u8; budget];
+    let mut in_flight: Option<Vec<u8>> = None;
+    for now in 0..frames {
+        world.begin_frame();
+        for id in 0..n {
+            world.set(id, 0, &row(id, now)).unwrap();
+        }
+        if let Some(packet) = in_flight.take() {
+            client.decode(&packet).unwrap();
+            peer.receive_ack(&client.ack().unwrap());
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        assert!(len <= budget);
+        in_flight = Some(buf[..len].to_vec());
+        each(now, &world, &mut peer, &client, len);
+    }
+}
+
+/// The size of the cold packet of `n` dots.
+fn cold_size(n: usize) -> usize {
+    let mut size = 0;
+    let row = |id, t| dot(id, t).to_vec();
+    dots(&DOT_SCHEMA, n, 1 << 16, 1, row, |_, _, _, _, len| size = len);
+    size
+}
+
+#[test]
+fn a_world_ten_times_the_budget_converges_from_cold() {
+    const N: usize = 500;
+    let budget = cold_size(N) / 10;
+    let mut whole = None;
+    dots(
+        &DOT_SCHEMA,
+        N,
+        budget,
+        60,
+        |id, t| dot(id, t).to_vec(),
+        |now, _, _, client, _| {
+            if whole.is_none() && client.view().count() == N {
+                whole = Some(now);
+            }
+        },
+    );
+    let frames = whole.expect("every dot entered");
+    assert!(frames <= 20, "took {frames} frames at {budget} bytes per packet");
+}
+
+#[test]
+fn every_entity_is_refreshed_in_bounded_time_and_weight_buys_frequency() {
+    const N: usize = 400;
+    const WARMUP: u32 = 60;
+    let budget = cold_size(N) / 10;
+    let mut last = vec![0u32; N];
+    let mut sends = vec![0u32; N];
+    let mut worst = 0;
+    let mut out = [0i32; 2];
+    dots(
+        &DOT_SCHEMA,
+        N,
+        budget,
+        400,
+        |id, t| dot(id, t).to_vec(),
+        |now, world, peer, _, _| {
+            if now == 0 {
+                for id in 0..N {
+                    peer.set_priority(id, if id % 2 == 0 { 32 } else { 16 });
+                }
+            }
+            let frame = world.frame().unwrap();
+            for id in 0..N {
+                let held = peer.client_view(world, frame, id, &mut out).is_some();
+                if held && out[..] == dot(id, now)[..] {
+                    if now > WARMUP {
+                        worst = worst.max(now - last[id]);
+                        sends[id] += 1;
+                    }
+                    last[id] = now;
+                }
+            }
+        },
+    );
+    assert!(worst <= FORCE_AGE, "an entity waited {worst} frames");
+    let even: u32 = sends.iter().step_by(2).sum();
+    let odd: u32 = sends.iter().skip(1).step_by(2).sum();
+    let ratio = f64::from(even) / f64::from(odd);
+    assert!((1.6..=2.4).contains(&ratio), "twice the weight was sent {ratio:.2} times as often");
+}
+
+static LOOSE: [Field; 2] = [
+    Field::numeric("x", 0, 1 << 20, false, MOVING).with_tolerance(3),
+    Field::numeric("y", 0, 1 << 20, false, MOVING).with_tolerance(3),
+];
+static LOOSE_DOTS: [Class; 1] = [Class::new("dot", &LOOSE)];
+static LOOSE_SCHEMA: Schema = Schema::new("loose", &LOOSE_DOTS);
+
+/// Total bytes of 200 frames of 64 noisy dots under `schema`, checking that every decoded
+/// value is within its field's tolerance of the truth.
+fn noisy_dots(schema: &'static Schema) -> usize {
+    let noisy = |id: usize, t: u32| {
+        let [x, y] = dot(id, t);
+        vec![x + ((id as i32 + t as i32 * 5) % 3), y]
+    };
+    let mut bytes = 0;
+    dots(schema, 64, 1 << 16, 200, noisy, |_, _, peer, client, len| {
+        bytes += len;
+        let Some(f) = client.frame() else { return };
+        for (h, _, row) in client.view() {
+            let id = (0..64).find(|&id| peer.handle_of(id) == Some(h)).unwrap();
+            for (field, (&got, want)) in
+                schema.classes[0].fields.iter().zip(row.iter().zip(noisy(id, f)))
+            {
+                assert!(
+                    got.abs_diff(want) <= field.tolerance,
+                    "frame {f}: {got} for {want} (tolerance {})",
+                    field.tolerance
+                );
+            }
+        }
+    });
+    bytes
+}
+
+#[test]
+fn tolerant_fields_stay_within_their_bounds_for_fewer_bytes() {
+    let loose = noisy_dots(&LOOSE_SCHEMA);
+    let exact = noisy_dots(&DOT_SCHEMA);
+    assert!(loose * 10 < exact * 7, "{loose} bytes with tolerance, {exact} without");
+}
+
+static GROUPED: [Field; 2] = [
+    Field::numeric("x", 0, 1 << 20, false, MOVING),
+    Field::numeric("hp", 0, 1 << 20, false, MOVING).in_group(1),
+];
+static SLOW: [Group; 2] = [Group::DEFAULT, Group { name: "slow", interval: 4, priority: 1 }];
+static GROUPED_DOTS: [Class; 1] = [Class::new("dot", &GROUPED).with_groups(&SLOW)];
+static GROUPED_SCHEMA: Schema = Schema::new("grouped", &GROUPED_DOTS);
+
+#[test]
+fn a_group_with_an_interval_is_sent_at_most_that_often() {
+    let row = |id: usize, t: u32| vec![id as i32 * 10 + t as i32 * 2, 100_000 - t as i32 * 3];
+    let mut previous: Option<(u32, i32)> = None;
+    let mut changes = Vec::new();
+    dots(&GROUPED_SCHEMA, 8, 1 << 16, 120, row, |now, _, _, client, _| {
+        let Some(t) = client.frame() else { return };
+        let (_, _, values) = client.view().next().unwrap();
+        assert_eq!(values[0], row(0, t)[0], "position is sent every frame");
+        let age = (0..8).find(|&d| t >= d && values[1] == row(0, t - d)[1]);
+        assert!(age.is_some_and(|d| d < 4), "hit points {} frames old", age.unwrap_or(99));
+        if previous.is_some_and(|(_, hp)| hp != values[1]) {
+            changes.push(now);
+        }
+        previous = Some((now, values[1]));
+    });
+    assert!(changes.windows(2).all(|w| w[1] - w[0] >= 4), "{changes:?}");
+    assert!(changes.len() >= 25);
+}
