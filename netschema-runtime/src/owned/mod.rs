@@ -7,16 +7,20 @@
 //! - [`Client`] owns its storage and hands out typed values and [`Event`]s.
 //! - [`WorldBuffers`], [`PeerBuffers`] and [`ClientBuffers`] own the storage of the borrowing
 //!   core for programs that drive it directly.
+//! - [`Interest`] decides which entities each client sees from their positions on a grid, with
+//!   enter and leave radii, and hands [`Server`] only the changes.
 //!
 //! Everything here calls the `no_std`, allocation-free core underneath and allocates only when
-//! a server, client or connection is created: packets are byte-identical to the core's for the
-//! same inputs.
+//! a server, client or connection is created (and when [`Interest`]'s buffers grow): packets
+//! are byte-identical to the core's for the same inputs.
 
 mod buffers;
 mod client;
 mod ids;
+mod interest;
 mod server;
 
 pub use buffers::{ClientBuffers, PeerBuffers, WorldBuffers};
 pub use client::{Client, Event};
+pub use interest::{Change, Interest, View};
 pub use server::{ClientId, Server, ServerConfig};
