@@ -12,7 +12,7 @@
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::WINDOW;
 use crate::engine::packet::CHECK_BITS;
-use crate::schema::Class;
+use crate::schema::{Class, Schema};
 
 /// A kept entity whose held values are this many frames old at the new frame is tried
 /// before anything else, so that it is refreshed before the server's archive forgets the frame
@@ -48,7 +48,12 @@ pub(crate) struct Budget<'s> {
     bytes: usize,
     /// Due kept handles not yet coded: each needs at least a "held" flag.
     due_kept: u32,
-    /// Handles selected for this packet, one bit each.
+    /// Below this length any entity fits, whatever it costs and whatever follows: no need to
+    /// prepare for undoing it.
+    safe: usize,
+    /// Whether every candidate is selected.
+    all: bool,
+    /// Handles selected for this packet, one bit each (unless `all`).
     selected: &'s mut [u64],
     /// Handles sent in this packet, one bit each.
     sent: &'s mut [u64],
@@ -66,14 +71,16 @@ impl<'s> Budget<'s> {
     ) -> Self {
         selected.fill(0);
         sent.fill(0);
-        Budget { bytes, due_kept: 0, selected, sent, cost }
+        Budget { bytes, due_kept: 0, safe: 0, all: false, selected, sent, cost }
     }
 
-    /// Selects what to try from `candidates` (which `count` calls can list again), `len`
-    /// bytes into the packet; `order` is scratch room for one key per handle.
+    /// Selects what to try from `candidates` (a function listing them, called more than
+    /// once), `len` bytes into the packet; `order` is scratch room for one key per handle and
+    /// `worst` the most bits one entity of the schema can take.
     pub(crate) fn select(
         &mut self,
         len: usize,
+        worst: u64,
         candidates: impl Fn(&mut dyn FnMut(Candidate)),
         order: &mut [u64],
     ) {
@@ -84,10 +91,12 @@ impl<'s> Budget<'s> {
             due_kept += u32::from(c.rank != Rank::Enter);
         });
         self.due_kept = due_kept;
+        let reserve = (worst + u64::from(due_kept + 2) * 10 + u64::from(CHECK_BITS)).div_ceil(8);
+        self.safe = self.bytes.saturating_sub(reserve as usize + 2);
         // Room after the check value and a bit per held flag, in bits.
         let room = (self.bytes.saturating_sub(len + 3) as u64 * 8).saturating_sub(due_kept.into());
-        if total <= room {
-            candidates(&mut |c| put_bit(self.selected, c.h as usize, true));
+        self.all = total <= room;
+        if self.all {
             return;
         }
         let mut n = 0;
@@ -114,7 +123,14 @@ impl<'s> Budget<'s> {
     /// Whether handle `h` was selected.
     #[inline]
     pub(crate) fn selected(&self, h: u32) -> bool {
-        test_bit(self.selected, h as usize)
+        self.all || test_bit(self.selected, h as usize)
+    }
+
+    /// Whether a packet `len_bound` bytes long so far is far enough from the budget that the
+    /// next entity certainly fits, and everything after it can still be held.
+    #[inline]
+    pub(crate) fn far(&self, len_bound: usize) -> bool {
+        len_bound < self.safe
     }
 
     /// Whether a packet `len_bound` bytes long so far still fits with `tail_bits` more bits,
@@ -148,6 +164,11 @@ impl<'s> Budget<'s> {
 /// Raw bits of a field's range.
 fn raw_bits(span: u64) -> u64 {
     u64::from(64 - span.saturating_sub(1).leading_zeros())
+}
+
+/// The most bits one entity of any class of `schema` can take.
+pub(crate) fn schema_bound_bits(schema: &Schema) -> u64 {
+    schema.classes.iter().map(entity_bound_bits).max().unwrap_or(0)
 }
 
 /// An upper bound on the bits coding one entity of `class` can take: every adaptive decision

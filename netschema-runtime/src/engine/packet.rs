@@ -572,6 +572,14 @@ fn held_tail_bits(models: &[Model], budget: &Budget<'_>) -> u64 {
     units.div_ceil(1 << COST_FRAC_BITS)
 }
 
+/// Whether `bits` more and then holding every due kept handle not yet coded still fit the
+/// budget: first at the dearest a flag can be, which settles it cheaply far from the budget,
+/// then at the held flag's adaptive cost.
+fn fits_with_tail(budget: &Budget<'_>, len_bound: usize, bits: u64, models: &[Model]) -> bool {
+    budget.fits(len_bound, bits + u64::from(budget.due_kept()) * MAX_FLAG_BITS)
+        || budget.fits(len_bound, bits + held_tail_bits(models, budget))
+}
+
 /// Codes the body of a packet (everything between the header and the check value) and
 /// returns the check value of the frame. `saved` is the encoder's room for models it may
 /// have to restore (empty on the decoder); `hold_all` is the encoder's choice of a packet that
@@ -621,9 +629,12 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         let mut attempt = None;
         if let (Some(b), Some(c)) = (side.packer(), schema.classes.get(hint_class)) {
             // Room for the entity at worst, the flag ending the list and every held flag.
-            let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
-            if hint.is_some() && !b.fits(coder.len_bound(), tail + held_tail_bits(models, b)) {
-                attempt = Some(save(coder, &walk, models, saved, span));
+            let len = coder.len_bound();
+            if hint.is_some() && !b.far(len) {
+                let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
+                if !fits_with_tail(b, len, tail, models) {
+                    attempt = Some(save(coder, &walk, models, saved, span));
+                }
             }
         }
         let packet = &mut models[ModelLayout::PACKET];
@@ -653,8 +664,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         let start = coder.bits();
         walk.entry(coder, side, models, class as usize, h)?;
         if let Some(b) = side.packer() {
-            let tail = MAX_FLAG_BITS + held_tail_bits(models, b);
-            if let Some(attempt) = attempt.filter(|_| !b.fits(coder.len_bound(), tail)) {
+            let len = coder.len_bound();
+            let overflows = |_: &Attempt| !b.fits(len, MAX_FLAG_BITS + held_tail_bits(models, b));
+            if let Some(attempt) = attempt.filter(overflows) {
                 restore(coder, &mut walk, models, saved, span, attempt);
                 side.unbegin(h);
                 continue;
@@ -688,9 +700,12 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             if let Some(b) = side.packer() {
                 b.next_due_kept();
                 want = b.selected(h);
-                let tail = pack::entity_bound_bits(c) + MAX_FLAG_BITS + held_tail_bits(models, b);
-                if want && !b.fits(coder.len_bound(), tail) {
-                    attempt = Some(save(coder, &walk, models, saved, span));
+                let len = coder.len_bound();
+                if want && !b.far(len) {
+                    let tail = pack::entity_bound_bits(c) + MAX_FLAG_BITS;
+                    if !fits_with_tail(b, len, tail, models) {
+                        attempt = Some(save(coder, &walk, models, saved, span));
+                    }
                 }
             }
             walk.check.add(h);
@@ -701,8 +716,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             let start = coder.bits();
             walk.update(coder, side, models, class, h, k, due)?;
             if let Some(b) = side.packer() {
-                let tail = held_tail_bits(models, b);
-                if let Some(attempt) = attempt.filter(|_| !b.fits(coder.len_bound(), tail)) {
+                let len = coder.len_bound();
+                let overflows = |_: &Attempt| !b.fits(len, held_tail_bits(models, b));
+                if let Some(attempt) = attempt.filter(overflows) {
                     restore(coder, &mut walk, models, saved, span, attempt);
                     walk.check.add(h);
                     models[ModelLayout::PACKET].code_flag(coder, FLAG_HELD, true);

@@ -821,7 +821,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 emit(Candidate { h, rank, priority });
             }
         };
-        budget.select(len, candidates, order);
+        budget.select(len, pack::schema_bound_bits(self.schema), candidates, order);
         self.budget = budget;
         self.order = order;
     }
