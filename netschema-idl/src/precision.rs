@@ -277,7 +277,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// `v` to 5 significant digits, without trailing zeros.
-fn sig(v: f64) -> String {
+pub(crate) fn sig(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
