@@ -68,7 +68,9 @@ impl Validator<'_> {
         }
         let help = match hints::similar(name, c.groups.iter().map(|g| g.name.as_str())) {
             Some(close) => hints::did_you_mean(close),
-            None => format!("declare it in the class: `group {name}(every = N, priority = P);`"),
+            None => format!(
+                "declare it in the class: `group {name};` in `.netidl`, `#[netschema(group(name = \"{name}\"))]` on a derived struct"
+            ),
         };
         self.error(
             Diagnostic::error(format!("unknown group `{name}` in class `{}`", c.name))
@@ -87,9 +89,7 @@ impl Validator<'_> {
                 Diagnostic::error(format!("{what} fields cannot have a tolerance"))
                     .with_label(tolerance.span, "a tolerance is for numeric fields")
                     .with_secondary(f.ty.span, label)
-                    .with_help(
-                        "bool and enum fields are always exact; remove the `tolerance(...)` clause",
-                    ),
+                    .with_help("bool and enum fields are always exact; remove the tolerance"),
             );
             return;
         }
@@ -114,7 +114,7 @@ impl Validator<'_> {
                 ))
                 .with_label(tolerance.span, "less than one step")
                 .with_help(format!(
-                    "use a tolerance of at least {}, or remove the clause for an exact field",
+                    "use a tolerance of at least {}, or none for an exact field",
                     sig(step)
                 )),
             );
