@@ -235,11 +235,6 @@ impl Schedule {
         Schedule { every: every.map(Spanned::from), priority: priority.map(Spanned::from) }
     }
 
-    /// Whether neither `every` nor `priority` is written.
-    pub fn is_empty(&self) -> bool {
-        self.every.is_none() && self.priority.is_none()
-    }
-
     fn erase_spans(&mut self) {
         for v in [&mut self.every, &mut self.priority].into_iter().flatten() {
             v.span = Span::DETACHED;
@@ -278,12 +273,16 @@ impl Precision {
     /// the resolution not finite, `min >= max`, `r <= 0`, `n` outside `1..=31`, or more than
     /// [`MAX_FIXED_STEPS`](crate::limits::MAX_FIXED_STEPS) steps.
     pub fn steps(self, min: f64, max: f64) -> Option<u64> {
-        let quantiser = match self {
+        // `raw_max` is in `1..=i32::MAX`.
+        self.quantiser(min, max).ok().map(|q| q.raw_max() as u64)
+    }
+
+    /// The runtime quantiser of `fixed(min, max, self)`, as generated code builds it.
+    pub fn quantiser(self, min: f64, max: f64) -> netschema_runtime::Result<FixedQuant> {
+        match self {
             Precision::Resolution(r) => FixedQuant::with_resolution(min, max, r),
             Precision::Bits(n) => FixedQuant::with_bits(min, max, n),
-        };
-        // `raw_max` is in `1..=i32::MAX`.
-        quantiser.ok().map(|q| q.raw_max() as u64)
+        }
     }
 }
 
@@ -639,13 +638,7 @@ impl FieldType {
         match &self.scalar().kind {
             TypeKind::Int { .. } => Some(1.0),
             TypeKind::Fixed { min, max, precision, .. } => {
-                let q = match precision.value {
-                    Precision::Resolution(r) => {
-                        FixedQuant::with_resolution(min.value, max.value, r)
-                    }
-                    Precision::Bits(n) => FixedQuant::with_bits(min.value, max.value, n),
-                };
-                q.ok().map(|q| q.resolution())
+                precision.value.quantiser(min.value, max.value).ok().map(|q| q.resolution())
             }
             TypeKind::Angle { bits, .. } => {
                 AngleQuant::new(bits.value).ok().map(|q| q.resolution())
