@@ -28,17 +28,19 @@ mod derived {
         Asleep,
     }
 
-    /// A unit with one field of every kind.
+    /// A unit with one field of every kind, in two update groups.
     #[derive(Clone, Copy, Debug, PartialEq, Default, Snapshot)]
+    #[netschema(priority = 3, group(name = "slow", every = 4, priority = 2))]
     pub struct Unit {
         /// Position in metres.
-        #[netschema(vec2(fixed(-64, 64, res = 1 / 512)))]
+        #[netschema(vec2(fixed(-64, 64, res = 1 / 512)), tolerance = 0.01)]
         pub pos: [f32; 2],
         #[netschema(angle(bits = 10), predict(hold, linear))]
         pub heading: f32,
-        #[netschema(quat(bits = 9))]
+        #[netschema(quat(bits = 9), tolerance = 0.02, group = "slow")]
         pub turret: [f32; 4],
-        #[netschema(int(0, 1_000), predict(hold))]
+        #[netschema(int(0, 1_000), group = "slow", predict(hold))]
+        #[netschema(tolerance = 2)]
         pub hp: i32,
         #[netschema(fixed(0, 20, bits = 12))]
         #[netschema(predict(zero, hold, linear, quadratic, cubic))]
@@ -46,6 +48,7 @@ mod derived {
         #[netschema(int(0, 255))]
         pub color: [i32; 3],
         pub flags: [bool; 2],
+        #[netschema(group = "slow")]
         pub mood: Mood,
         #[netschema(vec3(int(-10, 10)))]
         pub path: [[i32; 3]; 2],
@@ -87,6 +90,33 @@ fn checked_in_code_is_up_to_date() {
 #[test]
 fn class_tables_and_hash_are_identical() {
     assert_eq!(<idl::Unit as Snapshot>::CLASS, <derived::Unit as Snapshot>::CLASS);
+    let unit = <derived::Unit as Snapshot>::CLASS;
+    let slow = netschema::schema::Group { name: "slow", interval: 4, priority: 2 };
+    assert_eq!(
+        unit.groups,
+        [netschema::schema::Group { name: "", interval: 1, priority: 3 }, slow]
+    );
+    let scheduled: Vec<(&str, u32, u8)> = unit
+        .fields
+        .iter()
+        .filter(|f| f.tolerance > 0 || f.group > 0)
+        .map(|f| (f.name, f.tolerance, f.group))
+        .collect();
+    // Steps of 1/512 m and √2/511 per quaternion component; the largest index stays exact.
+    assert_eq!(
+        scheduled,
+        [
+            ("pos.x", 5, 0),
+            ("pos.y", 5, 0),
+            ("turret.largest", 0, 1),
+            ("turret.c0", 7, 1),
+            ("turret.c1", 7, 1),
+            ("turret.c2", 7, 1),
+            ("hp", 2, 1),
+            ("mood", 0, 1),
+        ]
+    );
+    assert_eq!(<derived::Flag as Snapshot>::CLASS.groups, []);
     assert_eq!(<idl::Flag as Snapshot>::CLASS, <derived::Flag as Snapshot>::CLASS);
     assert_eq!(idl::SCHEMA, derived::SCHEMA);
     assert_eq!(idl::SCHEMA.hash, derived::SCHEMA.hash);

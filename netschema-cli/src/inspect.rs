@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use netschema_idl::ir::{Precision, PredictorSet};
-use netschema_idl::{ScalarField, ScalarKind};
+use netschema_idl::{ScalarField, ScalarKind, UpdateGroup};
 use netschema_lab::descriptors::{Quantiser, RuntimeSchema};
 use netschema_runtime::engine::handshake::WIRE_VERSION;
 
@@ -12,8 +12,8 @@ use crate::error::{Error, Outcome};
 
 /// Print each class's scalar fields as the runtime sees them.
 ///
-/// Kind, raw range, step, raw bits and candidate predictors; warnings (such as values the grid
-/// cannot hold exactly) go to stderr.
+/// Kind, raw range, step, raw bits, candidate predictors, tolerance and update group, and each
+/// class's update groups; warnings (such as values the grid cannot hold exactly) go to stderr.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The schema file (`.netidl`).
@@ -39,16 +39,23 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
     );
     for (index, class) in schema.classes.iter().enumerate() {
         let scalars = schema.flatten(class);
-        let rows: Vec<[String; 6]> = scalars.iter().map(row).collect();
+        let groups = class.update_groups();
+        let rows: Vec<[String; COLUMNS]> = scalars.iter().map(|s| row(s, &groups)).collect();
         println!("\nclass {} (id {index}, {} scalar fields)", class.name, rows.len());
-        let header = ["field", "kind", "raw range", "step", "bits", "predictors"].map(String::from);
+        if !groups.is_empty() {
+            let shown: Vec<String> = groups.iter().map(group_text).collect();
+            println!("  update groups: {}", shown.join(", "));
+        }
+        let header =
+            ["field", "kind", "raw range", "step", "bits", "predictors", "tolerance", "group"]
+                .map(String::from);
         let mut widths = header.clone().map(|h| h.len());
         for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
                 *w = (*w).max(cell.chars().count());
             }
         }
-        let line = |cells: &[String; 6]| {
+        let line = |cells: &[String; COLUMNS]| {
             let parts: Vec<String> =
                 cells.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
             println!("  {}", parts.join("  ").trim_end());
@@ -63,6 +70,16 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
         println!("  {total} bits per entity written plainly");
     }
     Ok(outcome)
+}
+
+/// The columns of a class's table.
+const COLUMNS: usize = 8;
+
+/// `slow (every 4 frames, priority 2)`; the default group is called `default`.
+fn group_text(g: &UpdateGroup) -> String {
+    let name = if g.name.is_empty() { "default" } else { &g.name };
+    let frames = if g.interval == 1 { "frame" } else { "frames" };
+    format!("{name} (every {} {frames}, priority {})", g.interval, g.priority)
 }
 
 fn kind_text(kind: &ScalarKind) -> String {
@@ -87,20 +104,40 @@ fn predictors(set: PredictorSet) -> String {
     set.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
 }
 
-/// Step in natural units: 1 for integers, radians for angles, `-` for categorical kinds.
-fn step(q: &Quantiser) -> String {
+/// `steps` raw steps in natural units: integers for `int`, radians for angles; `-` for
+/// categorical kinds.
+fn in_units(q: &Quantiser, steps: u32) -> String {
     match (q, q.resolution()) {
-        (Quantiser::Int(_), _) => "1".into(),
-        (Quantiser::Angle(_), Some(r)) => format!("{r:.6e} rad"),
-        (_, Some(r)) => format!("{r:.6e}"),
+        (Quantiser::Int(_), _) => steps.to_string(),
+        (Quantiser::Angle(_), Some(r)) => format!("{:.6e} rad", r * f64::from(steps)),
+        (_, Some(r)) => format!("{:.6e}", r * f64::from(steps)),
         (_, None) => "-".into(),
     }
 }
 
-fn row(s: &ScalarField) -> [String; 6] {
-    let (range, step, bits) = match Quantiser::new(&s.kind) {
-        Ok(q) => (format!("{}..={}", q.raw_min(), q.raw_max()), step(&q), q.bits().to_string()),
-        Err(_) => ("invalid".into(), "-".into(), "-".into()),
+/// The tolerance in natural units and in raw steps, `-` for an exact field.
+fn tolerance(q: &Quantiser, steps: u32) -> String {
+    match steps {
+        0 => "-".into(),
+        1 => format!("{} (1 step)", in_units(q, 1)),
+        n => format!("{} ({n} steps)", in_units(q, n)),
+    }
+}
+
+fn row(s: &ScalarField, groups: &[UpdateGroup]) -> [String; COLUMNS] {
+    let (range, step, bits, tolerance) = match Quantiser::new(&s.kind) {
+        Ok(q) => (
+            format!("{}..={}", q.raw_min(), q.raw_max()),
+            in_units(&q, 1),
+            q.bits().to_string(),
+            tolerance(&q, s.tolerance),
+        ),
+        Err(_) => ("invalid".into(), "-".into(), "-".into(), "-".into()),
     };
-    [s.path.clone(), kind_text(&s.kind), range, step, bits, predictors(s.predictors)]
+    let group = match groups.get(usize::from(s.group)) {
+        Some(g) if !g.name.is_empty() => g.name.clone(),
+        _ => "-".into(),
+    };
+    let kind = kind_text(&s.kind);
+    [s.path.clone(), kind, range, step, bits, predictors(s.predictors), tolerance, group]
 }

@@ -131,3 +131,26 @@ fn fmt_rewrites_or_checks() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("expected `;`"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn inspect_shows_tolerances_and_groups() {
+    let schema = "class U(priority = 3) {\n    group slow(every = 4);\n    hp: int(0, 100) tolerance(2) group(slow);\n    x: angle(bits = 8) tolerance(0.05);\n}\n";
+    let path = scratch("groups.netidl", schema);
+    let out = netschema(&["inspect", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "update groups: default (every 1 frame, priority 3), slow (every 4 frames, priority 1)"
+        ),
+        "{stdout}"
+    );
+    // The cells of the row of `field`, one space apart.
+    let row = |field: &str| {
+        let line = stdout.lines().find(|l| l.trim_start().starts_with(field)).unwrap();
+        line.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    assert!(row("hp ").ends_with("2 (2 steps) slow"), "{stdout}");
+    // 0.05 rad is 2 steps of 2π/256.
+    assert!(row("x ").ends_with("4.908739e-2 rad (2 steps) -"), "{stdout}");
+}

@@ -17,6 +17,13 @@
 //! | `vec2(K)` / `vec3(K)` | `[T; 2]` / `[T; 3]` with `K` one of `int`, `fixed`, `angle` |
 //! | none | `bool`, or an enum deriving `SnapshotEnum` |
 //! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic` |
+//! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
+//! | `group = "name"` | any field: its update group, declared on the struct (`.netidl`'s `group(name)`) |
+//!
+//! Struct attributes schedule the fields (`.netidl`'s `class Unit(every = 2, priority = 3)` and
+//! `group slow(every = 8, priority = 2);`): `#[netschema(every = N, priority = P)]` for the fields
+//! of no named group, and `#[netschema(group(name = "slow", every = N, priority = P))]`, once per
+//! update group; every parameter but a group's name is optional.
 //!
 //! A kind on an array type `[T; N]` applies to every element: `#[netschema(int(0, 255))]` on
 //! `[u8; 3]` is the `.netidl` kind `[int(0, 255); 3]`, and `#[netschema(vec2(fixed(..)))]` on
@@ -26,13 +33,15 @@
 //!
 //! ```ignore
 //! #[derive(Snapshot)]
+//! #[netschema(group(name = "slow", every = 8, priority = 2))]
 //! struct Particle {
-//!     #[netschema(vec2(fixed(-64.0, 64.0, res = 1 / 512)))]
+//!     #[netschema(vec2(fixed(-64.0, 64.0, res = 1 / 512)), tolerance = 0.01)]
 //!     pos: [f32; 2],
 //!     #[netschema(angle(bits = 10), predict(hold, linear))]
 //!     heading: f32,
 //!     #[netschema(quat(bits = 9))]
 //!     orientation: [f32; 4],
+//!     #[netschema(group = "slow")]
 //!     alive: bool,
 //!     state: UnitState, // #[derive(SnapshotEnum)]
 //! }
@@ -42,6 +51,7 @@
 
 mod lower;
 mod protocol;
+mod schedule;
 
 use proc_macro::TokenStream;
 

@@ -6,9 +6,12 @@ use netschema_idl::ir::{
 };
 use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
+
+use crate::schedule::ClassAttrs;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
+use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::{Data, DeriveInput, Expr, Fields, Lit, Token, Type, UnOp};
 
@@ -36,7 +39,7 @@ impl Ctxt {
         }
     }
 
-    fn span(&mut self, tokens: &impl ToTokens) -> IrSpan {
+    pub(crate) fn span(&mut self, tokens: &impl ToTokens) -> IrSpan {
         let span = tokens.to_token_stream().into_iter().next().map_or(Span::call_site(), |t| {
             // Cover the whole expression where the compiler can join spans.
             let first = t.span();
@@ -48,7 +51,7 @@ impl Ctxt {
         IrSpan::new(FileId(0), index, index + 1)
     }
 
-    fn spanned<T>(&mut self, value: T, tokens: &impl ToTokens) -> IrSpanned<T> {
+    pub(crate) fn spanned<T>(&mut self, value: T, tokens: &impl ToTokens) -> IrSpanned<T> {
         IrSpanned::new(value, self.span(tokens))
     }
 
@@ -95,23 +98,23 @@ fn docs(attrs: &[syn::Attribute]) -> String {
     lines.join("\n")
 }
 
-/// Reads `#[netschema(crate = "path")]` on the item, and `name = "..."` where `name` is given
-/// (the `Protocol` derive's schema name); reports anything else.
+/// Reads an item attribute of one derive besides `crate = "path"`: whether `meta` was one it
+/// reads (and read it).
+pub(crate) type ItemAttr<'a> =
+    &'a mut dyn FnMut(&mut Ctxt, &ParseNestedMeta<'_>) -> syn::Result<bool>;
+
+/// Reads `#[netschema(crate = "path")]` on the item and what `extra` reads; reports anything
+/// else with the message `unknown`.
 pub(crate) fn item_options(
     cx: &mut Ctxt,
     attrs: &[syn::Attribute],
-    mut name: Option<&mut Option<syn::LitStr>>,
+    extra: ItemAttr<'_>,
+    unknown: &str,
 ) -> Options {
     let mut path: Option<syn::Path> = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("netschema")) {
         let result = attr.parse_nested_meta(|meta| {
-            if let Some(name) = name.as_deref_mut()
-                && meta.path.is_ident("name")
-            {
-                let lit: syn::LitStr = meta.value()?.parse()?;
-                if name.replace(lit).is_some() {
-                    cx.error(&meta.path, "duplicate `name` attribute");
-                }
+            if extra(cx, &meta)? {
                 Ok(())
             } else if meta.path.is_ident("crate") {
                 let lit: syn::LitStr = meta.value()?.parse()?;
@@ -123,14 +126,8 @@ pub(crate) fn item_options(
                     Err(_) => cx.error(&lit, "`crate` must be a path, such as `\"::netschema\"`"),
                 }
                 Ok(())
-            } else if name.is_some() {
-                Err(meta.error(
-                    "unknown netschema attribute on the enum: expected `name = \"schema\"` or `crate = \"path\"`",
-                ))
             } else {
-                Err(meta.error(
-                    "unknown netschema attribute on the item: expected `crate = \"path\"` (field kinds go on fields)",
-                ))
+                Err(meta.error(unknown))
             }
         });
         if let Err(e) = result {
@@ -146,7 +143,12 @@ pub(crate) fn item_options(
 /// `#[derive(SnapshotEnum)]`.
 pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
-    let options = item_options(&mut cx, &input.attrs, None);
+    let options = item_options(
+        &mut cx,
+        &input.attrs,
+        &mut |_, _| Ok(false),
+        "unknown netschema attribute on the enum: expected `crate = \"path\"`",
+    );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`SnapshotEnum` cannot be derived for generic enums");
     }
@@ -186,7 +188,13 @@ pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
 /// `#[derive(Snapshot)]`.
 pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
-    let mut options = item_options(&mut cx, &input.attrs, None);
+    let mut class_attrs = ClassAttrs::default();
+    let mut options = item_options(
+        &mut cx,
+        &input.attrs,
+        &mut |cx, meta| class_attrs.read(cx, meta),
+        ClassAttrs::UNKNOWN,
+    );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Snapshot` cannot be derived for generic structs");
     }
@@ -220,7 +228,9 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
 
     let class_name = input.ident.unraw().to_string();
-    let mut class = Class::new(class_name, []);
+    let mut class = Class::new(class_name, [])
+        .with_schedule(class_attrs.schedule)
+        .with_groups(class_attrs.groups);
     class.docs = docs(&input.attrs);
     class.span = cx.span(&input.ident);
     let mut schema = Schema::new("derive");
@@ -251,11 +261,16 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
 struct FieldAttrs {
     kind: Option<Expr>,
     predict: Option<(Vec<IrSpanned<Predictor>>, IrSpan)>,
+    tolerance: Option<IrSpanned<f64>>,
+    group: Option<IrSpanned<String>>,
     /// An item could not be read (already reported): it may have been meant as the kind.
     unreadable: bool,
 }
 
 const KINDS: &str = "`int(min, max)`, `fixed(min, max, res = R)`, `fixed(min, max, bits = N)`, `angle(bits = N)`, `quat(bits = N)`, `vec2(K)`, `vec3(K)` or `bool`";
+
+/// The clauses a field attribute may give besides its kind.
+const CLAUSES: &str = "`predict(...)`, `tolerance = V` or `group = \"name\"`";
 
 fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs::default();
@@ -271,7 +286,7 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
         if items.is_empty() {
             cx.error(
                 attr,
-                format!("empty netschema attribute: expected a kind ({KINDS}) or `predict(...)`"),
+                format!("empty netschema attribute: expected a kind ({KINDS}) or {CLAUSES}"),
             );
         }
         for item in items {
@@ -283,6 +298,16 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
                         continue;
                     }
                     out.predict = Some(predict(cx, &item));
+                }
+                Some("tolerance") => {
+                    let value =
+                        assigned(cx, &item, "tolerance = V").and_then(|v| real_value(cx, v));
+                    set_once(cx, &mut out.tolerance, value, &item, "tolerance");
+                }
+                Some("group") => {
+                    let value =
+                        assigned(cx, &item, "group = \"name\"").and_then(|v| string_value(cx, v));
+                    set_once(cx, &mut out.group, value, &item, "group");
                 }
                 Some("int" | "fixed" | "angle" | "quat" | "vec2" | "vec3" | "bool") => {
                     if let Some(first) = &out.kind {
@@ -310,7 +335,7 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
                     cx.error(
                         &item,
                         format!(
-                            "unknown netschema attribute{what}: expected a kind ({KINDS}) or `predict(...)`"
+                            "unknown netschema attribute{what}: expected a kind ({KINDS}) or {CLAUSES}"
                         ),
                     );
                     out.unreadable = true;
@@ -319,6 +344,37 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
         }
     }
     out
+}
+
+/// The value of `name = value`, or `None` after reporting that `usage` was expected.
+fn assigned<'e>(cx: &mut Ctxt, item: &'e Expr, usage: &str) -> Option<&'e Expr> {
+    match item {
+        Expr::Assign(a) => Some(&a.right),
+        _ => {
+            cx.error(item, format!("expected `{usage}`"));
+            None
+        }
+    }
+}
+
+/// Stores `value` in `slot`, or reports `item` as a second `name`.
+fn set_once<T>(cx: &mut Ctxt, slot: &mut Option<T>, value: Option<T>, item: &Expr, name: &str) {
+    if slot.is_some() {
+        cx.error(item, format!("duplicate `{name}`"));
+    } else {
+        *slot = value;
+    }
+}
+
+/// A string literal's value.
+fn string_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<String>> {
+    match e {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(cx.spanned(s.value(), s)),
+        _ => {
+            cx.error(e, "expected a group name in quotes: `group = \"slow\"`");
+            None
+        }
+    }
 }
 
 /// The name at the head of `int(..)`, `bool` or `crate = ..`.
@@ -480,6 +536,8 @@ fn lower_field(
         docs: docs(&f.attrs),
         ty,
         predict,
+        tolerance: attrs.tolerance,
+        group: attrs.group,
         span: cx.span(ident),
     })
 }
@@ -665,7 +723,9 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
             check_leaf(cx, "int", ty);
             no_named(cx, &named, "int");
             let [min_expr, max_expr] = bounds(cx, kind, &positional, "int(min, max)")?;
-            let (min, max) = (int_value(cx, min_expr), int_value(cx, max_expr));
+            const NOT_INTEGER: &str = "`int` bounds must be integers";
+            let (min, max) =
+                (int_value(cx, min_expr, NOT_INTEGER), int_value(cx, max_expr, NOT_INTEGER));
             let (min, max) = (min?, max?);
             check_int_fits(cx, kind, ty, min.value, max.value);
             TypeKind::Int { min, max }
@@ -870,11 +930,12 @@ struct Num {
     real: f64,
 }
 
-fn int_value(cx: &mut Ctxt, e: &Expr) -> Option<IrSpanned<i64>> {
+/// An integer literal, optionally negated; `not_integer` is the error for another number.
+pub(crate) fn int_value(cx: &mut Ctxt, e: &Expr, not_integer: &str) -> Option<IrSpanned<i64>> {
     match number(e) {
         Some(Num { int: Some(i), .. }) => Some(cx.spanned(i, e)),
         Some(_) => {
-            cx.error(e, "`int` bounds must be integers");
+            cx.error(e, not_integer);
             None
         }
         None => {

@@ -11,8 +11,23 @@ use netschema_idl::codegen;
 /// order; `#[netschema(name = "...")]` names the schema (default: the enum's name).
 pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
-    let mut name = None;
-    let options = item_options(&mut cx, &input.attrs, Some(&mut name));
+    let mut name: Option<syn::LitStr> = None;
+    let read_name = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
+        if !meta.path.is_ident("name") {
+            return Ok(false);
+        }
+        let lit: syn::LitStr = meta.value()?.parse()?;
+        if name.replace(lit).is_some() {
+            cx.error(&meta.path, "duplicate `name` attribute");
+        }
+        Ok(true)
+    };
+    let options = item_options(
+        &mut cx,
+        &input.attrs,
+        read_name,
+        "unknown netschema attribute on the enum: expected `name = \"schema\"` or `crate = \"path\"`",
+    );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Protocol` cannot be derived for generic enums");
     }

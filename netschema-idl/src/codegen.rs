@@ -14,6 +14,10 @@
 //! feature: conversions go through the facade's `__private::{Integer, Real, Vector,
 //! Rotation}`.)
 //!
+//! A class table lists each scalar's tolerance in raw steps and its update group where they
+//! are not the defaults ([`ScalarField::tolerance`], [`ScalarField::group`]), and the class's
+//! update groups ([`Class::update_groups`]).
+//!
 //! Ranges are never computed here: each field gets a `const` quantiser built by the runtime's
 //! `const fn`s from the parameters the user wrote, and the class table reads `raw_min()`,
 //! `raw_max()` and `wraps()` from it, so the runtime, the IDL and the derive cannot disagree.
@@ -330,6 +334,11 @@ pub fn snapshot_impl(
         inits.push(quote!(#member: #value));
     }
     let name = &c.name;
+    let groups = c.update_groups().into_iter().map(|g| {
+        let (name, interval, priority) =
+            (g.name, Literal::u16_unsuffixed(g.interval), Literal::u16_unsuffixed(g.priority));
+        quote!(#krate::schema::Group { name: #name, interval: #interval, priority: #priority })
+    });
     quote! {
         const _: () = {
             #(#quants)*
@@ -339,7 +348,7 @@ pub fn snapshot_impl(
                 const CLASS: #krate::schema::Class = #krate::schema::Class {
                     name: #name,
                     fields: &[#(#table),*],
-                    groups: &[],
+                    groups: &[#(#groups),*],
                 };
                 fn quantise_with(
                     &self,
@@ -704,6 +713,20 @@ impl Gen<'_> {
         quote!(&[#(#preds),*])
     }
 
+    /// `.with_tolerance(N)` and `.in_group(G)`, where the scalar has a tolerance or a group
+    /// other than the default one.
+    fn update(s: &ScalarField) -> TokenStream {
+        let tolerance = (s.tolerance > 0).then(|| {
+            let n = Literal::u32_unsuffixed(s.tolerance);
+            quote!(.with_tolerance(#n))
+        });
+        let group = (s.group > 0).then(|| {
+            let g = Literal::u8_unsuffixed(s.group);
+            quote!(.in_group(#g))
+        });
+        quote!(#tolerance #group)
+    }
+
     /// Pushes the class-table entries of `ty`, reading paths from `scalars[*k..]`.
     fn table(
         &self,
@@ -721,33 +744,33 @@ impl Gen<'_> {
         match &ty.kind {
             TypeKind::Int { .. } | TypeKind::Fixed { .. } | TypeKind::Angle { .. } => {
                 if let Some(s) = next(k) {
-                    let (path, preds) = (&s.path, self.predictors(s));
-                    out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint())));
+                    let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                    out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint()) #update));
                 }
             }
             TypeKind::Quat { .. } => {
                 if let Some(s) = next(k) {
-                    let path = &s.path;
-                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.index().raw_min(), #q.index().raw_max())).with_meaning(#q.index().fingerprint())));
+                    let (path, update) = (&s.path, Self::update(s));
+                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.index().raw_min(), #q.index().raw_max())).with_meaning(#q.index().fingerprint()) #update));
                 }
                 for _ in 0..3 {
                     if let Some(s) = next(k) {
-                        let (path, preds) = (&s.path, self.predictors(s));
-                        out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint())));
+                        let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                        out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint()) #update));
                     }
                 }
             }
             TypeKind::Bool => {
                 if let Some(s) = next(k) {
-                    let path = &s.path;
-                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.raw_min(), #q.raw_max())).with_meaning(#q.fingerprint())));
+                    let (path, update) = (&s.path, Self::update(s));
+                    out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.raw_min(), #q.raw_max())).with_meaning(#q.fingerprint()) #update));
                 }
             }
             TypeKind::Enum { name } => {
                 if let Some(s) = next(k) {
-                    let path = &s.path;
+                    let (path, update) = (&s.path, Self::update(s));
                     let ty = self.options.enum_ty(name);
-                    out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases()).with_meaning(#krate::quant::EnumQuant::fingerprint(<#ty as #krate::SnapshotEnum>::NAMES))));
+                    out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases()).with_meaning(#krate::quant::EnumQuant::fingerprint(<#ty as #krate::SnapshotEnum>::NAMES)) #update));
                 }
             }
             TypeKind::Vec2(e) => (0..2).for_each(|_| self.table(e, scalars, k, out)),

@@ -4,10 +4,13 @@
 //! by index, and a quaternion is its `largest` index followed by the three other components
 //! `c0`, `c1`, `c2` (in index order, skipping the largest). Paths name each scalar stably:
 //! `pos.x`, `color[2]`, `waypoints[1].y`, `orientation.largest`, `orientation.c0`.
+//!
+//! Update groups do not change the order: each scalar records the index of its field's group,
+//! and [`Class::update_groups`] lists the groups as the runtime numbers them.
 
-use crate::ir::{Class, FieldType, Precision, PredictorSet, Schema, TypeKind};
+use crate::ir::{Class, FieldType, Precision, PredictorSet, Schedule, Schema, TypeKind};
 use crate::limits::MAX_ARRAY_LEN;
-use crate::span::Span;
+use crate::span::{Span, Spanned};
 
 /// One scalar of a flattened class.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +24,11 @@ pub struct ScalarField {
     /// The candidate predictors; empty for transition-coded kinds
     /// ([`ScalarKind::is_transition_coded`]).
     pub predictors: PredictorSet,
+    /// The error tolerance in raw steps ([`Field::tolerance_steps`](crate::ir::Field::tolerance_steps));
+    /// 0 (exact) for transition-coded kinds.
+    pub tolerance: u32,
+    /// The index of the field's update group in [`Class::update_groups`] (0: the default group).
+    pub group: u8,
     /// The span of the field's kind.
     pub span: Span,
 }
@@ -100,17 +108,61 @@ impl ScalarKind {
     }
 }
 
+/// One update group of a class, defaults filled in: what the runtime's `schema::Group` holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UpdateGroup {
+    /// The group's name, empty for the class's default group.
+    pub name: String,
+    /// The send interval in frames (`every`, default 1).
+    pub interval: u16,
+    /// The priority while due (`priority`, default 1).
+    pub priority: u16,
+}
+
+impl UpdateGroup {
+    /// The group called `name` on `schedule`, values saturated to `u16` (validation keeps them
+    /// in range).
+    fn new(name: &str, schedule: &Schedule) -> UpdateGroup {
+        let value = |v: &Option<Spanned<i64>>| {
+            v.as_ref().map_or(1, |v| u16::try_from(v.value.max(0)).unwrap_or(u16::MAX))
+        };
+        UpdateGroup {
+            name: name.to_owned(),
+            interval: value(&schedule.every),
+            priority: value(&schedule.priority),
+        }
+    }
+}
+
+impl Class {
+    /// The class's update groups as the runtime lists them (`schema::Class::groups`): the
+    /// default group (named `""`, on the class's own schedule) then the declared groups in
+    /// order; empty for a class with no declared group whose default group is sent every frame
+    /// at priority 1, which the runtime reads as that one group.
+    pub fn update_groups(&self) -> Vec<UpdateGroup> {
+        let default = UpdateGroup::new("", &self.schedule);
+        if self.groups.is_empty() && default.interval == 1 && default.priority == 1 {
+            return Vec::new();
+        }
+        let declared = self.groups.iter().map(|g| UpdateGroup::new(&g.name, &g.schedule));
+        std::iter::once(default).chain(declared).collect()
+    }
+}
+
 impl Schema {
     /// The scalar fields of `class` in wire order. Meant for validated schemas; on others it
-    /// does not panic (an unknown enum has 0 cases, out-of-range `int` bounds saturate and
-    /// arrays stop after [`MAX_ARRAY_LEN`] elements).
+    /// does not panic (an unknown enum has 0 cases, out-of-range `int` bounds saturate, arrays
+    /// stop after [`MAX_ARRAY_LEN`] elements and a field of an unknown group is in group 0).
     pub fn flatten(&self, class: &Class) -> Vec<ScalarField> {
         let mut out = Vec::new();
         for (index, field) in class.fields.iter().enumerate() {
+            let group = field.group.as_ref().and_then(|g| class.group_index(&g.value));
             let ctx = Ctx {
                 schema: self,
                 field: index,
                 predictors: field.predictors(),
+                tolerance: field.tolerance_steps(),
+                group: group.map_or(0, |g| u8::try_from(g).unwrap_or(u8::MAX)),
                 span: field.ty.span,
             };
             ctx.push(&field.ty, field.name.clone(), &mut out);
@@ -123,14 +175,27 @@ struct Ctx<'a> {
     schema: &'a Schema,
     field: usize,
     predictors: PredictorSet,
+    tolerance: u32,
+    group: u8,
     span: Span,
 }
 
 impl Ctx<'_> {
     fn scalar(&self, path: String, kind: ScalarKind) -> ScalarField {
-        let predictors =
-            if kind.is_transition_coded() { PredictorSet::EMPTY } else { self.predictors };
-        ScalarField { path, field: self.field, kind, predictors, span: self.span }
+        let (predictors, tolerance) = if kind.is_transition_coded() {
+            (PredictorSet::EMPTY, 0)
+        } else {
+            (self.predictors, self.tolerance)
+        };
+        ScalarField {
+            path,
+            field: self.field,
+            kind,
+            predictors,
+            tolerance,
+            group: self.group,
+            span: self.span,
+        }
     }
 
     fn push(&self, ty: &FieldType, path: String, out: &mut Vec<ScalarField>) {

@@ -1,7 +1,8 @@
 //! The canonical layout of a `.netidl` file, comments kept: what `netschema fmt` writes.
 //!
-//! The style (`docs/netidl.md`): four spaces per level; one field and one import per line; an
-//! enum on one line (`enum State { idle, moving }`) when it has no comments and fits in 100
+//! The style (`docs/netidl.md`): four spaces per level; one field, one group declaration and
+//! one import per line, a class's `(every = N, priority = P)` on its line; clauses in the order
+//! written; an enum on one line (`enum State { idle, moving }`) when it has no comments and fits in 100
 //! columns, else one case per line, each followed by a comma; `{` at the end of its item's
 //! line and `}` alone on its own; one space after `:` and `,` and around `=`, none inside `()`, `<>` and
 //! `[]`, nor around `/` and after a unary `-`; exactly one blank line between items and after

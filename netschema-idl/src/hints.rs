@@ -8,7 +8,10 @@ pub(crate) const ITEM_KEYWORDS: [&str; 3] = ["enum", "class", "import"];
 pub(crate) const KIND_NAMES: [&str; 7] = ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3"];
 
 /// The clauses that may follow a field's kind.
-pub(crate) const CLAUSES: [&str; 1] = ["predict"];
+pub(crate) const CLAUSES: [&str; 3] = ["predict", "tolerance", "group"];
+
+/// The parameters of a class or an update group.
+pub(crate) const SCHEDULE_PARAMS: [&str; 2] = ["every", "priority"];
 
 /// The predictor names, in tie-break order.
 pub(crate) fn predictor_names() -> impl Iterator<Item = &'static str> {
@@ -106,6 +109,9 @@ mod tests {
         assert_eq!(similar("fixd", KIND_NAMES), Some("fixed"));
         assert_eq!(similar("angel", KIND_NAMES), Some("angle"));
         assert_eq!(similar("predcit", CLAUSES), Some("predict"));
+        assert_eq!(similar("tolerence", CLAUSES), Some("tolerance"));
+        assert_eq!(similar("grup", CLAUSES), Some("group"));
+        assert_eq!(similar("evry", SCHEDULE_PARAMS), Some("every"));
         assert_eq!(similar("lineer", predictor_names()), Some("linear"));
         assert_eq!(similar("banana", KIND_NAMES), None);
     }

@@ -11,7 +11,7 @@
 use core::fmt;
 
 pub use netschema_runtime::model::predict::Predictor;
-use netschema_runtime::quant::FixedQuant;
+use netschema_runtime::quant::{AngleQuant, FixedQuant, QuatQuant};
 
 use crate::span::{Span, Spanned};
 
@@ -59,10 +59,39 @@ pub struct Class {
     pub name: String,
     /// Documentation from `///` comments (empty if none).
     pub docs: String,
+    /// `(every = N, priority = P)` after the class's name: the schedule of its default group,
+    /// which holds the fields of no named group.
+    pub schedule: Schedule,
+    /// The update groups declared in the body, in declaration order.
+    pub groups: Vec<Group>,
     /// The fields, in wire order.
     pub fields: Vec<Field>,
     /// Where the class is named.
     pub span: Span,
+}
+
+/// An update group declared in a class: `group slow(every = 8, priority = 2);`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// The group's name, unique within its class.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// When the group is sent.
+    pub schedule: Schedule,
+    /// Where the group is named.
+    pub span: Span,
+}
+
+/// When an update group is sent, as written: `every = N` (at most every `N` frames) and
+/// `priority = P` (how fast an entity waiting with the group due gains priority). `None` is
+/// the default, 1.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Schedule {
+    /// The send interval in frames.
+    pub every: Option<Spanned<i64>>,
+    /// The priority while due.
+    pub priority: Option<Spanned<i64>>,
 }
 
 /// One field of a [`Class`].
@@ -76,6 +105,12 @@ pub struct Field {
     pub ty: FieldType,
     /// The `predict(...)` clause as written, or `None` for the default (see [`Field::predictors`]).
     pub predict: Option<PredictClause>,
+    /// The `tolerance(V)` clause: `V` in the kind's natural units, spanned at the value; `None`
+    /// for an exact field (see [`Field::tolerance_steps`]).
+    pub tolerance: Option<Spanned<f64>>,
+    /// The `group(name)` clause: the name of the field's update group in its class, spanned at
+    /// the name; `None` for the class's default group.
+    pub group: Option<Spanned<String>>,
     /// Where the field is named.
     pub span: Span,
 }
@@ -194,6 +229,30 @@ impl fmt::Display for GridNeeds {
     }
 }
 
+impl Schedule {
+    /// A schedule of `every` frames and `priority`, `None` for the defaults.
+    pub fn new(every: Option<i64>, priority: Option<i64>) -> Schedule {
+        Schedule { every: every.map(Spanned::from), priority: priority.map(Spanned::from) }
+    }
+
+    fn erase_spans(&mut self) {
+        for v in [&mut self.every, &mut self.priority].into_iter().flatten() {
+            v.span = Span::DETACHED;
+        }
+    }
+}
+
+/// Writes `(every = N, priority = P)` with the parameters given, or nothing without any.
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<String> = [("every", &self.every), ("priority", &self.priority)]
+            .into_iter()
+            .filter_map(|(name, v)| v.as_ref().map(|v| format!("{name} = {}", v.value)))
+            .collect();
+        if params.is_empty() { Ok(()) } else { write!(f, "({})", params.join(", ")) }
+    }
+}
+
 /// How finely a `fixed` kind is quantised.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Precision {
@@ -214,12 +273,16 @@ impl Precision {
     /// the resolution not finite, `min >= max`, `r <= 0`, `n` outside `1..=31`, or more than
     /// [`MAX_FIXED_STEPS`](crate::limits::MAX_FIXED_STEPS) steps.
     pub fn steps(self, min: f64, max: f64) -> Option<u64> {
-        let quantiser = match self {
+        // `raw_max` is in `1..=i32::MAX`.
+        self.quantiser(min, max).ok().map(|q| q.raw_max() as u64)
+    }
+
+    /// The runtime quantiser of `fixed(min, max, self)`, as generated code builds it.
+    pub fn quantiser(self, min: f64, max: f64) -> netschema_runtime::Result<FixedQuant> {
+        match self {
             Precision::Resolution(r) => FixedQuant::with_resolution(min, max, r),
             Precision::Bits(n) => FixedQuant::with_bits(min, max, n),
-        };
-        // `raw_max` is in `1..=i32::MAX`.
-        quantiser.ok().map(|q| q.raw_max() as u64)
+        }
     }
 }
 
@@ -286,6 +349,21 @@ impl fmt::Debug for PredictorSet {
     }
 }
 
+/// The raw steps within a tolerance of `value` natural units on a grid of `step`:
+/// `floor(value / step)`, where a quotient within a relative `1e-12` below an integer counts as
+/// that integer (so `0.03` on a grid of `0.01` is 3 steps despite binary rounding). 0 for a
+/// value that is not positive.
+pub fn tolerance_steps(value: f64, step: f64) -> u64 {
+    const SLACK: f64 = 1e-12;
+    let q = value / step;
+    if q.is_nan() || q <= 0.0 {
+        return 0;
+    }
+    let up = q.ceil();
+    // `as` saturates an infinite or huge quotient.
+    if up - q <= q * SLACK { up as u64 } else { q.floor() as u64 }
+}
+
 impl Schema {
     /// An empty schema called `name`.
     pub fn new(name: impl Into<String>) -> Schema {
@@ -313,15 +391,13 @@ impl Schema {
         }
         for c in &mut self.classes {
             c.span = Span::DETACHED;
+            c.schedule.erase_spans();
+            for g in &mut c.groups {
+                g.span = Span::DETACHED;
+                g.schedule.erase_spans();
+            }
             for f in &mut c.fields {
-                f.span = Span::DETACHED;
-                f.ty.erase_spans();
-                if let Some(clause) = &mut f.predict {
-                    clause.span = Span::DETACHED;
-                    for p in &mut clause.predictors {
-                        p.span = Span::DETACHED;
-                    }
-                }
+                f.erase_spans();
             }
         }
     }
@@ -351,21 +427,68 @@ impl Enum {
 }
 
 impl Class {
-    /// An undocumented class with the given fields.
+    /// An undocumented class with the given fields, in one default group sent every frame.
     pub fn new(name: impl Into<String>, fields: impl IntoIterator<Item = Field>) -> Class {
         Class {
             name: name.into(),
             docs: String::new(),
+            schedule: Schedule::default(),
+            groups: Vec::new(),
             fields: fields.into_iter().collect(),
             span: Span::DETACHED,
         }
     }
+
+    /// This class with its default group on `schedule`.
+    pub fn with_schedule(mut self, schedule: Schedule) -> Class {
+        self.schedule = schedule;
+        self
+    }
+
+    /// This class with the update `groups` declared.
+    pub fn with_groups(mut self, groups: impl IntoIterator<Item = Group>) -> Class {
+        self.groups = groups.into_iter().collect();
+        self
+    }
+
+    /// The index of the update group called `name` as the runtime numbers them: 0 is the
+    /// default group, and the declared groups follow from 1 in declaration order.
+    pub fn group_index(&self, name: &str) -> Option<usize> {
+        self.groups.iter().position(|g| g.name == name).map(|i| i + 1)
+    }
+}
+
+impl Group {
+    /// An undocumented group on `schedule`.
+    pub fn new(name: impl Into<String>, schedule: Schedule) -> Group {
+        Group { name: name.into(), docs: String::new(), schedule, span: Span::DETACHED }
+    }
 }
 
 impl Field {
-    /// An undocumented field with the default predictors.
+    /// An undocumented, exact field of the default group with the default predictors.
     pub fn new(name: impl Into<String>, ty: FieldType) -> Field {
-        Field { name: name.into(), docs: String::new(), ty, predict: None, span: Span::DETACHED }
+        Field {
+            name: name.into(),
+            docs: String::new(),
+            ty,
+            predict: None,
+            tolerance: None,
+            group: None,
+            span: Span::DETACHED,
+        }
+    }
+
+    /// This field with a `tolerance(value)` clause.
+    pub fn with_tolerance(mut self, value: f64) -> Field {
+        self.tolerance = Some(value.into());
+        self
+    }
+
+    /// This field with a `group(name)` clause.
+    pub fn in_group(mut self, name: impl Into<String>) -> Field {
+        self.group = Some(name.into().into());
+        self
     }
 
     /// This field with an explicit `predict(...)` clause.
@@ -381,6 +504,35 @@ impl Field {
     pub fn with_docs(mut self, docs: impl Into<String>) -> Field {
         self.docs = docs.into();
         self
+    }
+
+    /// The field's tolerance in raw steps of its numeric scalars ([`tolerance_steps`] of the
+    /// `tolerance(V)` clause and the kind's [`step`](FieldType::step)); 0 for an exact field,
+    /// and saturated at `u32::MAX` on a schema that failed validation.
+    pub fn tolerance_steps(&self) -> u32 {
+        match (&self.tolerance, self.ty.step()) {
+            (Some(v), Some(step)) => {
+                u32::try_from(tolerance_steps(v.value, step)).unwrap_or(u32::MAX)
+            }
+            _ => 0,
+        }
+    }
+
+    fn erase_spans(&mut self) {
+        self.span = Span::DETACHED;
+        self.ty.erase_spans();
+        if let Some(clause) = &mut self.predict {
+            clause.span = Span::DETACHED;
+            for p in &mut clause.predictors {
+                p.span = Span::DETACHED;
+            }
+        }
+        if let Some(t) = &mut self.tolerance {
+            t.span = Span::DETACHED;
+        }
+        if let Some(g) = &mut self.group {
+            g.span = Span::DETACHED;
+        }
     }
 
     /// The effective predictor set of the field's numeric scalars: the `predict(...)` clause, or
@@ -479,6 +631,23 @@ impl FieldType {
         !matches!(self.scalar().kind, TypeKind::Bool | TypeKind::Enum { .. })
     }
 
+    /// The step between neighbouring raw values of the field's numeric scalars, in natural
+    /// units: 1 for `int`, the grid step of `fixed`, radians for `angle`, a stored component's
+    /// step for `quat`. `None` for bools and enums, and for parameters that give no quantiser.
+    pub fn step(&self) -> Option<f64> {
+        match &self.scalar().kind {
+            TypeKind::Int { .. } => Some(1.0),
+            TypeKind::Fixed { min, max, precision, .. } => {
+                precision.value.quantiser(min.value, max.value).ok().map(|q| q.resolution())
+            }
+            TypeKind::Angle { bits, .. } => {
+                AngleQuant::new(bits.value).ok().map(|q| q.resolution())
+            }
+            TypeKind::Quat { bits, .. } => QuatQuant::new(bits.value).ok().map(|q| q.resolution()),
+            _ => None,
+        }
+    }
+
     /// The kind's name as written in `.netidl` (`int`, `vec2`, `array`, the enum's name, …).
     pub fn kind_name(&self) -> &str {
         match &self.kind {
@@ -544,6 +713,24 @@ impl fmt::Display for FieldType {
     }
 }
 
+/// Writes `name: kind` and the clauses written, without docs or `;`.
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name, self.ty)?;
+        if let Some(clause) = &self.predict {
+            let names: Vec<&str> = clause.predictors.iter().map(|p| p.value.name()).collect();
+            write!(f, " predict({})", names.join(", "))?;
+        }
+        if let Some(v) = &self.tolerance {
+            write!(f, " tolerance({:?})", v.value)?;
+        }
+        if let Some(g) = &self.group {
+            write!(f, " group({})", g.value)?;
+        }
+        Ok(())
+    }
+}
+
 fn write_docs(f: &mut fmt::Formatter<'_>, docs: &str, marker: &str, indent: &str) -> fmt::Result {
     if docs.is_empty() {
         return Ok(());
@@ -583,21 +770,14 @@ impl fmt::Display for Schema {
             }
             first = false;
             write_docs(f, &c.docs, "///", "")?;
-            writeln!(f, "class {} {{", c.name)?;
+            writeln!(f, "class {}{} {{", c.name, c.schedule)?;
+            for g in &c.groups {
+                write_docs(f, &g.docs, "///", "    ")?;
+                writeln!(f, "    group {}{};", g.name, g.schedule)?;
+            }
             for field in &c.fields {
                 write_docs(f, &field.docs, "///", "    ")?;
-                write!(f, "    {}: {}", field.name, field.ty)?;
-                if let Some(clause) = &field.predict {
-                    f.write_str(" predict(")?;
-                    for (i, p) in clause.predictors.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        f.write_str(p.value.name())?;
-                    }
-                    f.write_str(")")?;
-                }
-                writeln!(f, ";")?;
+                writeln!(f, "    {field};")?;
             }
             writeln!(f, "}}")?;
         }

@@ -12,7 +12,8 @@
 //!   parse, merge and validate them, and return the [`ir::Schema`] with the files read.
 //! - [`parse_str`] does the same for one self-contained text.
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
-//! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec.
+//! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec, each with its
+//!   tolerance in raw steps and its update group; [`ir::Class::update_groups`] lists the groups.
 //! - [`codegen`] turns the IR into Rust; [`Config`] runs it from `build.rs`.
 //! - [`precision::warnings`] says where a kind's grid misses what the schema asks of it
 //!   (zero or `exact` values not representable, a step coarser than `max_step`); [`load`]
@@ -58,7 +59,7 @@ pub mod validate;
 pub use config::Config;
 pub use diagnostic::{Diagnostic, Diagnostics, Label, Severity};
 pub use error::Error;
-pub use flatten::{ScalarField, ScalarKind};
+pub use flatten::{ScalarField, ScalarKind, UpdateGroup};
 pub use format::format;
 pub use load::{Loaded, load, load_with, parse_str};
 pub use source::{FileSource, FsSource, MemorySource, SourceMap};

@@ -32,3 +32,18 @@ pub const INT_MIN: i64 = i32::MIN as i64;
 
 /// Largest `int` bound.
 pub const INT_MAX: i64 = i32::MAX as i64;
+
+/// Largest tolerance of a field, in raw steps (the runtime's
+/// [`MAX_TOLERANCE`](netschema_runtime::schema::MAX_TOLERANCE)).
+pub const MAX_TOLERANCE_STEPS: u32 = netschema_runtime::schema::MAX_TOLERANCE;
+
+/// Most update groups of a class, its default group included (the runtime's
+/// [`MAX_GROUPS`](netschema_runtime::schema::MAX_GROUPS)).
+pub const MAX_GROUPS: usize = netschema_runtime::schema::MAX_GROUPS;
+
+/// Longest send interval of an update group, in frames (`every = N`; the runtime's
+/// [`MAX_INTERVAL`](netschema_runtime::schema::MAX_INTERVAL)).
+pub const MAX_INTERVAL: i64 = netschema_runtime::schema::MAX_INTERVAL as i64;
+
+/// Highest priority of an update group (`priority = P`).
+pub const MAX_PRIORITY: i64 = u16::MAX as i64;

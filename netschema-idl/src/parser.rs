@@ -6,15 +6,15 @@
 //! *poisoned*, so validation does not add follow-on errors about them (an enum whose cases
 //! failed to parse is not also reported as empty).
 
+mod clause;
 mod kind;
 
 use crate::diagnostic::Diagnostic;
 use crate::hints;
-use crate::ir::{
-    Class, Enum, EnumCase, Field, FieldType, PredictClause, Predictor, Schema, TypeKind,
-};
+use crate::ir::{Class, Enum, EnumCase, Field, FieldType, Group, Schema, TypeKind};
 use crate::lexer::{self, Tok, Token};
 use crate::span::{FileId, Span, Spanned};
+use clause::Clauses;
 use kind::{KindBuilder, saturate_u32};
 
 /// How deeply kinds may nest (`[vec2<..>; N]` is depth 2); deeper input is rejected.
@@ -392,20 +392,26 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// Parses `keyword Name {`, returning the name and its span, or `None` after recovery.
-    fn item_head(&mut self, what: &str) -> Option<(String, Span)> {
+    /// Parses `keyword Name`, then `(parameters)` if `params` and present, then `{`; returns the
+    /// name, its span and the parameters, or `None` after recovery.
+    fn item_head(&mut self, what: &str, params: bool) -> Option<(String, Span, Vec<Arg>)> {
         self.bump();
         let Some(name) = self.eat(Tok::Ident) else {
             self.expected(&format!("{what} name"));
             self.skip_item();
             return None;
         };
+        let args = if params && self.eat(Tok::LParen).is_some() {
+            self.args().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         if self.eat(Tok::LBrace).is_none() {
             self.expected("`{`");
             self.skip_item();
             return None;
         }
-        Some((self.text_of(name).to_owned(), name.span))
+        Some((self.text_of(name).to_owned(), name.span, args))
     }
 
     /// Reports an unclosed `{` of the item named at `name`.
@@ -420,7 +426,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn enumeration(&mut self, docs: String) {
-        let Some((name, span)) = self.item_head("an enum") else {
+        let Some((name, span, _)) = self.item_head("an enum", false) else {
             return;
         };
         let mut cases = Vec::new();
@@ -485,16 +491,19 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn class(&mut self, docs: String) {
-        let Some((name, span)) = self.item_head("a class") else {
+        let Some((name, span, params)) = self.item_head("a class", true) else {
             return;
         };
-        let mut fields = Vec::new();
+        let schedule = self.schedule(params, "a class");
+        let mut class = Class::new(name, []).with_schedule(schedule);
+        class.docs = docs;
+        class.span = span;
         let mut poisoned = false;
         loop {
             poisoned |= self.stray_inner_docs();
-            let field_docs = self.docs();
+            let member_docs = self.docs();
             if self.at(Tok::RBrace) || self.at(Tok::Eof) || self.at_item_start() {
-                if let Some((_, span)) = field_docs {
+                if let Some((_, span)) = member_docs {
                     self.dangling_docs(span);
                     poisoned = true;
                 }
@@ -504,24 +513,44 @@ impl<'a> Parser<'a, '_> {
                 }
                 break;
             }
-            let docs = field_docs.map(|d| d.0).unwrap_or_default();
-            match self.field(docs) {
-                Some((field, clean)) => {
-                    poisoned |= !clean;
-                    fields.push(field);
-                }
-                None => poisoned = true,
+            let docs = member_docs.map(|d| d.0).unwrap_or_default();
+            let errors = self.diags.len();
+            if self.at_word("group") && self.nth(1).kind != Tok::Colon {
+                let group = self.group(docs);
+                class.groups.extend(group);
+            } else {
+                let field = self.field(docs);
+                class.fields.extend(field);
             }
+            poisoned |= self.diags.len() > errors;
         }
         if poisoned {
             self.out.poisoned.push(span);
         }
-        self.out.schema.classes.push(Class { name, docs, fields, span });
+        self.out.schema.classes.push(class);
     }
 
-    /// Parses one field. Returns the field and whether it parsed without error, or `None` if
-    /// it could not be built (after recovering to the end of the field).
-    fn field(&mut self, docs: String) -> Option<(Field, bool)> {
+    /// Parses `group name (parameters)? ;`, or returns `None` after recovering to the end of
+    /// the declaration.
+    fn group(&mut self, docs: String) -> Option<Group> {
+        self.bump();
+        let Some(name) = self.eat(Tok::Ident) else {
+            self.expected("a group name");
+            self.skip_to_field_end();
+            return None;
+        };
+        let params = if self.eat(Tok::LParen).is_some() { self.args() } else { Some(Vec::new()) };
+        let schedule = params.map(|params| self.schedule(params, "a group"));
+        self.end_member("group declarations");
+        let mut group = Group::new(self.text_of(name), schedule?);
+        group.docs = docs;
+        group.span = name.span;
+        Some(group)
+    }
+
+    /// Parses one field, or returns `None` if it could not be built (after recovering to the
+    /// end of the field).
+    fn field(&mut self, docs: String) -> Option<Field> {
         let Some(name) = self.eat(Tok::Ident) else {
             self.expected("a field name");
             self.bump();
@@ -547,119 +576,36 @@ impl<'a> Parser<'a, '_> {
             self.skip_to_field_end();
             return None;
         };
-        let mut clean = true;
-        let mut predict: Option<PredictClause> = None;
-        while self.at_clause() {
-            let start = self.tok().span;
-            let clause = self.predict_clause();
-            if let Some(first) = &predict {
-                self.error(
-                    Diagnostic::error("duplicate `predict` clause")
-                        .with_label(self.since(start), "second clause")
-                        .with_secondary(first.span, "first clause")
-                        .with_help("list all predictors in one `predict(...)`"),
-                );
-                clean = false;
-            } else {
-                match clause {
-                    Some(c) => predict = Some(c),
-                    None => clean = false,
-                }
-            }
-        }
-        if self.eat(Tok::Semi).is_none() {
-            clean = false;
-            if self.at(Tok::Comma) {
-                let t = self.bump();
-                self.error(
-                    Diagnostic::error("expected `;`, found `,`")
-                        .with_label(t.span, "expected `;`")
-                        .with_help("fields end with `;`"),
-                );
-            } else {
-                self.expected_after("`;`");
-                if !(self.at(Tok::RBrace) || self.at_field_start() || self.at_item_start()) {
-                    self.skip_to_field_end();
-                }
-            }
-        }
-        Some((
-            Field { name: self.text_of(name).to_owned(), docs, ty, predict, span: name.span },
-            clean,
-        ))
+        let Clauses { predict, tolerance, group } = self.clauses();
+        self.end_member("fields");
+        let mut field = Field::new(self.text_of(name), ty);
+        field.docs = docs;
+        field.predict = predict;
+        field.tolerance = tolerance;
+        field.group = group;
+        field.span = name.span;
+        Some(field)
     }
 
-    /// Whether a clause starts here: `predict`, or a word followed by `(` (a misspelled
-    /// clause, reported by [`Self::predict_clause`]).
-    fn at_clause(&self) -> bool {
-        self.at_word("predict") || self.at(Tok::Ident) && self.nth(1).kind == Tok::LParen
-    }
-
-    /// Parses `predict(name, ...)`. Unknown names are reported and left out; `None` if the
-    /// clause is malformed, is not `predict` or named only unknown predictors.
-    fn predict_clause(&mut self) -> Option<PredictClause> {
-        let word = self.bump();
-        let start = word.span;
-        let name = self.text_of(word);
-        if name != "predict" {
-            let close = hints::similar(name, hints::CLAUSES);
-            let help = match close {
-                Some(clause) => hints::did_you_mean(clause),
-                None => "a field's kind may be followed by `predict(...)` only".into(),
-            };
+    /// Expects the `;` ending a field or group declaration (`what`, plural), recovering to the
+    /// next member without one.
+    fn end_member(&mut self, what: &str) {
+        if self.eat(Tok::Semi).is_some() {
+            return;
+        }
+        if self.at(Tok::Comma) {
+            let t = self.bump();
             self.error(
-                Diagnostic::error(format!("unknown clause `{name}`"))
-                    .with_label(word.span, "not a clause")
-                    .with_help(help),
+                Diagnostic::error("expected `;`, found `,`")
+                    .with_label(t.span, "expected `;`")
+                    .with_help(format!("{what} end with `;`")),
             );
-            // A close misspelling is read as the clause it was meant to be.
-            if close.is_none() {
-                self.bump();
-                self.skip_in_parens();
-                return None;
+        } else {
+            self.expected_after("`;`");
+            if !(self.at(Tok::RBrace) || self.at_field_start() || self.at_item_start()) {
+                self.skip_to_field_end();
             }
         }
-        if self.eat(Tok::LParen).is_none() {
-            self.expected("`(`");
-            return None;
-        }
-        let mut predictors = Vec::new();
-        let mut unknown = false;
-        loop {
-            if self.eat(Tok::RParen).is_some() {
-                break;
-            }
-            let Some(t) = self.eat(Tok::Ident) else {
-                self.expected("a predictor name");
-                self.skip_in_parens();
-                return None;
-            };
-            let word = self.text_of(t);
-            match Predictor::from_name(word) {
-                Some(p) => predictors.push(Spanned::new(p, t.span)),
-                None => {
-                    unknown = true;
-                    let help = match hints::similar(word, hints::predictor_names()) {
-                        Some(p) => hints::did_you_mean(p),
-                        None => "the predictors are zero, hold, linear, quadratic and cubic".into(),
-                    };
-                    self.error(
-                        Diagnostic::error(format!("unknown predictor `{word}`"))
-                            .with_label(t.span, "not a predictor")
-                            .with_help(help),
-                    );
-                }
-            }
-            if self.eat(Tok::Comma).is_none() && !self.at(Tok::RParen) {
-                self.expected("`,` or `)`");
-                self.skip_in_parens();
-                return None;
-            }
-        }
-        if unknown && predictors.is_empty() {
-            return None;
-        }
-        Some(PredictClause { predictors, span: self.since(start) })
     }
 
     /// Skips to just after the `)` closing the current parenthesis (or to a `;`/`}`).

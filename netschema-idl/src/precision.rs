@@ -45,11 +45,7 @@ pub fn warnings(schema: &Schema) -> Vec<Diagnostic> {
 fn kind(ty: &FieldType, out: &mut Vec<Diagnostic>) {
     match &ty.kind {
         TypeKind::Fixed { min, max, precision, needs } => {
-            let quantiser = match precision.value {
-                Precision::Resolution(r) => FixedQuant::with_resolution(min.value, max.value, r),
-                Precision::Bits(n) => FixedQuant::with_bits(min.value, max.value, n),
-            };
-            if let Ok(q) = quantiser {
+            if let Ok(q) = precision.value.quantiser(min.value, max.value) {
                 fixed(ty.span, q, precision.value, precision.span, needs, out);
             }
         }
@@ -277,7 +273,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// `v` to 5 significant digits, without trailing zeros.
-fn sig(v: f64) -> String {
+pub(crate) fn sig(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }

@@ -6,7 +6,18 @@
 //! have 1 to [`MAX_ENUM_CASES`] cases and classes at least one field; every kind's parameters
 //! are within the [`limits`](crate::limits); vectors hold int/fixed/angle components and arrays
 //! do not nest; `exact` values lie in their kind's range and `max_step` is positive; `predict(...)` lists at least one predictor, none twice, and only on numeric
-//! fields (bool and enum fields are transition-coded).
+//! fields (bool and enum fields are transition-coded); update groups and tolerances obey the
+//! rules below.
+//!
+//! # Update groups and tolerances
+//!
+//! Group names are identifiers, unique within their class; a class has at most
+//! [`MAX_GROUPS`] groups, its default group included; `every` is in `1..=`[`MAX_INTERVAL`] and
+//! `priority` in `1..=`[`MAX_PRIORITY`]; a field's `group(name)` names a group of its class.
+//! A `tolerance(V)` is on a numeric field, and `V` is at least one step of the kind's grid and
+//! at most [`MAX_TOLERANCE_STEPS`] steps.
+
+mod update;
 
 use std::collections::HashMap;
 use std::f64::consts::{FRAC_1_SQRT_2, TAU};
@@ -180,9 +191,12 @@ impl Validator<'_> {
                     .with_help("a class needs at least one field to replicate"),
             );
         }
+        self.groups(c);
         for f in &c.fields {
             self.ty(&f.ty);
             self.predictors(f);
+            self.tolerance(f);
+            self.field_group(c, f);
         }
     }
 
@@ -401,11 +415,7 @@ impl Validator<'_> {
             return;
         };
         if !f.ty.is_predicted() {
-            let scalar = f.ty.scalar();
-            let (what, label) = match scalar.kind {
-                TypeKind::Bool => ("bool", "a field of bools".to_owned()),
-                _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
-            };
+            let (what, label) = categorical(&f.ty);
             self.error(
                 Diagnostic::error(format!("{what} fields cannot have predictors"))
                     .with_label(clause.span, "predictors are for numeric fields")
@@ -433,10 +443,20 @@ impl Validator<'_> {
     }
 }
 
+/// What a bool or enum field is, for errors about clauses it cannot take: `bool` or `enum`,
+/// and a label for its kind.
+fn categorical(ty: &FieldType) -> (&'static str, String) {
+    let scalar = ty.scalar();
+    match scalar.kind {
+        TypeKind::Bool => ("bool", "a field of bools".to_owned()),
+        _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Class, Enum, Field, FieldType, Predictor};
+    use crate::ir::{Class, Enum, Field, FieldType, Group, Predictor, Schedule};
 
     fn schema(enums: Vec<Enum>, classes: Vec<Class>) -> Schema {
         Schema { name: "t".into(), docs: String::new(), enums, classes }
@@ -498,5 +518,44 @@ mod tests {
             )],
         );
         assert!(validate(&bad).is_err());
+    }
+
+    #[test]
+    fn hand_built_groups_and_tolerances() {
+        let class = |fields: Vec<Field>, every| {
+            Class::new("C", fields)
+                .with_groups([Group::new("slow", Schedule::new(Some(every), None))])
+        };
+        let ok = schema(
+            vec![],
+            vec![class(
+                vec![Field::new("x", FieldType::int(0, 9)).with_tolerance(2.0).in_group("slow")],
+                8,
+            )],
+        );
+        assert_eq!(validate(&ok), Ok(()));
+        let bad = schema(
+            vec![],
+            vec![class(
+                vec![
+                    Field::new("x", FieldType::int(0, 9)).in_group("fast"),
+                    Field::new("b", FieldType::bool()).with_tolerance(1.0),
+                    Field::new("a", FieldType::angle(8)).with_tolerance(0.01),
+                ],
+                0,
+            )],
+        );
+        let errs = validate(&bad).unwrap_err();
+        let mut messages: Vec<&str> = errs.iter().map(|d| d.message.as_str()).collect();
+        messages.sort();
+        assert_eq!(
+            messages,
+            [
+                "`every` must be between 1 and 16",
+                "bool fields cannot have a tolerance",
+                "tolerance 0.01 is below one step 0.024544; it would be exact",
+                "unknown group `fast` in class `C`",
+            ]
+        );
     }
 }

@@ -36,22 +36,20 @@ fn words(w: &[&str]) -> Vec<String> {
     w.iter().map(|s| s.to_string()).collect()
 }
 
-/// A random kind, as tokens.
-fn kind() -> impl Strategy<Value = Vec<String>> {
+/// A random kind, as tokens, with a tolerance it accepts (`None` for bools and enums).
+fn kind() -> impl Strategy<Value = (Vec<String>, Option<String>)> {
     let scalar = prop_oneof![
-        (0i32..50, 51i32..100).prop_map(|(a, b)| words(&[
-            "int",
-            "(",
-            &a.to_string(),
-            ",",
-            &b.to_string(),
-            ")"
-        ])),
+        (0i32..50, 51i32..100).prop_map(|(a, b)| (
+            words(&["int", "(", &a.to_string(), ",", &b.to_string(), ")"]),
+            Some("2".to_owned())
+        )),
         (1u32..20).prop_map(|n| {
-            words(&["fixed", "(", "-", "1", ",", "1", ",", "bits", "=", &n.to_string(), ")"])
+            let kind =
+                words(&["fixed", "(", "-", "1", ",", "1", ",", "bits", "=", &n.to_string(), ")"]);
+            (kind, Some(format!("6/{}", (1u32 << n) - 1)))
         }),
         (1u32..512).prop_map(|d| {
-            words(&[
+            let kind = words(&[
                 "fixed",
                 "(",
                 "0",
@@ -72,46 +70,71 @@ fn kind() -> impl Strategy<Value = Vec<String>> {
                 "1",
                 "]",
                 ")",
-            ])
+            ]);
+            (kind, Some(format!("1/{d}")))
         }),
-        Just(words(&["angle", "(", "bits", "=", "12", ",", "max_step", "=", "0.01", ")"])),
-        Just(words(&["quat", "(", "bits", "=", "9", ",", "exact", "=", "[", "]", ")"])),
-        Just(words(&["bool"])),
-        Just(words(&["Mood"])),
+        Just((
+            words(&["angle", "(", "bits", "=", "12", ",", "max_step", "=", "0.01", ")"]),
+            Some("0.01".to_owned())
+        )),
+        Just((
+            words(&["quat", "(", "bits", "=", "9", ",", "exact", "=", "[", "]", ")"]),
+            Some("0.01".to_owned())
+        )),
+        Just((words(&["bool"]), None)),
+        Just((words(&["Mood"]), None)),
     ];
-    (scalar, 0u8..4).prop_map(|(scalar, wrap)| {
+    (scalar, 0u8..4).prop_map(|((scalar, tolerance), wrap)| {
         let numeric = !matches!(scalar[0].as_str(), "bool" | "Mood" | "quat");
-        match wrap {
+        let kind = match wrap {
             1 if numeric => [vec!["vec2".into(), "<".into()], scalar, vec![">".into()]].concat(),
             2 => [vec!["[".into()], scalar, words(&[";", "3", "]"])].concat(),
             _ => scalar,
-        }
+        };
+        (kind, tolerance)
     })
 }
 
-/// A random field, as tokens (doc comment, name, kind, maybe a predict clause, `;`).
-fn field(index: usize) -> impl Strategy<Value = Vec<String>> {
-    (kind(), any::<bool>(), any::<bool>()).prop_map(move |(kind, doc, predict)| {
-        let mut tokens = Vec::new();
-        if doc {
-            tokens.push(format!("///field {index}  "));
-        }
-        tokens.push(format!("f{index}"));
-        tokens.push(":".into());
-        let numeric = !kind.iter().any(|t| t == "bool" || t == "Mood");
-        tokens.extend(kind);
-        if predict && numeric {
-            tokens.extend(["predict", "(", "hold", ",", "linear", ")"].map(String::from));
-        }
-        tokens.push(";".into());
-        tokens
-    })
+/// A random field, as tokens (doc comment, name, kind, maybe `predict`, `tolerance` and, if
+/// `grouped`, `group` clauses in some order, `;`).
+fn field(index: usize, grouped: bool) -> impl Strategy<Value = Vec<String>> {
+    (kind(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        move |((kind, tolerance), doc, predict, tolerant, group, reversed)| {
+            let mut tokens = Vec::new();
+            if doc {
+                tokens.push(format!("///field {index}  "));
+            }
+            tokens.push(format!("f{index}"));
+            tokens.push(":".into());
+            tokens.extend(kind);
+            let mut clauses = Vec::new();
+            if predict && tolerance.is_some() {
+                clauses.push(words(&["predict", "(", "hold", ",", "linear", ")"]));
+            }
+            if let Some(value) = tolerance.filter(|_| tolerant) {
+                let value = match value.split_once('/') {
+                    Some((num, den)) => words(&[num, "/", den]),
+                    None => vec![value],
+                };
+                clauses.push([words(&["tolerance", "("]), value, words(&[")"])].concat());
+            }
+            if group && grouped {
+                clauses.push(words(&["group", "(", "slow", ")"]));
+            }
+            if reversed {
+                clauses.reverse();
+            }
+            tokens.extend(clauses.into_iter().flatten());
+            tokens.push(";".into());
+            tokens
+        },
+    )
 }
 
 /// A random schema, as tokens: file docs, an enum, and one or two classes.
 fn schema() -> impl Strategy<Value = Vec<String>> {
-    let fields = |n| (0..n).map(field).collect::<Vec<_>>();
-    (any::<bool>(), fields(4), fields(2), any::<bool>()).prop_map(
+    let fields = |n, grouped| (0..n).map(|i| field(i, grouped)).collect::<Vec<_>>();
+    (any::<bool>(), fields(4, true), fields(2, false), any::<bool>()).prop_map(
         |(file_doc, first, second, trailing_comma)| {
             let mut tokens = Vec::new();
             if file_doc {
@@ -123,7 +146,11 @@ fn schema() -> impl Strategy<Value = Vec<String>> {
                 tokens.push(",".into());
             }
             tokens.push("}".into());
-            tokens.extend(["class", "A", "{"].map(String::from));
+            tokens.extend(["class", "A", "(", "priority", "=", "3", ")", "{"].map(String::from));
+            tokens.extend(
+                ["group", "slow", "(", "every", "=", "8", ",", "priority", "=", "2", ")", ";"]
+                    .map(String::from),
+            );
             tokens.extend(first.into_iter().flatten());
             tokens.extend(["}", "class", "B", "{"].map(String::from));
             tokens.extend(second.into_iter().flatten());
@@ -208,4 +235,14 @@ fn every_schema_of_the_repository_formats_stably() {
 fn syntax_errors_are_reported_not_formatted() {
     let err = netschema_idl::format("bad.netidl", "class A { x: int(0, 1) }").unwrap_err();
     assert!(err.to_string().contains("expected `;`"), "{err}");
+}
+
+#[test]
+fn groups_and_clauses_are_laid_out() {
+    let text = "class Unit( every=2,priority = 3 ){group slow( every=8 );\nhp:int(0,100)tolerance( 2 )group( slow );}";
+    let formatted = netschema_idl::format("f.netidl", text).expect("formats");
+    assert_eq!(
+        formatted,
+        "class Unit(every = 2, priority = 3) {\n    group slow(every = 8);\n    hp: int(0, 100) tolerance(2) group(slow);\n}\n"
+    );
 }

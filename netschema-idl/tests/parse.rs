@@ -1,7 +1,9 @@
 //! Positive tests: schemas that compile, the IR they give, and how it flattens.
 
+use netschema_idl::flatten::UpdateGroup;
 use netschema_idl::ir::{
-    Class, Enum, Field, FieldType, Precision, Predictor, PredictorSet, Schema, TypeKind,
+    Class, Enum, Field, FieldType, Group, Precision, Predictor, PredictorSet, Schedule, Schema,
+    TypeKind, tolerance_steps,
 };
 use netschema_idl::{MemorySource, ScalarKind, load, load_with, parse_str};
 
@@ -216,6 +218,95 @@ fn default_predictors_and_steps() {
     // The range is inclusive: 64 - 1/512 as the top bound makes 2^16 values.
     assert_eq!(Precision::Resolution(1.0 / 512.0).steps(-64.0, 63.998046875), Some(65535));
     assert_eq!(Precision::Resolution(1.0 / 512.0).steps(-64.0, 64.0), Some(65536));
+}
+
+const GROUPS: &str = "class Unit(every = 2, priority = 3) {
+    /// What changes rarely.
+    group slow(every = 8, priority = 2);
+    pos: vec2<fixed(0, 64, res = 1/256)> group(slow) tolerance(0.05);
+    hp: int(0, 100) tolerance(2) predict(hold);
+    group rare;
+    rot: quat(bits = 9) tolerance(0.01) group(rare);
+    alive: bool group(slow);
+}";
+
+/// The IR of [`GROUPS`], built by hand.
+fn expected_groups() -> Class {
+    let mut slow = Group::new("slow", Schedule::new(Some(8), Some(2)));
+    slow.docs = "What changes rarely.".into();
+    Class::new(
+        "Unit",
+        [
+            Field::new("pos", FieldType::vec2(FieldType::fixed_res(0.0, 64.0, 1.0 / 256.0)))
+                .in_group("slow")
+                .with_tolerance(0.05),
+            Field::new("hp", FieldType::int(0, 100))
+                .with_tolerance(2.0)
+                .with_predictors([Predictor::Hold]),
+            Field::new("rot", FieldType::quat(9)).with_tolerance(0.01).in_group("rare"),
+            Field::new("alive", FieldType::bool()).in_group("slow"),
+        ],
+    )
+    .with_schedule(Schedule::new(Some(2), Some(3)))
+    .with_groups([slow, Group::new("rare", Schedule::default())])
+}
+
+#[test]
+fn update_groups_and_tolerances() {
+    let mut schema = parse_str("t.netidl", GROUPS).expect("compiles");
+    schema.erase_spans();
+    assert_eq!(schema.classes, [expected_groups()]);
+    let printed = schema.to_string();
+    let mut reparsed = parse_str("t.netidl", &printed).unwrap_or_else(|e| panic!("{printed}\n{e}"));
+    reparsed.erase_spans();
+    assert_eq!(reparsed, schema, "{printed}");
+
+    let unit = &schema.classes[0];
+    let groups: Vec<(String, u16, u16)> =
+        unit.update_groups().into_iter().map(|g| (g.name, g.interval, g.priority)).collect();
+    assert_eq!(groups, [("".into(), 2, 3), ("slow".into(), 8, 2), ("rare".into(), 1, 1)]);
+    // Steps of 1/256 m, √2/511 per quaternion component; the largest index stays exact.
+    let scalars: Vec<(String, u32, u8)> =
+        schema.flatten(unit).into_iter().map(|s| (s.path, s.tolerance, s.group)).collect();
+    let want = [
+        ("pos.x", 12, 1),
+        ("pos.y", 12, 1),
+        ("hp", 2, 0),
+        ("rot.largest", 0, 2),
+        ("rot.c0", 3, 2),
+        ("rot.c1", 3, 2),
+        ("rot.c2", 3, 2),
+        ("alive", 0, 1),
+    ]
+    .map(|(p, t, g)| (p.to_owned(), t, g));
+    assert_eq!(scalars, want);
+}
+
+#[test]
+fn default_schedules_need_no_group_table() {
+    let schema =
+        parse_str("t.netidl", "class A(every = 1) { x: bool; } class B(priority = 2) { x: bool; }")
+            .expect("compiles");
+    assert_eq!(schema.classes[0].update_groups(), []);
+    assert_eq!(
+        schema.classes[1].update_groups(),
+        [UpdateGroup { name: String::new(), interval: 1, priority: 2 }]
+    );
+}
+
+#[test]
+fn tolerances_round_down_to_whole_steps() {
+    // 0.03 / 0.01 is 2.9999999999999996 in binary; the slack makes it 3 steps.
+    assert_eq!(tolerance_steps(0.03, 0.01), 3);
+    assert_eq!(tolerance_steps(0.029, 0.01), 2);
+    assert_eq!(tolerance_steps(2.5, 1.0), 2);
+    assert_eq!(tolerance_steps(0.009, 0.01), 0);
+    assert_eq!(tolerance_steps(-1.0, 0.01), 0);
+    assert_eq!(tolerance_steps(f64::NAN, 0.01), 0);
+    assert_eq!(tolerance_steps(f64::INFINITY, 0.01), u64::MAX);
+    assert_eq!(FieldType::angle(8).step(), Some(std::f64::consts::TAU / 256.0));
+    assert_eq!(FieldType::array(FieldType::int(0, 9), 2).step(), Some(1.0));
+    assert_eq!(FieldType::bool().step(), None);
 }
 
 #[test]

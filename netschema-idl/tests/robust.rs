@@ -10,15 +10,17 @@ const VALID: &str = r#"//! A valid schema that the mutation test starts from.
 enum UnitState { idle, /** not doc */ moving, attacking, dead }
 
 /// A particle.
-class Particle {
+class Particle(every = 2, priority = 3) {
+    /// What changes rarely.
+    group slow(every = 8, priority = 2);
     /// Position in metres.
-    pos: vec2<fixed(-64.0, 64.0, res = 1/512)>;
+    pos: vec2<fixed(-64.0, 64.0, res = 1/512)> tolerance(0.01);
     color: [int(0, 255); 3];
     heading: angle(bits = 10) predict(hold, linear);
     orientation: quat(bits = 9);
-    alive: bool;
+    alive: bool group(slow);
     state: UnitState;
-    hp: int(-1_000, 1000) predict(hold);
+    hp: int(-1_000, 1000) group(slow) predict(hold) tolerance(2);
     speed: fixed(0, 2e1, bits = 12) predict(zero, hold, linear, quadratic, cubic);
     path: [vec3<angle(bits = 3)>; 2];
 }
@@ -36,6 +38,11 @@ const TOKENS: &[&str] = &[
     "vec2",
     "vec3",
     "predict",
+    "tolerance",
+    "group",
+    "every",
+    "priority",
+    "slow",
     "res",
     "bits",
     "hold",

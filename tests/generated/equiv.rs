@@ -96,7 +96,7 @@ impl ::netschema::SnapshotEnum for Mood {
         }
     }
 }
-/// A unit with one field of every kind.
+/// A unit with one field of every kind, in two update groups.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Unit {
     /// Position in metres.
@@ -230,7 +230,8 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .with_tolerance(5),
                 ::netschema::schema::Field::numeric(
                         "pos.y",
                         Q_POS.raw_min(),
@@ -242,7 +243,8 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .with_tolerance(5),
                 ::netschema::schema::Field::numeric(
                         "heading",
                         Q_HEADING.raw_min(),
@@ -261,7 +263,8 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "turret.c0",
                         Q_TURRET.raw_min(),
@@ -273,7 +276,9 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .with_tolerance(7)
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "turret.c1",
                         Q_TURRET.raw_min(),
@@ -285,7 +290,9 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .with_tolerance(7)
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "turret.c2",
                         Q_TURRET.raw_min(),
@@ -297,7 +304,9 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .with_tolerance(7)
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "hp",
                         Q_HP.raw_min(),
@@ -305,7 +314,9 @@ const _: () = {
                         Q_HP.wraps(),
                         &[::netschema::model::predict::Predictor::Hold],
                     )
-                    .with_meaning(Q_HP.fingerprint()),
+                    .with_meaning(Q_HP.fingerprint())
+                    .with_tolerance(2)
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "speed",
                         Q_SPEED.raw_min(),
@@ -377,7 +388,8 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Mood as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "path[0].x",
                         Q_PATH.raw_min(),
@@ -463,7 +475,18 @@ const _: () = {
                     )
                     .with_meaning(Q_TYPE.fingerprint()),
             ],
-            groups: &[],
+            groups: &[
+                ::netschema::schema::Group {
+                    name: "",
+                    interval: 1,
+                    priority: 3,
+                },
+                ::netschema::schema::Group {
+                    name: "slow",
+                    interval: 4,
+                    priority: 2,
+                },
+            ],
         };
         fn quantise_with(
             &self,

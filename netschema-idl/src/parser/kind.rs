@@ -17,7 +17,7 @@ pub(super) fn saturate_u32(v: i128) -> u32 {
     u32::try_from(v.max(0)).unwrap_or(u32::MAX)
 }
 
-fn saturate_i64(v: i128) -> i64 {
+pub(super) fn saturate_i64(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
 }
 

@@ -205,7 +205,8 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .with_tolerance(5),
                 ::netschema::schema::Field::numeric(
                         "pos.y",
                         Q_POS.raw_min(),
@@ -217,7 +218,8 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .with_tolerance(5),
                 ::netschema::schema::Field::numeric(
                         "hp",
                         Q_HP.raw_min(),
@@ -225,7 +227,8 @@ const _: () = {
                         Q_HP.wraps(),
                         &[::netschema::model::predict::Predictor::Hold],
                     )
-                    .with_meaning(Q_HP.fingerprint()),
+                    .with_meaning(Q_HP.fingerprint())
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "heading",
                         Q_HEADING.raw_min(),
@@ -244,7 +247,8 @@ const _: () = {
                             Q_ROT.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ROT.index().fingerprint()),
+                    .with_meaning(Q_ROT.index().fingerprint())
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "rot.c0",
                         Q_ROT.raw_min(),
@@ -256,7 +260,9 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_ROT.fingerprint()),
+                    .with_meaning(Q_ROT.fingerprint())
+                    .with_tolerance(7)
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "rot.c1",
                         Q_ROT.raw_min(),
@@ -268,7 +274,9 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_ROT.fingerprint()),
+                    .with_meaning(Q_ROT.fingerprint())
+                    .with_tolerance(7)
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "rot.c2",
                         Q_ROT.raw_min(),
@@ -280,7 +288,9 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_ROT.fingerprint()),
+                    .with_meaning(Q_ROT.fingerprint())
+                    .with_tolerance(7)
+                    .in_group(1),
                 ::netschema::schema::Field::categorical(
                         "alive",
                         ::netschema::__private::cases(
@@ -294,7 +304,8 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <State as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_group(1),
                 ::netschema::schema::Field::numeric(
                         "speed",
                         Q_SPEED.raw_min(),
@@ -331,7 +342,18 @@ const _: () = {
                     )
                     .with_meaning(Q_TYPE.fingerprint()),
             ],
-            groups: &[],
+            groups: &[
+                ::netschema::schema::Group {
+                    name: "",
+                    interval: 1,
+                    priority: 3,
+                },
+                ::netschema::schema::Group {
+                    name: "slow",
+                    interval: 8,
+                    priority: 2,
+                },
+            ],
         };
         fn quantise_with(
             &self,

@@ -4,8 +4,8 @@
 //! schema at run time — `netschema inspect`, `netschema profile`, recorded traces — build the
 //! same thing here: [`RuntimeSchema::new`] flattens every class, makes the
 //! [`Quantiser`] of each scalar field, and assembles the runtime
-//! [`Schema`], whose hash equals that of descriptors written
-//! for the same schema at compile time.
+//! [`Schema`] (tolerances, update groups and all), whose hash equals that of descriptors
+//! written for the same schema at compile time.
 //!
 //! # Leaked storage
 //!
@@ -35,7 +35,7 @@ use std::fmt;
 
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::EnumQuant;
-use netschema_runtime::schema::{Class, Schema};
+use netschema_runtime::schema::{Class, Group, Schema};
 
 pub use quant::Quantiser;
 
@@ -115,14 +115,13 @@ impl RuntimeSchema {
                     .entry(s.predictors)
                     .or_insert_with(|| leak_predictors(s.predictors));
                 let meaning = q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind));
-                fields.push(q.descriptor(leak_str(&s.path), predictors, meaning));
+                let field = q.descriptor(leak_str(&s.path), predictors, meaning);
+                fields.push(field.with_tolerance(s.tolerance).in_group(s.group));
                 quantisers.push(q);
             }
-            descriptors.push(Class {
-                name: leak_str(&class.name),
-                fields: Box::leak(fields.into_boxed_slice()),
-                groups: &[],
-            });
+            let fields = Box::leak(fields.into_boxed_slice());
+            descriptors
+                .push(Class::new(leak_str(&class.name), fields).with_groups(leak_groups(class)));
             classes.push(ClassLayout { scalars, quantisers });
         }
         let schema: &'static Schema = Box::leak(Box::new(Schema::new(
@@ -159,6 +158,16 @@ fn enum_fingerprint(ir: &ir::Schema, kind: &netschema_idl::ScalarKind) -> u64 {
 
 fn leak_str(s: &str) -> &'static str {
     Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// The class's update groups as runtime descriptors ([`ir::Class::update_groups`]).
+fn leak_groups(class: &ir::Class) -> &'static [Group] {
+    let groups: Vec<Group> = class
+        .update_groups()
+        .into_iter()
+        .map(|g| Group { name: leak_str(&g.name), interval: g.interval, priority: g.priority })
+        .collect();
+    Box::leak(groups.into_boxed_slice())
 }
 
 fn leak_predictors(set: PredictorSet) -> &'static [Predictor] {
@@ -215,6 +224,29 @@ mod tests {
         assert_eq!(a.hash, b.hash);
         let other = netschema_idl::parse_str("game.netidl", "class P { x: int(0, 9); }").unwrap();
         assert_ne!(leak_schema(&other).unwrap().hash, a.hash);
+    }
+
+    #[test]
+    fn descriptors_carry_tolerances_and_groups() {
+        const UNIT: &str = "class Unit(priority = 3) {
+            group slow(every = 4, priority = 2);
+            hp: int(0, 100) tolerance(2) group(slow);
+            alive: bool;
+            x: fixed(0, 1, res = 1/100) tolerance(0.05);
+        }";
+        let ir = netschema_idl::parse_str("g.netidl", UNIT).unwrap();
+        let schema = leak_schema(&ir).unwrap();
+        let unit = &schema.classes[0];
+        let slow = Group { name: "slow", interval: 4, priority: 2 };
+        assert_eq!(unit.groups, [Group { name: "", interval: 1, priority: 3 }, slow]);
+        let fields: Vec<_> = unit.fields.iter().map(|f| (f.name, f.tolerance, f.group)).collect();
+        assert_eq!(fields, [("hp", 2, 1), ("alive", 0, 0), ("x", 5, 0)]);
+        // The group table and the fields' groups are part of the hash.
+        let ungrouped = UNIT.replace(" group(slow)", "");
+        let other = netschema_idl::parse_str("g.netidl", &ungrouped).unwrap();
+        assert_ne!(leak_schema(&other).unwrap().hash, schema.hash);
+        let plain = netschema_idl::parse_str("g.netidl", "class P { x: int(0, 9); }").unwrap();
+        assert_eq!(leak_schema(&plain).unwrap().classes[0].groups, []);
     }
 
     #[test]

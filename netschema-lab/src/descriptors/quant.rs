@@ -6,7 +6,6 @@ use netschema_runtime::quant::{AngleQuant, BoolQuant, EnumQuant, FixedQuant, Int
 use netschema_runtime::schema::Field;
 
 use netschema_idl::ScalarKind;
-use netschema_idl::ir::Precision;
 
 /// The runtime quantiser of one scalar field: how its natural value becomes a raw `i32`.
 ///
@@ -37,10 +36,9 @@ impl Quantiser {
     pub fn new(kind: &ScalarKind) -> Result<Quantiser, Error> {
         Ok(match kind {
             ScalarKind::Int { min, max } => Quantiser::Int(IntQuant::new(*min, *max)?),
-            ScalarKind::Fixed { min, max, precision } => Quantiser::Fixed(match precision {
-                Precision::Resolution(r) => FixedQuant::with_resolution(*min, *max, *r)?,
-                Precision::Bits(b) => FixedQuant::with_bits(*min, *max, *b)?,
-            }),
+            ScalarKind::Fixed { min, max, precision } => {
+                Quantiser::Fixed(precision.quantiser(*min, *max)?)
+            }
             ScalarKind::Angle { bits } => Quantiser::Angle(AngleQuant::new(*bits)?),
             // The index does not depend on the component width; 2 is the narrowest valid one.
             ScalarKind::QuatLargest => Quantiser::QuatLargest(QuatQuant::new(2)?),
