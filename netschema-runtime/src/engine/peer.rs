@@ -331,6 +331,21 @@ impl<'a> Peer<'a> {
         Some(class)
     }
 
+    /// How stale what the client holds of entity `id` at `frame` is: the most frames, over
+    /// its update groups, since the values it holds were the world's (0: all sent in `frame`),
+    /// or `None` if the client does not hold it there (or `frame` is no longer held).
+    pub fn staleness(&self, frame: u32, id: usize) -> Option<u32> {
+        let p = self.state.slots.find(frame)?;
+        let handles = self.state.handles as usize;
+        let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        let w = words(handles);
+        if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) {
+            return None;
+        }
+        let g = self.schema.max_groups;
+        self.store.lags[(p * handles + h) * g..][..g].iter().map(|&l| u32::from(l)).max()
+    }
+
     /// Counters.
     pub fn stats(&self) -> PeerStats {
         self.state.stats
