@@ -266,12 +266,18 @@ impl<'a> Client<'a> {
         let read = &history[..refs.len];
         let (new_rows, history_rows) =
             split(self.store.rows, h * self.schema.max_fields, spare, read);
+        let mut history_max_lag = [0u8; MAX_SAMPLES];
+        for (lag, &p) in history_max_lag.iter_mut().zip(read) {
+            *lag = self.state.slots.max_lag(p);
+        }
         let mut side = DecoderSide {
             refs: &refs,
             handles: self.state.handles,
             stride: self.schema.max_fields,
             groups: self.schema.max_groups,
             history,
+            history_max_lag,
+            max_lag: 0,
             history_rows,
             new: spare,
             new_rows,
@@ -290,6 +296,7 @@ impl<'a> Client<'a> {
             &refs,
             false,
         )?;
+        let max_lag = side.max_lag;
         if dec.direct(0, CHECK_BITS) != check {
             return Err(Error::CheckMismatch);
         }
@@ -299,7 +306,7 @@ impl<'a> Client<'a> {
         if age(frame, self.state.newest) >= WINDOW {
             self.state.previous = None;
         }
-        self.state.slots.commit(frame);
+        self.state.slots.commit(frame, max_lag);
         self.state.newest = frame;
         Ok(frame)
     }
@@ -420,6 +427,10 @@ struct DecoderSide<'s> {
     /// Lags per handle and slot.
     groups: usize,
     history: [usize; MAX_SAMPLES],
+    /// The largest lag in each history slot.
+    history_max_lag: [u8; MAX_SAMPLES],
+    /// The largest lag written for the new frame.
+    max_lag: u8,
     history_rows: [&'s [i32]; MAX_SAMPLES],
     new: usize,
     new_rows: &'s mut [i32],
@@ -521,19 +532,17 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         (0..self.refs.len)
             .take_while(|&j| {
                 let (p, t) = (self.history[j], self.refs.history[j]);
-                let at = self.at(p, h);
+                let (at, frame) = (self.at(p, h), self.refs.frame);
                 self.classes[at] != NO_CLASS
                     && self.born[at] == born
-                    && self
-                        .lags(p, h)
-                        .iter()
-                        .take(groups)
-                        .all(|&l| in_window(self.refs.frame, t, l))
+                    && (in_window(frame, t, self.history_max_lag[j]) || {
+                        self.lags(p, h).iter().take(groups).all(|&l| in_window(frame, t, l))
+                    })
             })
             .count()
     }
 
-    #[inline]
+    #[inline(always)]
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = h as usize * self.stride + lo;
         let n = class.fields.len().saturating_sub(lo);
@@ -548,20 +557,29 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         &[]
     }
 
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, h: u32, f: usize, value: i32, _coded: bool, _tolerant: Option<usize>) {
         if let Some(v) = self.new_rows.get_mut(h as usize * self.stride + f) {
             *v = value;
         }
     }
 
+    #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
+        if self.groups == 1 && due & 1 != 0 {
+            let at = self.at(self.new, h);
+            if let Some(l) = self.lags.get_mut(at) {
+                *l = 0;
+            }
+            return;
+        }
         for g in 0..self.groups {
             let lag = if g >= class.group_count() || due >> g & 1 != 0 {
                 0
             } else {
                 self.staleness(h, g).min(u32::from(u8::MAX)) as u8
             };
+            self.max_lag = self.max_lag.max(lag);
             let at = self.at(self.new, h) * self.groups + g;
             if let Some(l) = self.lags.get_mut(at) {
                 *l = lag;
@@ -584,6 +602,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             self.copy_row(h);
             for g in 0..self.groups {
                 let lag = self.staleness(h, g).min(u32::from(u8::MAX)) as u8;
+                self.max_lag = self.max_lag.max(lag);
                 let at = self.at(new, h) * self.groups + g;
                 if let Some(l) = self.lags.get_mut(at) {
                     *l = lag;

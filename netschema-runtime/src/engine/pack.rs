@@ -53,6 +53,8 @@ pub(crate) struct Budget<'s> {
     safe: usize,
     /// Whether every candidate is selected.
     all: bool,
+    /// Whether an entity was coded and then taken back.
+    rolled_back: bool,
     /// Handles selected for this packet, one bit each (unless `all`).
     selected: &'s mut [u64],
     /// Handles sent in this packet, one bit each.
@@ -71,31 +73,39 @@ impl<'s> Budget<'s> {
     ) -> Self {
         selected.fill(0);
         sent.fill(0);
-        Budget { bytes, due_kept: 0, safe: 0, all: false, selected, sent, cost }
+        Budget { bytes, due_kept: 0, safe: 0, all: false, rolled_back: false, selected, sent, cost }
     }
 
-    /// Selects what to try from `candidates` (a function listing them, called more than
-    /// once), `len` bytes into the packet; `order` is scratch room for one key per handle and
-    /// `worst` the most bits one entity of the schema can take.
+    /// Selects what to try, `len` bytes into the packet. `worst` is the most bits one entity
+    /// of the schema can take; `live` says which handles have an entity, a superset of the
+    /// candidates, which is enough when all of them fit; otherwise `candidates` (a function
+    /// listing them, called twice) are ranked, in `order`, scratch room for one key per
+    /// handle.
     pub(crate) fn select(
         &mut self,
         len: usize,
         worst: u64,
+        live: impl Fn(usize) -> bool,
         candidates: impl Fn(&mut dyn FnMut(Candidate)),
         order: &mut [u64],
     ) {
-        let mut total = 0u64;
-        let mut due_kept = 0u32;
+        let (total, count) = self
+            .cost
+            .iter()
+            .enumerate()
+            .filter(|&(h, _)| live(h))
+            .fold((0u64, 0u32), |(t, n), (_, &c)| (t + u64::from(c), n + 1));
+        self.all = self.room(len, worst, count) >= total;
+        if self.all {
+            return;
+        }
+        let (mut total, mut due_kept) = (0u64, 0u32);
         candidates(&mut |c| {
             total += u64::from(self.cost.get(c.h as usize).copied().unwrap_or(0));
             due_kept += u32::from(c.rank != Rank::Enter);
         });
-        self.due_kept = due_kept;
-        let reserve = (worst + u64::from(due_kept + 2) * 10 + u64::from(CHECK_BITS)).div_ceil(8);
-        self.safe = self.bytes.saturating_sub(reserve as usize + 2);
-        // Room after the check value and a bit per held flag, in bits.
-        let room = (self.bytes.saturating_sub(len + 3) as u64 * 8).saturating_sub(due_kept.into());
-        self.all = total <= room;
+        let room = self.room(len, worst, due_kept);
+        self.all = room >= total;
         if self.all {
             return;
         }
@@ -118,6 +128,16 @@ impl<'s> Budget<'s> {
             put_bit(self.selected, h as usize, true);
             taken += u64::from(self.cost.get(h as usize).copied().unwrap_or(0));
         }
+    }
+
+    /// Records that `due_kept` kept handles may need a "held" flag (`worst` bits is the most
+    /// one entity can take) and returns the room left for entities `len` bytes into the
+    /// packet, in bits, after the check value and a bit per held flag.
+    fn room(&mut self, len: usize, worst: u64, due_kept: u32) -> u64 {
+        self.due_kept = due_kept;
+        let reserve = (worst + u64::from(due_kept + 2) * 10 + u64::from(CHECK_BITS)).div_ceil(8);
+        self.safe = self.bytes.saturating_sub(reserve as usize + 2);
+        (self.bytes.saturating_sub(len + 3) as u64 * 8).saturating_sub(due_kept.into())
     }
 
     /// Whether handle `h` was selected.
@@ -150,6 +170,18 @@ impl<'s> Budget<'s> {
     #[inline]
     pub(crate) fn next_due_kept(&mut self) {
         self.due_kept = self.due_kept.saturating_sub(1);
+    }
+
+    /// Records that an entity was coded and then taken back.
+    #[inline]
+    pub(crate) fn rolled_back(&mut self) {
+        self.rolled_back = true;
+    }
+
+    /// Whether every candidate was selected and none taken back: everything was sent.
+    #[inline]
+    pub(crate) fn complete(&self) -> bool {
+        self.all && !self.rolled_back
     }
 
     /// Records that `h` was sent at a cost of `bits`.

@@ -117,9 +117,19 @@ pub(crate) fn in_window(frame: u32, t: u32, lag: u8) -> bool {
 /// group `g` is at least its interval old. `staleness(g)` is how old it is at the new frame.
 #[inline]
 pub(crate) fn due_groups(class: &Class, mut staleness: impl FnMut(usize) -> u32) -> u32 {
+    if class.groups.is_empty() {
+        // One group sent every frame.
+        return 1;
+    }
     (0..class.group_count()).fold(0, |due, g| {
         due | (u32::from(staleness(g) >= u32::from(class.group(g).interval)) << g)
     })
+}
+
+/// The mask of every update group of `class`.
+#[inline]
+fn all_groups(class: &Class) -> u32 {
+    u32::MAX >> (32 - class.group_count().min(32))
 }
 
 /// The coders a packet is walked with: the encoder can mark its state and rewind to it.
@@ -369,7 +379,7 @@ fn code_probed<P: Probe, C: BinaryCoder>(
 /// is within the field's tolerance (see [`Field::coded_residual`]).
 #[inline(always)]
 fn predicts(field: &Field, p: i32, truth: i32) -> bool {
-    field.coded_residual(truth, p) == 0
+    p == truth || (field.tolerance > 0 && field.coded_residual(truth, p) == 0)
 }
 
 /// The common arguments of the walk.
@@ -408,7 +418,10 @@ impl<P: Probe> Walk<'_, '_, P> {
         let targets = targets.get(..n).unwrap_or(&[]);
         let table = &self.refs.table;
         let chunk = &mut self.chunk;
-        let is_due = |f: &Field| due >> f.group & 1 != 0;
+        // Without tolerances and with every group due, every field is coded exactly: the
+        // common case, kept free of the per-field tests below.
+        let simple = self.schema.max_tolerant == 0 && due == all_groups(c);
+        let is_due = |f: &Field| simple || due >> f.group & 1 != 0;
 
         // The context: did the entity stay still between its two newest samples? Filled for
         // the first chunk of fields only, which is what the test reads.
@@ -422,10 +435,14 @@ impl<P: Probe> Walk<'_, '_, P> {
                 chunk.fill(side, h, k, lo, c, &field_models[lo..], table);
             }
             let hi = (lo + CHUNK).min(n);
-            exact = (lo..hi).all(|f| {
-                let p = chunk.predicted[f - lo].value;
-                !is_due(&fields[f]) || predicts(&fields[f], p, targets[f])
-            });
+            exact = if simple {
+                (lo..hi).all(|f| chunk.predicted[f - lo].value == targets[f])
+            } else {
+                (lo..hi).all(|f| {
+                    let p = chunk.predicted[f - lo].value;
+                    !is_due(&fields[f]) || predicts(&fields[f], p, targets[f])
+                })
+            };
             lo = hi;
         }
         let unchanged = entity.code_flag(coder, usize::from(still), exact);
@@ -440,7 +457,7 @@ impl<P: Probe> Walk<'_, '_, P> {
             for f in lo..hi {
                 let (field, model) = (&fields[f], &mut field_models[f]);
                 let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
-                let tol = (field.tolerance > 0).then(|| {
+                let tol = (!simple && field.tolerance > 0).then(|| {
                     tolerant += 1;
                     tolerant - 1
                 });
@@ -507,21 +524,24 @@ struct Attempt {
     mark: Option<Mark>,
     check: Check,
     probe: usize,
+    /// The models saved (see [`class_span`]).
+    span: (usize, usize),
 }
 
-/// Saves what coding entity `class` touches, when the encoder is near its budget.
+/// Saves what coding an entity of `class` touches, when the encoder is near its budget.
 fn save<C: Coder, P: Probe>(
     coder: &C,
     walk: &Walk<'_, '_, P>,
     models: &[Model],
     saved: &mut [Model],
-    span: (usize, usize),
+    class: usize,
 ) -> Attempt {
+    let span = class_span(walk.schema, class);
     if let (Some(to), Some(from)) = (saved.get_mut(..span.1 + 1), models.get(..span.1 + 1)) {
         to[0] = from[0];
         to[span.0..].copy_from_slice(&from[span.0..]);
     }
-    Attempt { mark: coder.mark(), check: walk.check, probe: walk.probe.mark() }
+    Attempt { mark: coder.mark(), check: walk.check, probe: walk.probe.mark(), span }
 }
 
 /// Undoes an attempt saved by [`save`].
@@ -530,9 +550,9 @@ fn restore<C: Coder, P: Probe>(
     walk: &mut Walk<'_, '_, P>,
     models: &mut [Model],
     saved: &[Model],
-    span: (usize, usize),
     attempt: Attempt,
 ) {
+    let span = attempt.span;
     if let (Some(to), Some(from)) = (models.get_mut(..span.1 + 1), saved.get(..span.1 + 1)) {
         to[0] = from[0];
         to[span.0..].copy_from_slice(&from[span.0..]);
@@ -625,7 +645,6 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     loop {
         let hint = side.next_enter_hint();
         let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
-        let span = class_span(schema, hint_class);
         let mut attempt = None;
         if let (Some(b), Some(c)) = (side.packer(), schema.classes.get(hint_class)) {
             // Room for the entity at worst, the flag ending the list and every held flag.
@@ -633,7 +652,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             if hint.is_some() && !b.far(len) {
                 let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
                 if !fits_with_tail(b, len, tail, models) {
-                    attempt = Some(save(coder, &walk, models, saved, span));
+                    attempt = Some(save(coder, &walk, models, saved, hint_class));
                 }
             }
         }
@@ -667,7 +686,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             let len = coder.len_bound();
             let overflows = |_: &Attempt| !b.fits(len, MAX_FLAG_BITS + held_tail_bits(models, b));
             if let Some(attempt) = attempt.filter(overflows) {
-                restore(coder, &mut walk, models, saved, span, attempt);
+                restore(coder, &mut walk, models, saved, attempt);
+                b.rolled_back();
                 side.unbegin(h);
                 continue;
             }
@@ -694,7 +714,6 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             if k == 0 {
                 return Err(Error::Corrupt);
             }
-            let span = class_span(schema, class);
             let mut attempt = None;
             let mut want = true;
             if let Some(b) = side.packer() {
@@ -704,7 +723,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 if want && !b.far(len) {
                     let tail = pack::entity_bound_bits(c) + MAX_FLAG_BITS;
                     if !fits_with_tail(b, len, tail, models) {
-                        attempt = Some(save(coder, &walk, models, saved, span));
+                        attempt = Some(save(coder, &walk, models, saved, class));
                     }
                 }
             }
@@ -719,7 +738,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 let len = coder.len_bound();
                 let overflows = |_: &Attempt| !b.fits(len, held_tail_bits(models, b));
                 if let Some(attempt) = attempt.filter(overflows) {
-                    restore(coder, &mut walk, models, saved, span, attempt);
+                    restore(coder, &mut walk, models, saved, attempt);
+                    b.rolled_back();
                     walk.check.add(h);
                     models[ModelLayout::PACKET].code_flag(coder, FLAG_HELD, true);
                     side.hold(h, c);

@@ -432,7 +432,11 @@ impl<'a> Peer<'a> {
     /// longer has the frame their values came from, and gives new handles to newly visible
     /// entities, which then wait to enter.
     fn assign_handles(&mut self, world: &World<'_>, frame: u32, refs: &Refs) {
-        let base = refs.base().and_then(|b| Some((b, self.state.slots.find(b)?)));
+        // Values held at the baseline can have left the window only if its lags are large.
+        let base = refs
+            .base()
+            .and_then(|b| Some((b, self.state.slots.find(b)?)))
+            .filter(|&(b, p)| !in_window(frame, b, self.state.slots.max_lag(p)));
         let w = words(self.state.handles as usize);
         for id in 0..self.state.entities {
             let entity = world.get(frame, id);
@@ -515,8 +519,8 @@ impl<'a> Peer<'a> {
             }
             other => (other?, false),
         };
-        self.commit(&refs, world.frame_classes(frame), held_all);
-        Ok(written)
+        self.commit(&refs, world.frame_classes(frame), written, held_all);
+        Ok(written.len)
     }
 
     /// Codes one attempt at the packet for `refs` into `buf`, holding everything if
@@ -528,7 +532,7 @@ impl<'a> Peer<'a> {
         probe: &mut P,
         refs: &Refs,
         hold_all: bool,
-    ) -> Result<usize> {
+    ) -> Result<Written> {
         let spare = self.state.slots.spare();
         let m = self.state.layout.len;
         let (models, saved) = self.store.models.split_at_mut(SLOTS * m);
@@ -539,8 +543,10 @@ impl<'a> Peer<'a> {
         let models = &mut models[spare * m..(spare + 1) * m];
 
         let mut history = [0usize; MAX_SAMPLES];
-        for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
+        let mut history_max_lag = [0u8; MAX_SAMPLES];
+        for ((slot, lag), &t) in history.iter_mut().zip(&mut history_max_lag).zip(&refs.history) {
             *slot = self.state.slots.find(t).unwrap_or(spare);
+            *lag = self.state.slots.max_lag(*slot);
         }
         let read = &history[..refs.len];
         let handles = self.state.handles as usize;
@@ -556,12 +562,17 @@ impl<'a> Peer<'a> {
             schema: self.schema,
             handles: self.state.handles,
             stride: self.schema.max_fields,
+            groups: g,
+            tolerant: d,
             classes: world.frame_classes(refs.frame),
             rows: world.frame_rows(refs.frame),
+            history_rows: core::array::from_fn(|j| world.frame_rows(refs.history[j])),
             presence,
             history_presence,
             lags,
             history_lags,
+            history_max_lag,
+            max_lag: 0,
             diffs,
             history_diffs,
             handle_entity: self.store.handle_entity,
@@ -597,22 +608,27 @@ impl<'a> Peer<'a> {
             refs,
             hold_all,
         )?;
+        let (max_lag, complete) = (side.max_lag, side.budget.complete());
         enc.direct(check, CHECK_BITS);
-        enc.finish()
+        Ok(Written { len: enc.finish()?, max_lag, complete })
     }
 
     /// Makes the packet just written for `refs` the newest frame sent: priorities of what
     /// waited grow, handles a packet holding everything kept stay unreleased until a later
     /// packet sends their leaving.
-    fn commit(&mut self, refs: &Refs, classes: &[u16], held_all: bool) {
+    fn commit(&mut self, refs: &Refs, classes: &[u16], written: Written, held_all: bool) {
         let frame = refs.frame;
         let spare = self.state.slots.spare();
         let handles = self.state.handles as usize;
         let w = words(handles);
         let g = self.schema.max_groups;
         let s = &mut self.store;
+        if written.complete && !held_all {
+            // Every candidate was sent: nothing waited.
+            s.priority.fill(0);
+        }
         let (presence, sent) = (&s.presence[spare * w..(spare + 1) * w], &s.marks[w..]);
-        for h in 0..handles {
+        for h in (0..handles).filter(|_| !written.complete || held_all) {
             let present = test_bit(presence, h);
             let e = s.handle_entity[h];
             if e == NO_HANDLE {
@@ -640,13 +656,24 @@ impl<'a> Peer<'a> {
                 self.state.stats.waited += 1;
             }
         }
-        self.state.slots.commit(frame);
+        self.state.slots.commit(frame, written.max_lag);
         self.state.acked[spare] = false;
         self.state.newest_sent = frame;
         self.state.stats.packets += 1;
         self.state.stats.cold_packets += u64::from(refs.len == 0);
         self.state.stats.held_packets += u64::from(held_all);
     }
+}
+
+/// What [`Peer::write`] made of a packet.
+#[derive(Clone, Copy, Debug)]
+struct Written {
+    /// Its length.
+    len: usize,
+    /// The largest lag of any handle it leaves the client with.
+    max_lag: u8,
+    /// Whether every candidate was sent.
+    complete: bool,
 }
 
 /// The values a client holds of the entity whose row starts at `at` in the world's rows, of
@@ -710,16 +737,26 @@ struct EncoderSide<'s, 'w> {
     handles: u32,
     /// Values per row in the world.
     stride: usize,
+    /// Lags per handle (the schema's most update groups).
+    groups: usize,
+    /// Differences per handle (the schema's most fields with a tolerance).
+    tolerant: usize,
     /// Class of every id at the new frame.
     classes: &'s [u16],
     /// Rows of every id at the new frame.
     rows: &'s [i32],
+    /// Rows of every id at each history frame.
+    history_rows: [&'s [i32]; MAX_SAMPLES],
     /// Handles present at the new frame.
     presence: &'s mut [u64],
     history_presence: [&'s [u64]; MAX_SAMPLES],
     /// Lags of every handle and group at the new frame, then at each history frame.
     lags: &'s mut [u8],
     history_lags: [&'s [u8]; MAX_SAMPLES],
+    /// The largest lag in each history slot.
+    history_max_lag: [u8; MAX_SAMPLES],
+    /// The largest lag written for the new frame.
+    max_lag: u8,
     /// Differences of every handle's tolerant fields at the new frame, then at each history
     /// frame.
     diffs: &'s mut [i8],
@@ -750,18 +787,14 @@ impl EncoderSide<'_, '_> {
         self.schema.classes.get(usize::from(c))
     }
 
-    /// Whether `h` waits to enter.
     #[inline]
-    fn entering(&self, h: u32) -> bool {
-        self.live(h) && !self.base_present(h)
-    }
-
     fn groups(&self) -> usize {
-        self.schema.max_groups
+        self.groups
     }
 
+    #[inline]
     fn tolerant(&self) -> usize {
-        self.schema.max_tolerant
+        self.tolerant
     }
 }
 
@@ -798,18 +831,27 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     }
 
     fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)> {
-        while self.cursor < self.handles
-            && !(self.entering(self.cursor) && self.budget.selected(self.cursor))
-        {
-            self.cursor += 1;
+        while self.cursor < self.handles {
+            // Handles from the cursor on absent at the baseline, a word at a time.
+            let word = self.cursor as usize / 64;
+            let base = match self.refs.len {
+                0 => 0,
+                _ => self.history_presence[0].get(word).copied().unwrap_or(0),
+            };
+            let absent = !base >> (self.cursor % 64);
+            if absent == 0 {
+                self.cursor = (word as u32 + 1) * 64;
+                continue;
+            }
+            let h = self.cursor + absent.trailing_zeros();
+            self.cursor = h + 1;
+            if h < self.handles && self.live(h) && self.budget.selected(h) {
+                let own = test_bit(self.handle_own, h as usize);
+                let age = age(self.refs.frame, self.since[h as usize]);
+                return Some((h, self.base_class(h), age, own));
+            }
         }
-        let h = self.cursor;
-        if h >= self.handles {
-            return None;
-        }
-        self.cursor += 1;
-        let own = test_bit(self.handle_own, h as usize);
-        Some((h, self.base_class(h), age(self.refs.frame, self.since[h as usize]), own))
+        None
     }
 
     fn plan(&mut self, len: usize) {
@@ -836,7 +878,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 emit(Candidate { h, rank, priority });
             }
         };
-        budget.select(len, pack::schema_bound_bits(self.schema), candidates, order);
+        let live = |h: usize| this.handle_entity.get(h).is_some_and(|&e| e != NO_HANDLE);
+        budget.select(len, pack::schema_bound_bits(self.schema), live, candidates, order);
         self.budget = budget;
         self.order = order;
     }
@@ -860,25 +903,39 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let groups = class.group_count();
         (0..self.refs.len)
             .take_while(|&j| {
-                let t = self.refs.history[j];
-                let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+                let (t, frame) = (self.refs.history[j], self.refs.frame);
                 test_bit(self.history_presence[j], h as usize)
                     && age(t, since) as i32 >= 0
-                    && lags.iter().take(groups).all(|&lag| in_window(self.refs.frame, t, lag))
+                    && (in_window(frame, t, self.history_max_lag[j]) || {
+                        let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+                        lags.iter().take(groups).all(|&lag| in_window(frame, t, lag))
+                    })
             })
             .count()
     }
 
-    #[inline]
+    #[inline(always)]
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = self.entity(h) * self.stride;
         let (g, d) = (self.groups(), self.tolerant());
+        let n = class.fields.len().saturating_sub(lo);
         for j in 0..k {
-            let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+            let lags = || {
+                let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+                &lags[..g.min(lags.len())]
+            };
+            if d == 0 && (self.history_max_lag[j] == 0 || lags().iter().all(|&l| l == 0)) {
+                // The common case: the client holds the world's row at the history frame.
+                let row = self.history_rows[j].get(at + lo..at + self.stride).unwrap_or(&[]);
+                for (s, &v) in samples.iter_mut().zip(row).take(n) {
+                    s[j] = v;
+                }
+                continue;
+            }
             let diffs = self.history_diffs[j].get(h as usize * d..).unwrap_or(&[]);
-            let (lags, diffs) = (&lags[..g.min(lags.len())], &diffs[..d.min(diffs.len())]);
+            let diffs = &diffs[..d.min(diffs.len())];
             let t = self.refs.history[j];
-            held_values(self.world, class, at, t, lags, diffs, lo, |f, v| {
+            held_values(self.world, class, at, t, lags(), diffs, lo, |f, v| {
                 if let Some(s) = samples.get_mut(f) {
                     s[j] = v;
                 }
@@ -892,7 +949,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         self.rows.get(at..at + self.stride).unwrap_or(&[])
     }
 
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, h: u32, f: usize, value: i32, coded: bool, tolerant: Option<usize>) {
         let Some(t) = tolerant else { return };
         let at = h as usize * self.tolerant() + t;
@@ -908,14 +965,22 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         }
     }
 
+    #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
         let g = self.groups();
+        if g == 1 && due & 1 != 0 {
+            if let Some(l) = self.lags.get_mut(h as usize) {
+                *l = 0;
+            }
+            return;
+        }
         for group in 0..g {
             let lag = if group >= class.group_count() || due >> group & 1 != 0 {
                 0
             } else {
                 self.staleness(h, group).min(u32::from(u8::MAX)) as u8
             };
+            self.max_lag = self.max_lag.max(lag);
             if let Some(l) = self.lags.get_mut(h as usize * g + group) {
                 *l = lag;
             }
@@ -938,6 +1003,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let distance = self.refs.distance();
         for (to, &from) in self.lags.iter_mut().zip(self.history_lags[0]) {
             *to = (u32::from(from) + distance).min(u32::from(u8::MAX)) as u8;
+            self.max_lag = self.max_lag.max(*to);
         }
         self.diffs.copy_from_slice(self.history_diffs[0]);
     }

@@ -11,6 +11,9 @@ pub(crate) const SLOTS: usize = WINDOW as usize + 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Slots {
     frame: [u32; SLOTS],
+    /// The largest lag (see `engine::packet`) any handle has in each physical slot: while it
+    /// and a frame's age are small, no value held there can have left the window.
+    max_lag: [u8; SLOTS],
     logical: [u8; WINDOW as usize],
     spare: u8,
 }
@@ -21,7 +24,7 @@ impl Slots {
         for (i, l) in logical.iter_mut().enumerate() {
             *l = i as u8;
         }
-        Slots { frame: [NO_FRAME; SLOTS], logical, spare: WINDOW as u8 }
+        Slots { frame: [NO_FRAME; SLOTS], max_lag: [0; SLOTS], logical, spare: WINDOW as u8 }
     }
 
     /// The physical slot holding `frame`, if it is held.
@@ -46,8 +49,16 @@ impl Slots {
         usize::from(self.spare)
     }
 
-    /// Makes the spare slot hold `frame`; the slot it replaces becomes the spare.
-    pub(crate) fn commit(&mut self, frame: u32) {
+    /// The largest lag of any handle in physical slot `p`.
+    #[inline]
+    pub(crate) fn max_lag(&self, p: usize) -> u8 {
+        self.max_lag.get(p).copied().unwrap_or(u8::MAX)
+    }
+
+    /// Makes the spare slot hold `frame`, whose largest lag is `max_lag`; the slot it replaces
+    /// becomes the spare.
+    pub(crate) fn commit(&mut self, frame: u32, max_lag: u8) {
+        self.max_lag[usize::from(self.spare)] = max_lag;
         let l = (frame % WINDOW) as usize;
         let old = self.logical[l];
         self.logical[l] = self.spare;
