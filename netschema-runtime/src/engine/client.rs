@@ -542,6 +542,17 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             .count()
     }
 
+    #[inline]
+    fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]> {
+        if self.history_max_lag[..k].iter().all(|&l| l == 0) {
+            return None;
+        }
+        Some(core::array::from_fn(|j| {
+            let lag = self.lags(self.history[j], h).first().copied().unwrap_or(0);
+            self.refs.history[j].wrapping_sub(u32::from(lag))
+        }))
+    }
+
     #[inline(always)]
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = h as usize * self.stride + lo;

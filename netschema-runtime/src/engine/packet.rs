@@ -219,6 +219,10 @@ pub(crate) trait Side<'s> {
     /// How many of the history frames (from the newest) hold the same entity at `h` with
     /// values still in the server's window.
     fn history_len(&self, h: u32, class: &Class) -> usize;
+    /// The frames the values of `h`'s default update group at the first `k` history frames
+    /// came from (history frame minus lag), or `None` when they are the history frames
+    /// themselves (nothing held).
+    fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]>;
     /// Fills `samples` with the values of fields `lo..` (at most [`CHUNK`]) of `h`, of
     /// `class`, at the first `k` history frames.
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples);
@@ -293,6 +297,59 @@ pub(crate) fn code_history<C: BinaryCoder>(
 /// Fields of an entity handled together: their samples and predictions live on the stack.
 pub(crate) const CHUNK: usize = 16;
 
+/// The history an entity's prediction uses: the first `fetched` history frames, of which the
+/// samples at `picks` (one per distinct frame its values came from, so that a value held over
+/// several frames counts once, at its true age) with predictor vectors `table`.
+#[derive(Clone, Copy)]
+struct Hist<'t> {
+    fetched: usize,
+    picks: Option<([u8; MAX_SAMPLES], usize)>,
+    table: &'t PredictorTable,
+}
+
+impl Hist<'_> {
+    /// Samples the predictors see.
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.picks.map_or(self.fetched, |(_, len)| len)
+    }
+}
+
+/// Predictor tables for the offsets of held histories, the last few kept: entities held
+/// alike share them.
+struct Tables {
+    keys: [([u32; MAX_SAMPLES], usize); TABLES],
+    tables: [PredictorTable; TABLES],
+    used: usize,
+    next: usize,
+}
+
+/// Predictor tables [`Tables`] keeps.
+const TABLES: usize = 4;
+
+impl Tables {
+    const EMPTY: Tables = Tables {
+        keys: [([0; MAX_SAMPLES], 0); TABLES],
+        tables: [EVENLY_SPACED; TABLES],
+        used: 0,
+        next: 0,
+    };
+
+    /// The table for `offsets` (newest first, distinct).
+    fn get(&mut self, offsets: [u32; MAX_SAMPLES], len: usize) -> &PredictorTable {
+        let key = (offsets, len);
+        if let Some(i) = self.keys[..self.used].iter().position(|k| *k == key) {
+            return &self.tables[i];
+        }
+        let i = self.next;
+        self.keys[i] = key;
+        self.tables[i] = PredictorTable::new(&offsets[..len]);
+        self.next = (i + 1) % TABLES;
+        self.used = (self.used + 1).min(TABLES);
+        &self.tables[i]
+    }
+}
+
 /// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
 struct Chunk {
     samples: Samples,
@@ -307,23 +364,29 @@ impl Chunk {
     };
 
     /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`
-    /// from its `k` history frames and predicts each field with its model (`models`, from
-    /// `lo` on).
+    /// from its history `hist` and predicts each field with its model (`models`, from `lo`
+    /// on).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn fill<'s, S: Side<'s>>(
         &mut self,
         side: &S,
         h: u32,
-        k: usize,
+        hist: &Hist<'_>,
         lo: usize,
         class: &Class,
         models: &[Model],
-        table: &PredictorTable,
     ) {
-        side.samples(h, k, lo, class, &mut self.samples);
+        side.samples(h, hist.fetched, lo, class, &mut self.samples);
         let fields = class.fields.get(lo..).unwrap_or(&[]);
         let n = fields.len().min(CHUNK);
+        if let Some((picks, len)) = hist.picks {
+            for s in &mut self.samples[..n] {
+                for m in 0..len {
+                    s[m] = s[usize::from(picks[m]) % MAX_SAMPLES];
+                }
+            }
+        }
+        let (table, k) = (hist.table, hist.len());
         for f in 0..n.min(models.len()) {
             let (field, samples) = (&fields[f], &self.samples[f]);
             self.predicted[f] = match field.coding {
@@ -389,6 +452,7 @@ struct Walk<'a, 'p, P> {
     refs: &'a Refs,
     check: Check,
     chunk: Chunk,
+    tables: Tables,
 }
 
 impl<P: Probe> Walk<'_, '_, P> {
@@ -416,7 +480,20 @@ impl<P: Probe> Walk<'_, '_, P> {
             .ok_or(Error::Corrupt)?;
         let targets = side.target_row(h);
         let targets = targets.get(..n).unwrap_or(&[]);
-        let table = &self.refs.table;
+        let hist = match side.sources(h, k) {
+            None => Hist { fetched: k, picks: None, table: &self.refs.table },
+            Some(sources) => {
+                let (mut picks, mut offsets, mut len) = ([0u8; MAX_SAMPLES], [0; MAX_SAMPLES], 0);
+                for (j, &s) in sources.iter().enumerate().take(k) {
+                    if !sources[..j].contains(&s) {
+                        (picks[len], offsets[len]) = (j as u8, age(self.refs.frame, s));
+                        len += 1;
+                    }
+                }
+                Hist { fetched: k, picks: Some((picks, len)), table: self.tables.get(offsets, len) }
+            }
+        };
+        let (k, table) = (hist.len(), hist.table);
         let chunk = &mut self.chunk;
         // Without tolerances and with every group due, every field is coded exactly: the
         // common case, kept free of the per-field tests below.
@@ -425,14 +502,14 @@ impl<P: Probe> Walk<'_, '_, P> {
 
         // The context: did the entity stay still between its two newest samples? Filled for
         // the first chunk of fields only, which is what the test reads.
-        chunk.fill(side, h, k, 0, c, field_models, table);
+        chunk.fill(side, h, &hist, 0, c, field_models);
         let still = k >= 2 && chunk.samples[..n.min(CHUNK)].iter().all(|s| s[0] == s[1]);
         // On the encoder: does every due field equal (within tolerance) its prediction?
         let mut exact = S::ENCODER && targets.len() == n;
         let mut lo = 0;
         while exact && lo < n {
             if lo > 0 {
-                chunk.fill(side, h, k, lo, c, &field_models[lo..], table);
+                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             exact = if simple {
@@ -451,7 +528,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         let mut tolerant = 0;
         while lo < n {
             if lo > 0 || n > CHUNK {
-                chunk.fill(side, h, k, lo, c, &field_models[lo..], table);
+                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             for f in lo..hi {
@@ -615,7 +692,14 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     refs: &Refs,
     hold_all: bool,
 ) -> Result<u32> {
-    let mut walk = Walk { probe, schema, refs, check: Check::new(), chunk: Chunk::EMPTY };
+    let mut walk = Walk {
+        probe,
+        schema,
+        refs,
+        check: Check::new(),
+        chunk: Chunk::EMPTY,
+        tables: Tables::EMPTY,
+    };
     let handles = side.handles();
     let based = refs.base().is_some();
     if based && models[ModelLayout::PACKET].code_flag(coder, FLAG_HOLD_ALL, hold_all) {

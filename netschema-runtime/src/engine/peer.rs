@@ -914,6 +914,18 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             .count()
     }
 
+    #[inline]
+    fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]> {
+        if self.history_max_lag[..k].iter().all(|&l| l == 0) {
+            return None;
+        }
+        let g = self.groups;
+        Some(core::array::from_fn(|j| {
+            let lag = self.history_lags[j].get(h as usize * g).copied().unwrap_or(0);
+            self.refs.history[j].wrapping_sub(u32::from(lag))
+        }))
+    }
+
     #[inline(always)]
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = self.entity(h) * self.stride;
