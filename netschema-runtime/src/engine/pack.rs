@@ -5,9 +5,12 @@
 //! kept entities with an update group due — by class of urgency, then by accumulated
 //! priority: entities whose held values are about to fall out of the window of frames in
 //! flight first ([`FORCE_AGE`]), then entering ones, then the rest. If the estimated cost of
-//! every candidate fits, all are tried; otherwise the best ranked are selected until their
-//! estimated cost exceeds the room by an eighth, and the encoder's rollback trims the excess
-//! to the byte (see [`crate::engine::packet`]).
+//! every candidate fits, all are tried; otherwise the best ranked whose estimates fit the room
+//! form the core, and the next ones, up to an eighth more, fill what the core leaves. The
+//! packet is coded in handle order, so the room the core's later members need is kept in
+//! reserve while earlier entities are coded, and the encoder's rollback packs to the byte (see
+//! [`crate::engine::packet`]). Estimates are each handle's last cost, scaled by how the
+//! estimates of recent packets compared with what their entities cost.
 
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::WINDOW;
@@ -59,21 +62,54 @@ pub(crate) struct Budget<'s> {
     selected: &'s mut [u64],
     /// Handles sent in this packet, one bit each.
     sent: &'s mut [u64],
+    /// The core of the selection, not coded yet, one bit each: the best ranked candidates
+    /// whose estimated cost fits the room. The rest of the selection only fills what the core
+    /// leaves.
+    core: &'s mut [u64],
+    /// Estimated bits of the core not coded yet, forced members and the others: room what is
+    /// coded before them must leave them, wherever they come in the packet. A forced entity
+    /// only leaves room for the forced ones.
+    reserve: [u64; 2],
+    /// Whether the entity being coded is forced.
+    forced: bool,
+    /// Estimated and actual bits of what was sent, for calibrating the estimates.
+    estimated: u64,
+    actual: u64,
+    /// The scale of the estimates, in 1/256.
+    scale: u32,
     /// Estimated cost of each handle's next update or entry, in bits.
     cost: &'s mut [u16],
 }
 
 impl<'s> Budget<'s> {
-    /// A budget of `bytes` over the per-handle scratch of a peer; nothing selected yet.
+    /// A budget of `bytes` over the per-handle scratch of a peer (`marks`, the cost estimates
+    /// and their `scale` in 1/256); nothing selected yet.
     pub(crate) fn new(
         bytes: usize,
-        selected: &'s mut [u64],
-        sent: &'s mut [u64],
+        marks: [&'s mut [u64]; 3],
         cost: &'s mut [u16],
+        scale: u32,
     ) -> Self {
+        let [selected, sent, core] = marks;
         selected.fill(0);
         sent.fill(0);
-        Budget { bytes, due_kept: 0, safe: 0, all: false, rolled_back: false, selected, sent, cost }
+        core.fill(0);
+        Budget {
+            bytes,
+            due_kept: 0,
+            safe: 0,
+            all: false,
+            rolled_back: false,
+            selected,
+            sent,
+            core,
+            reserve: [0; 2],
+            forced: false,
+            estimated: 0,
+            actual: 0,
+            scale,
+            cost,
+        }
     }
 
     /// Selects what to try, `len` bytes into the packet. `worst` is the most bits one entity
@@ -95,13 +131,14 @@ impl<'s> Budget<'s> {
             .enumerate()
             .filter(|&(h, _)| live(h))
             .fold((0u64, 0u32), |(t, n), (_, &c)| (t + u64::from(c), n + 1));
+        let total = (total * u64::from(self.scale)).div_ceil(256);
         self.all = self.room(len, worst, count) >= total;
         if self.all {
             return;
         }
         let (mut total, mut due_kept) = (0u64, 0u32);
         candidates(&mut |c| {
-            total += u64::from(self.cost.get(c.h as usize).copied().unwrap_or(0));
+            total += self.estimate(c.h);
             due_kept += u32::from(c.rank != Rank::Enter);
         });
         let room = self.room(len, worst, due_kept);
@@ -125,19 +162,61 @@ impl<'s> Budget<'s> {
                 break;
             }
             let h = key as u32;
+            let cost = self.estimate(h);
             put_bit(self.selected, h as usize, true);
-            taken += u64::from(self.cost.get(h as usize).copied().unwrap_or(0));
+            if taken + cost <= room {
+                put_bit(self.core, h as usize, true);
+                self.reserve[usize::from(key >> 62 != Rank::Forced as u64)] += cost;
+            }
+            taken += cost;
         }
+        let reserve = self.reserve[0] + self.reserve[1];
+        self.safe = self.safe.saturating_sub(reserve.div_ceil(8) as usize);
+    }
+
+    /// The estimated cost of `h`'s next update or entry, in bits: its last cost, scaled by
+    /// how the estimates compared with the costs lately.
+    #[inline]
+    fn estimate(&self, h: u32) -> u64 {
+        let cost = u64::from(self.cost.get(h as usize).copied().unwrap_or(0));
+        (cost * u64::from(self.scale)).div_ceil(256)
+    }
+
+    /// Handle `h` is being coded: if it is in the core, the room kept for it is its own now.
+    /// `forced` says whether it is [`Rank::Forced`].
+    #[inline]
+    pub(crate) fn release(&mut self, h: u32, forced: impl FnOnce() -> bool) {
+        self.forced = false;
+        if test_bit(self.core, h as usize) {
+            let forced = forced();
+            self.forced = forced;
+            put_bit(self.core, h as usize, false);
+            let cost = self.estimate(h);
+            let r = &mut self.reserve[usize::from(!forced)];
+            *r = r.saturating_sub(cost);
+        }
+    }
+
+    /// The scale of the estimates to use for the next packet: moved a quarter of the way
+    /// towards how this packet's costs compared with their estimates (1/256 units, kept
+    /// within 1/4..=16).
+    pub(crate) fn next_scale(&self) -> u32 {
+        if self.estimated == 0 {
+            return self.scale;
+        }
+        let seen = (self.actual * 256 / self.estimated).clamp(64, 4096) as u32;
+        (self.scale * 3 + seen) / 4
     }
 
     /// Records that `due_kept` kept handles may need a "held" flag (`worst` bits is the most
     /// one entity can take) and returns the room left for entities `len` bytes into the
-    /// packet, in bits, after the check value and a bit per held flag.
+    /// packet, in bits, after the check value and an eighth of a bit per "held" flag (cheap
+    /// while most are sent; the packing itself reserves their exact cost).
     fn room(&mut self, len: usize, worst: u64, due_kept: u32) -> u64 {
         self.due_kept = due_kept;
         let reserve = (worst + u64::from(due_kept + 2) * 10 + u64::from(CHECK_BITS)).div_ceil(8);
         self.safe = self.bytes.saturating_sub(reserve as usize + 2);
-        (self.bytes.saturating_sub(len + 3) as u64 * 8).saturating_sub(due_kept.into())
+        (self.bytes.saturating_sub(len + 3) as u64 * 8).saturating_sub(u64::from(due_kept) / 8)
     }
 
     /// Whether handle `h` was selected.
@@ -154,10 +233,12 @@ impl<'s> Budget<'s> {
     }
 
     /// Whether a packet `len_bound` bytes long so far still fits with `tail_bits` more bits,
-    /// the check value and the coder's flush.
+    /// the room kept for the core of the selection, the check value and the coder's flush.
     #[inline]
     pub(crate) fn fits(&self, len_bound: usize, tail_bits: u64) -> bool {
-        len_bound as u64 + (tail_bits + u64::from(CHECK_BITS)).div_ceil(8) < self.bytes as u64
+        let reserve = self.reserve[0] + if self.forced { 0 } else { self.reserve[1] };
+        let tail = tail_bits + reserve + u64::from(CHECK_BITS);
+        len_bound as u64 + tail.div_ceil(8) < self.bytes as u64
     }
 
     /// Due kept handles not yet coded.
@@ -187,6 +268,8 @@ impl<'s> Budget<'s> {
     /// Records that `h` was sent at a cost of `bits`.
     #[inline]
     pub(crate) fn sent(&mut self, h: u32, bits: u64) {
+        self.estimated += self.estimate(h);
+        self.actual += bits;
         put_bit(self.sent, h as usize, true);
         if let Some(c) = self.cost.get_mut(h as usize) {
             *c = bits.min(u64::from(u16::MAX)) as u16;

@@ -733,6 +733,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         if let (Some(b), Some(c)) = (side.packer(), schema.classes.get(hint_class)) {
             // Room for the entity at worst, the flag ending the list and every held flag.
             let len = coder.len_bound();
+            if hint.is_some() {
+                b.release(hint_h, || false);
+            }
             if hint.is_some() && !b.far(len) {
                 let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
                 if !fits_with_tail(b, len, tail, models) {
@@ -800,8 +803,11 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
             let mut attempt = None;
             let mut want = true;
+            let oldest = |side: &S| (0..c.group_count()).map(|g| side.staleness(h, g)).max();
+            let forced = S::ENCODER && oldest(side).unwrap_or(0) >= pack::FORCE_AGE;
             if let Some(b) = side.packer() {
                 b.next_due_kept();
+                b.release(h, || forced);
                 want = b.selected(h);
                 let len = coder.len_bound();
                 if want && !b.far(len) {

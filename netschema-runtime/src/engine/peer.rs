@@ -55,7 +55,8 @@ pub struct PeerStorage<'a> {
     pub cost: &'a mut [u16],
     /// Scratch room for ordering handles by priority.
     pub order: &'a mut [u64],
-    /// Scratch bitsets of the handles selected for, and sent in, a packet (two per handle).
+    /// Scratch bitsets of the handles selected for, sent in, and at the core of a packet
+    /// (three bits per handle).
     pub marks: &'a mut [u64],
     /// Models stored with each frame slot, and one more set for undoing an entity that did
     /// not fit.
@@ -75,7 +76,7 @@ pub struct PeerSizes {
     pub entities: usize,
     /// Length of [`PeerStorage::visible`] and [`PeerStorage::owned`].
     pub visible: usize,
-    /// Length of [`PeerStorage::handle_own`]; [`PeerStorage::marks`] is twice as long.
+    /// Length of [`PeerStorage::handle_own`]; [`PeerStorage::marks`] is three times as long.
     pub handle_words: usize,
     /// Length of [`PeerStorage::lags`].
     pub lags: usize,
@@ -92,7 +93,7 @@ impl PeerSizes {
             + self.handles * (4 + 4 + 4 + 4 + 2 + 8)
             + self.entities * (4 + 2)
             + self.visible * 16
-            + self.handle_words * 8 * 3
+            + self.handle_words * 8 * 4
             + self.lags
             + self.diffs
             + self.models * core::mem::size_of::<Model>()
@@ -143,6 +144,8 @@ pub(crate) struct PeerState {
     acked: [bool; SLOTS],
     newest_sent: u32,
     acked_high: u32,
+    /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
+    scale: u32,
     stats: PeerStats,
 }
 
@@ -197,6 +200,7 @@ impl<'a> Peer<'a> {
             acked: [false; SLOTS],
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
+            scale: 256,
             stats: PeerStats::default(),
         };
         Ok(Peer { schema, store, state })
@@ -217,7 +221,7 @@ impl<'a> Peer<'a> {
             && store.priority.len() >= sizes.handles
             && store.cost.len() >= sizes.handles
             && store.order.len() >= sizes.handles
-            && store.marks.len() >= 2 * sizes.handle_words
+            && store.marks.len() >= 3 * sizes.handle_words
             && store.models.len() >= sizes.models
     }
 
@@ -238,7 +242,7 @@ impl<'a> Peer<'a> {
             priority: &mut store.priority[..sizes.handles],
             cost: &mut store.cost[..sizes.handles],
             order: &mut store.order[..sizes.handles],
-            marks: &mut store.marks[..2 * sizes.handle_words],
+            marks: &mut store.marks[..3 * sizes.handle_words],
             models: &mut store.models[..sizes.models],
         }
     }
@@ -555,7 +559,8 @@ impl<'a> Peer<'a> {
         let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
         let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
         presence.fill(0);
-        let (selected, sent) = self.store.marks.split_at_mut(w);
+        let (selected, rest) = self.store.marks.split_at_mut(w);
+        let (sent, core) = rest.split_at_mut(w);
         let mut side = EncoderSide {
             world,
             refs,
@@ -580,7 +585,12 @@ impl<'a> Peer<'a> {
             handle_own: self.store.handle_own,
             priority: self.store.priority,
             order: self.store.order,
-            budget: Budget::new(buf.len(), selected, sent, self.store.cost),
+            budget: Budget::new(
+                buf.len(),
+                [selected, sent, core],
+                self.store.cost,
+                self.state.scale,
+            ),
             cursor: 0,
         };
 
@@ -608,9 +618,10 @@ impl<'a> Peer<'a> {
             refs,
             hold_all,
         )?;
-        let (max_lag, complete) = (side.max_lag, side.budget.complete());
+        let (max_lag, complete, scale) =
+            (side.max_lag, side.budget.complete(), side.budget.next_scale());
         enc.direct(check, CHECK_BITS);
-        Ok(Written { len: enc.finish()?, max_lag, complete })
+        Ok(Written { len: enc.finish()?, max_lag, complete, scale })
     }
 
     /// Makes the packet just written for `refs` the newest frame sent: priorities of what
@@ -627,7 +638,7 @@ impl<'a> Peer<'a> {
             // Every candidate was sent: nothing waited.
             s.priority.fill(0);
         }
-        let (presence, sent) = (&s.presence[spare * w..(spare + 1) * w], &s.marks[w..]);
+        let (presence, sent) = (&s.presence[spare * w..(spare + 1) * w], &s.marks[w..2 * w]);
         for h in (0..handles).filter(|_| !written.complete || held_all) {
             let present = test_bit(presence, h);
             let e = s.handle_entity[h];
@@ -657,6 +668,7 @@ impl<'a> Peer<'a> {
             }
         }
         self.state.slots.commit(frame, written.max_lag);
+        self.state.scale = written.scale;
         self.state.acked[spare] = false;
         self.state.newest_sent = frame;
         self.state.stats.packets += 1;
@@ -674,6 +686,8 @@ struct Written {
     max_lag: u8,
     /// Whether every candidate was sent.
     complete: bool,
+    /// The scale of cost estimates for the next packet.
+    scale: u32,
 }
 
 /// The values a client holds of the entity whose row starts at `at` in the world's rows, of
@@ -855,8 +869,10 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     }
 
     fn plan(&mut self, len: usize) {
-        let mut budget =
-            core::mem::replace(&mut self.budget, Budget::new(0, &mut [], &mut [], &mut []));
+        let mut budget = core::mem::replace(
+            &mut self.budget,
+            Budget::new(0, [&mut [], &mut [], &mut []], &mut [], 256),
+        );
         let order = core::mem::take(&mut self.order);
         let this = &*self;
         let candidates = |emit: &mut dyn FnMut(Candidate)| {

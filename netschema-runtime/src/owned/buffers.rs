@@ -90,7 +90,7 @@ impl PeerBuffers {
             priority: vec![0; s.handles],
             cost: vec![0; s.handles],
             order: vec![0; s.handles],
-            marks: vec![0; 2 * s.handle_words],
+            marks: vec![0; 3 * s.handle_words],
             models: vec![Model::default(); s.models],
         }
     }

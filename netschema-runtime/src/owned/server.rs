@@ -286,6 +286,18 @@ impl<P: Protocol> Server<P> {
         Ok(())
     }
 
+    /// How stale what `client` was last sent of entity `id` is: the most frames since the values
+    /// it holds were the world's (0: all sent in the current frame), `None` if it does not
+    /// hold the entity; see [`Peer::staleness`]. Meaningful after [`Server::encode`] for the
+    /// current frame.
+    pub fn staleness(&mut self, client: ClientId, id: u64) -> Result<Option<u32>> {
+        let slot = self.slot(id)?;
+        let at = self.index_of(client)?;
+        let frame = self.world_state.frame().ok_or(Error::FrameNotStarted)?;
+        let c = &mut self.connections[at];
+        Ok(c.buffers.resume(P::SCHEMA, c.state).staleness(frame, slot))
+    }
+
     /// Writes `client`'s packet for the current frame into `buf`, never past its end (the
     /// byte budget; [`DEFAULT_BUDGET`](crate::engine::peer::DEFAULT_BUDGET) is the usual
     /// length); see [`Peer::encode`].
