@@ -9,6 +9,10 @@
 //!
 //! `--help` prints the options, the technique legend and the meaning of each column.
 //!
+//! `--budget BYTES` gives netschema's packets a byte budget and `--tolerance PATH=STEPS` adds
+//! `netschema-tol`, netschema with those tolerances, beside exact netschema; either prints a
+//! second table of how stale and how far from the input what netschema's client holds gets.
+//!
 //! Each scenario records its quantised snapshots once (what one client sees each frame), then
 //! every technique of `netschema_lab` replays them over the same simulated link; each
 //! decoded frame is checked against its input. Techniques whose static tables are trained
@@ -33,7 +37,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use netschema::schema::Schema;
-use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::descriptors::{RuntimeSchema, ToleranceOverride, with_tolerances};
+use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::TraceFrame;
 use netschema_lab::{RunConfig, Setup, Snapshot, Technique, techniques};
@@ -66,14 +71,17 @@ struct Options {
     loss: f64,
     seed: u64,
     techniques: Vec<String>,
+    budget: Option<usize>,
+    tolerances: Vec<ToleranceOverride>,
     json: Option<PathBuf>,
     plot: PathBuf,
     record: Option<PathBuf>,
 }
 
 const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|all] [--frames N] \
-                     [--latency F] [--loss P] [--technique NAME]... [--seed S] [--json FILE] \
-                     [--plot FILE] [--record DIR]";
+                     [--latency F] [--loss P] [--technique NAME]... [--budget BYTES] \
+                     [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
+                     [--record DIR]";
 
 /// The `--help` text: usage, options, the technique legend and the table's columns.
 fn help() -> String {
@@ -90,6 +98,13 @@ options:
   --latency F       one-way latency in frames (default 6, at most 15)
   --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
   --technique NAME  only this technique (repeatable; default all)
+  --budget BYTES    netschema's packets have at most BYTES bytes (1200: a usual datagram);
+                    entities that do not fit wait, as the client holds them
+  --tolerance PATH=STEPS
+                    also run netschema-tol: netschema with a tolerance of STEPS raw steps
+                    (at most 127) on every numeric field at or under PATH (`pos` covers
+                    pos.x and pos.y; `Unit.pos` only the Unit class's), beside exact
+                    netschema (repeatable)
   --seed S          seed of the scenarios and the link (default 1); static tables train
                     on each scenario recorded with seed S + 1
   --json FILE       also write the tables as JSON (keys as the column names below)
@@ -116,6 +131,8 @@ fn parse_args() -> Result<Options, String> {
         loss: 0.05,
         seed: 1,
         techniques: techniques::NAMES.iter().map(|s| s.to_string()).collect(),
+        budget: None,
+        tolerances: Vec::new(),
         json: None,
         plot: PathBuf::new(),
         record: None,
@@ -161,6 +178,10 @@ fn parse_args() -> Result<Options, String> {
                 }
                 chosen_techniques.push(v);
             }
+            "--budget" => {
+                o.budget = Some(netschema_lab::parse_budget(&value("a number of bytes")?)?)
+            }
+            "--tolerance" => o.tolerances.push(value("PATH=STEPS")?.parse()?),
             "--json" => o.json = Some(PathBuf::from(value("a file")?)),
             "--plot" => plot = Some(PathBuf::from(value("a file")?)),
             "--record" => o.record = Some(PathBuf::from(value("a folder")?)),
@@ -170,6 +191,12 @@ fn parse_args() -> Result<Options, String> {
     }
     if !chosen_techniques.is_empty() {
         o.techniques = chosen_techniques;
+    }
+    let tuned = o.budget.is_some() || !o.tolerances.is_empty();
+    if tuned && !o.techniques.iter().any(|t| t == "netschema") {
+        return Err(
+            "--budget and --tolerance apply to netschema, which --technique leaves out".into()
+        );
     }
     let scenario = if o.scenarios.len() == 1 { o.scenarios[0].as_str() } else { "all" };
     o.plot = plot.unwrap_or_else(|| report::plot_path(scenario, o.latency, o.loss));
@@ -242,6 +269,31 @@ fn record(
     Ok(rec)
 }
 
+/// The techniques called `names` for a scenario of `schema` (the same descriptors as the
+/// scenario's): netschema with packets of at most `budget` bytes, followed by `netschema-tol`
+/// (netschema with `tolerances`) if any. Fails if a tolerance's path names no numeric field.
+fn techniques_for(
+    names: &[String],
+    schema: &'static Schema,
+    budget: Option<usize>,
+    tolerances: &[ToleranceOverride],
+) -> Result<Vec<Box<dyn Technique>>, String> {
+    let tolerant =
+        (!tolerances.is_empty()).then(|| with_tolerances(schema, tolerances)).transpose()?;
+    let mut list: Vec<Box<dyn Technique>> = Vec::new();
+    for name in names {
+        if name != "netschema" {
+            list.extend(techniques::by_name(name));
+            continue;
+        }
+        list.push(Box::new(Netschema { budget, tolerant: None }));
+        if tolerant.is_some() {
+            list.push(Box::new(Netschema { budget, tolerant }));
+        }
+    }
+    Ok(list)
+}
+
 /// The offline training run of scenario `name`: the same scenario with the next seed, which
 /// the techniques with static tables train them on ([`Setup::training`]).
 fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, String> {
@@ -250,6 +302,20 @@ fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, S
     let rec = simulate(name, frames, seed.wrapping_add(1), false)?;
     eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
     Ok(rec.snapshots)
+}
+
+/// `netschema: packets of at most 1200 bytes; netschema-tol: tolerances pos=2 (raw steps)`,
+/// or `None` without a budget or tolerances.
+fn tuning(budget: Option<usize>, tolerances: &[ToleranceOverride]) -> Option<String> {
+    let budget = budget.map(|b| format!("netschema: packets of at most {b} bytes"));
+    let tolerances = (!tolerances.is_empty()).then(|| {
+        let list: Vec<String> = tolerances.iter().map(ToString::to_string).collect();
+        format!("netschema-tol: tolerances {} (raw steps)", list.join(", "))
+    });
+    match (budget, tolerances) {
+        (Some(b), Some(t)) => Some(format!("{b}; {t}")),
+        (b, t) => b.or(t),
+    }
 }
 
 fn main() -> ExitCode {
@@ -266,10 +332,28 @@ fn main() -> ExitCode {
     };
     let start = Instant::now();
     let config = RunConfig::new(o.latency, o.loss, o.seed);
-    let chosen: Vec<Box<dyn Technique>> =
-        o.techniques.iter().filter_map(|name| techniques::by_name(name)).collect();
+    if let Some(line) = tuning(o.budget, &o.tolerances) {
+        println!("{line}\n");
+    }
+    // Every scenario's techniques first, so that a bad --tolerance fails before any runs.
+    let lists: Result<Vec<_>, String> = o
+        .scenarios
+        .iter()
+        .map(|name| {
+            let schema = runtime_schema(name)?.schema;
+            techniques_for(&o.techniques, schema, o.budget, &o.tolerances)
+                .map_err(|e| format!("{name}: {e}"))
+        })
+        .collect();
+    let lists = match lists {
+        Ok(lists) => lists,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut reports = Vec::new();
-    for name in &o.scenarios {
+    for (name, chosen) in o.scenarios.iter().zip(lists) {
         let rec = match record(name, o.frames, o.seed, o.record.as_deref()) {
             Ok(r) => r,
             Err(e) => {

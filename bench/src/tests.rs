@@ -52,14 +52,16 @@ fn profiling_a_recorded_trace_matches_the_bench() {
     let config = RunConfig::new(2, 0.05, 1);
     let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
     let bench =
-        netschema_lab::run(&Netschema, &setup, &rec.snapshots, None, &config, |_| {}).unwrap();
+        netschema_lab::run(&Netschema::default(), &setup, &rec.snapshots, None, &config, |_| {})
+            .unwrap();
     let runtime = runtime_schema("particles").unwrap();
     // The trace's times are the bench's even frames: the link delivers on the same frames.
     let times = trace.times().expect("the bench writes times");
     let names = ["BC", "netschema"];
     let recording = profile::Recording { snapshots: &views, training: &[], times: Some(&times) };
     let report =
-        profile::measure("particles", runtime.schema, recording, 60.0, &config, &names).unwrap();
+        profile::measure("particles", runtime.schema, recording, 60.0, &config, &names, None)
+            .unwrap();
     let names: Vec<&str> = report.results.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["BC", "netschema"]);
     let profiled = &report.results[1];
@@ -108,4 +110,43 @@ fn every_technique_round_trips_every_scenario_under_loss() {
             }
         }
     }
+}
+
+#[test]
+fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
+    let names = ["BC", "netschema"].map(String::from);
+    for (name, position) in [("particles", "pos"), ("cubes", "position"), ("rts", "pos")] {
+        let schema = runtime_schema(name).unwrap().schema;
+        let tolerances = [format!("{position}=2").parse().unwrap()];
+        let list = techniques_for(&names, schema, Some(1200), &tolerances).unwrap();
+        let list: Vec<&str> = list.iter().map(|t| t.name()).collect();
+        assert_eq!(list, ["BC", "netschema", "netschema-tol"], "{name}");
+        let tolerant = with_tolerances(schema, &tolerances).unwrap();
+        assert_ne!(tolerant.hash, schema.hash, "{name}");
+        for (class, plain) in tolerant.classes.iter().zip(schema.classes) {
+            for (field, exact) in class.fields.iter().zip(plain.fields) {
+                let covered = field.name.starts_with(&format!("{position}."));
+                assert_eq!(field.tolerance, if covered { 2 } else { 0 }, "{name}: {}", field.name);
+                assert_eq!(
+                    (field.min, field.max, field.coding),
+                    (exact.min, exact.max, exact.coding)
+                );
+            }
+        }
+    }
+    let schema = runtime_schema("cubes").unwrap().schema;
+    let err = techniques_for(&names, schema, None, &["pos=2".parse().unwrap()]).err().unwrap();
+    assert!(err.contains("Cube.position.x"), "{err}");
+}
+
+#[test]
+fn a_budget_holds_netschema_packets_to_it() {
+    let rec = simulate("particles", 90, 1, false).unwrap();
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+    let config = RunConfig::new(2, 0.05, 1);
+    let budget = Netschema { budget: Some(1200), tolerant: None };
+    let r = netschema_lab::run(&budget, &setup, &rec.snapshots, None, &config, |_| {}).unwrap();
+    assert!(r.verified(), "{:?}", r.first_error);
+    assert!(r.bytes.iter().all(|&b| b <= 1200));
+    assert!(r.held.expect("a budget records what the client holds").staleness_p99() > 0);
 }

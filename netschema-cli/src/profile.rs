@@ -54,6 +54,11 @@ pub(crate) struct Args {
     /// Seed of the link's losses.
     #[arg(long, value_name = "S", default_value = "1")]
     seed: u64,
+    /// Give netschema's packets a byte budget (1200 is the usual datagram payload): entities
+    /// that do not fit wait, and a second table shows how stale and how far from the trace
+    /// what the client holds gets.
+    #[arg(long, value_name = "BYTES", value_parser = netschema_lab::parse_budget)]
+    budget: Option<usize>,
     /// Another recording of the same game to train the techniques' static tables on (Q3's
     /// Huffman table, naia-zd's dictionary), as an engine's offline tables are; by default
     /// they train on the replayed trace itself, which favours them.
@@ -249,9 +254,16 @@ fn measure(
         let training = training.as_deref().unwrap_or(&snapshots);
         let recording =
             profile::Recording { snapshots: &snapshots, training, times: times.as_deref() };
-        let report =
-            profile::measure(&scenario, runtime.schema, recording, rate_hz, &config, &names)
-                .map_err(Error::Technique)?;
+        let report = profile::measure(
+            &scenario,
+            runtime.schema,
+            recording,
+            rate_hz,
+            &config,
+            &names,
+            a.budget,
+        )
+        .map_err(Error::Technique)?;
         reports.push(report);
     }
     let duration = times.as_ref().map(|t| t.last().unwrap_or(&0.0) - t.first().unwrap_or(&0.0));
@@ -278,6 +290,13 @@ fn measure(
         ("latency", format!("{} frames, one way", a.latency)),
         ("loss", format!("{:.1} % of packets and acks", a.loss * 100.0)),
         ("seed", a.seed.to_string()),
+        (
+            "budget",
+            match a.budget {
+                Some(bytes) => format!("{bytes} bytes per netschema packet"),
+                None => "none".into(),
+            },
+        ),
         ("warm-up", format!("{} frames left out of the statistics", config.warmup)),
         ("techniques", names.join(", ")),
         ("netschema", env!("CARGO_PKG_VERSION").to_owned()),

@@ -152,3 +152,38 @@ fn reports_bad_traces_by_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("'--loss <P>'"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn a_budget_and_tolerances_show_what_the_client_holds() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli/tolerant");
+    std::fs::create_dir_all(&dir).unwrap();
+    let schema = dir.join("dots.netidl");
+    let source = std::fs::read_to_string(data("dots.netidl")).unwrap();
+    let tolerant = source.replace("predict(hold);", "predict(hold) tolerance(3);");
+    assert_ne!(tolerant, source);
+    std::fs::write(&schema, tolerant).unwrap();
+    let out = netschema(&[
+        "profile",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--trace",
+        data("dots.jsonl").to_str().unwrap(),
+        "--technique",
+        "netschema",
+        "--budget",
+        "40",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.lines().any(|l| l.starts_with("netschema ") && l.ends_with("yes")), "{stdout}");
+    assert!(stdout.contains("netschema: what the client holds"), "{stdout}");
+    assert!(stdout.contains("staleness_mean staleness_p99 error_mean error_max"), "{stdout}");
+    let header = stdout.lines().find(|l| l.starts_with("field ")).unwrap();
+    assert!(header.contains(" tolerance "), "{stdout}");
+    let hp = stdout.lines().find(|l| l.starts_with("Dot.hp ")).unwrap();
+    assert!(hp.contains(" 3  hold"), "{stdout}");
+
+    let out = netschema(&["profile", "--schema", "s", "--trace", "t", "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("bad budget `0`"), "{}", text(&out.stderr));
+}

@@ -1,9 +1,10 @@
 //! The profile as one self-contained HTML page: what `netschema profile --report FILE.html`
 //! writes, for a user to open and send to a colleague.
 //!
-//! Per scenario (one per client replayed): the technique table, bytes per frame over time
-//! (inline SVG), what each field costs in bits per frame (sorted bars), which predictor coded
-//! each field's values (stacked bars) and the field table; then the run's parameters. The page
+//! Per scenario (one per client replayed): the technique table (and what netschema's client
+//! held, under a byte budget or tolerances), bytes per frame over time (inline SVG), what each
+//! field costs in bits per frame (sorted bars), which predictor coded each field's values
+//! (stacked bars) and the field table; then the run's parameters. The page
 //! loads nothing: styles and charts are inline, and its content security policy forbids every
 //! fetch and every script.
 
@@ -12,7 +13,7 @@ use std::path::Path;
 
 use super::Error;
 use super::profile::{FieldReport, FieldRow};
-use super::report::{self, COLUMNS, ScenarioReport, Summary, hz};
+use super::report::{self, COLUMNS, HELD_COLUMNS, HeldSummary, ScenarioReport, Summary, hz};
 
 /// The sections of each scenario, as the `class` of their `<section>`, in page order.
 pub const SECTIONS: [&str; 4] = ["techniques", "bytes-per-frame", "field-costs", "predictors"];
@@ -101,7 +102,7 @@ fn headline(sums: &[Summary]) -> String {
     let Some(ours) = sums.iter().find(|s| s.name == "netschema") else { return String::new() };
     let best = sums
         .iter()
-        .filter(|s| s.name != "netschema")
+        .filter(|s| !report::is_netschema(&s.name))
         .min_by(|a, b| a.bytes_mean.total_cmp(&b.bytes_mean));
     match best {
         Some(other) if ours.bytes_mean > 0.0 => format!(
@@ -143,6 +144,7 @@ fn techniques(page: &mut String, report: &ScenarioReport, sums: &[Summary]) {
         );
     }
     page.push_str("</tbody>\n</table>\n");
+    held_table(page, sums);
     for r in report.results.iter().filter(|r| r.first_error.is_some()) {
         let _ = writeln!(
             page,
@@ -153,6 +155,34 @@ fn techniques(page: &mut String, report: &ScenarioReport, sums: &[Summary]) {
         );
     }
     page.push_str("<p class=\"note\">Hover a column name for its meaning. Times are medians.</p>\n</section>\n");
+}
+
+/// The table "netschema: what the client holds", if a technique recorded it.
+fn held_table(page: &mut String, sums: &[Summary]) {
+    let rows: Vec<(&Summary, HeldSummary)> =
+        sums.iter().filter_map(|m| Some((m, m.held?))).collect();
+    if rows.is_empty() {
+        return;
+    }
+    page.push_str("<h4>netschema: what the client holds</h4>\n<table>\n<thead><tr>");
+    for (key, meaning) in HELD_COLUMNS {
+        let _ = write!(page, "<th title=\"{}\">{key}</th>", esc(meaning));
+    }
+    page.push_str("</tr></thead>\n<tbody>\n");
+    for (m, h) in rows {
+        let _ = writeln!(
+            page,
+            "<tr><td>{}</td><td>{:.1}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.3}</td><td>{}</td></tr>",
+            esc(&m.name),
+            m.bytes_mean,
+            m.bytes_max,
+            h.staleness_mean,
+            h.staleness_p99,
+            h.error_mean,
+            h.error_max
+        );
+    }
+    page.push_str("</tbody>\n</table>\n");
 }
 
 /// Bits per frame of each field, sorted, with the structure row, then the field table.
@@ -191,15 +221,21 @@ fn field_costs(page: &mut String, fields: &FieldReport) {
     page.push_str("</section>\n");
 }
 
-/// The field table, as `netschema profile` prints it.
+/// The field table, as `netschema profile` prints it (with a tolerance column, raw steps, when
+/// a field has one).
 fn field_table(page: &mut String, fields: &FieldReport) {
-    page.push_str(
-        "<table>\n<thead><tr><th>field</th><th>bits/frame</th><th>share</th><th>values/frame</th><th>bits/value</th><th>unchanged</th><th class=\"text\">predictors</th></tr></thead>\n<tbody>\n",
+    let tolerances = fields.has_tolerances();
+    let _ = writeln!(
+        page,
+        "<table>\n<thead><tr><th>field</th><th>bits/frame</th><th>share</th><th>values/frame</th><th>bits/value</th><th>unchanged</th>{}<th class=\"text\">predictors</th></tr></thead>\n<tbody>",
+        if tolerances { "<th title=\"raw steps\">tolerance</th>" } else { "" }
     );
     for r in &fields.rows {
+        let tolerance =
+            if tolerances { format!("<td>{}</td>", r.tolerance) } else { String::new() };
         let _ = writeln!(
             page,
-            "<tr><td>{}</td><td>{:.1}</td><td>{:.1} %</td><td>{:.1}</td><td>{:.2}</td><td>{:.1} %</td><td class=\"text\">{}</td></tr>",
+            "<tr><td>{}</td><td>{:.1}</td><td>{:.1} %</td><td>{:.1}</td><td>{:.2}</td><td>{:.1} %</td>{tolerance}<td class=\"text\">{}</td></tr>",
             esc(&r.field),
             r.bits_per_frame,
             r.share * 100.0,
@@ -209,9 +245,10 @@ fn field_table(page: &mut String, fields: &FieldReport) {
             esc(&predictor_text(r))
         );
     }
+    let span = if tolerances { 6 } else { 5 };
     let _ = writeln!(
         page,
-        "<tr class=\"total\"><td>(structure)</td><td>{:.1}</td><td colspan=\"5\"></td></tr>\n<tr class=\"total\"><td>total</td><td>{:.1}</td><td colspan=\"5\"></td></tr>",
+        "<tr class=\"total\"><td>(structure)</td><td>{:.1}</td><td colspan=\"{span}\"></td></tr>\n<tr class=\"total\"><td>total</td><td>{:.1}</td><td colspan=\"{span}\"></td></tr>",
         fields.structure_bits, fields.total_bits
     );
     page.push_str("</tbody>\n</table>\n");
@@ -361,6 +398,7 @@ mod tests {
             mismatches: 0,
             first_error: None,
             warmup: 2,
+            held: None,
         }
     }
 
@@ -375,6 +413,7 @@ mod tests {
             unchanged: 0.1,
             predictors,
             unpredicted: 0.2,
+            tolerance: 0,
         };
         let fields = FieldReport {
             frames: 18,
@@ -404,5 +443,44 @@ mod tests {
         assert!(!page.contains("<script") && !page.contains("src="), "nothing to load");
         let namespaces = page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
         assert_eq!(page.matches("http://").count(), namespaces, "no address but SVG's namespace");
+        assert!(!page.contains("what the client holds") && !page.contains(">tolerance<"));
+    }
+
+    #[test]
+    fn a_budget_adds_what_the_client_holds_and_tolerances_a_column() {
+        let mut ours = result("netschema", 4);
+        ours.held = Some(crate::HeldStats {
+            staleness: vec![6, 3, 1],
+            values: 20,
+            error_sum: 30,
+            error_max: 7,
+        });
+        let tolerant = FieldRow {
+            field: "Dot.x".into(),
+            bits_per_frame: 1.0,
+            share: 0.5,
+            values_per_frame: 1.0,
+            bits_per_value: 1.0,
+            unchanged: 0.0,
+            predictors: vec![("hold", 1.0)],
+            unpredicted: 0.0,
+            tolerance: 3,
+        };
+        let fields =
+            FieldReport { frames: 18, total_bits: 2.0, structure_bits: 1.0, rows: vec![tolerant] };
+        let report = ScenarioReport {
+            scenario: "dots".into(),
+            frames: 20,
+            rate_hz: 30.0,
+            latency: 2,
+            loss: 0.05,
+            results: vec![ours],
+            fields: Some(fields),
+        };
+        let page = render(&[report], &[]).unwrap();
+        assert!(page.contains("<h4>netschema: what the client holds</h4>"), "{page}");
+        assert!(page.contains("<td>0.50</td><td>2</td><td>1.500</td><td>7</td>"), "{page}");
+        assert!(page.contains("<th title=\"raw steps\">tolerance</th>"), "{page}");
+        assert!(page.contains("<td>3</td><td class=\"text\">hold 100 %</td>"), "{page}");
     }
 }

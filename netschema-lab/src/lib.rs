@@ -32,9 +32,11 @@
 //! Techniques with static tables trained offline (`Q3`, `naia-zd`) train them on
 //! [`Setup::training`], snapshots of another run of the same game.
 //!
-//! [`run`] measures one technique (bytes, encode and decode times, memory, verification) and
-//! [`run_all`] a list of them with progress on stderr; [`report`] prints tables and writes
-//! JSON and SVG plots of the results, and [`html`] one self-contained page of a profile.
+//! [`run`] measures one technique (bytes, encode and decode times, memory, verification, and
+//! for netschema under a byte budget or tolerances how stale and how far from the input what
+//! its client holds gets: [`HeldStats`]) and [`run_all`] a list of them with progress on
+//! stderr; [`report`] prints tables and writes JSON and SVG plots of the results, and [`html`]
+//! one self-contained page of a profile.
 //!
 //! For `netschema profile`, [`descriptors`] builds a schema's runtime descriptors from its
 //! `.netidl` file while the program runs, [`trace`] reads and writes recorded traces (JSON
@@ -64,6 +66,8 @@ mod training;
 
 use std::fmt;
 use std::time::{Duration, Instant};
+
+use netschema_runtime::schema::Coding;
 
 pub use link::{Link, Rng};
 pub use netschema_runtime::Ack;
@@ -240,11 +244,30 @@ pub trait Encoder {
     fn expected(&self, _snapshot: &Snapshot) -> Option<Snapshot> {
         None
     }
+    /// What the client holds after the snapshot just encoded, for a technique whose client may
+    /// hold other values than the input's (netschema under a byte budget, with tolerances or
+    /// update groups): replaces [`Encoder::expected`] and adds what [`HeldStats`] measures.
+    /// `None` (the default): the client holds the input exactly.
+    fn held(&self, _snapshot: &Snapshot) -> Option<Held> {
+        None
+    }
     /// Takes an acknowledgement from the client.
     fn receive_ack(&mut self, ack: &Ack);
     /// Bytes of state the server keeps for this client (besides any world state shared by
     /// all clients).
     fn memory_bytes(&self) -> usize;
+}
+
+/// What a client holds of one frame, as its server records it ([`Encoder::held`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    /// What the decoder should produce: the values the client holds, by the technique's names.
+    pub view: Snapshot,
+    /// Per entity of `view`, in its order: frames since the values the client holds of it
+    /// were the input's (0: all sent in this frame).
+    pub staleness: Vec<u32>,
+    /// The input's values at this frame of the same entities, laid out as `view.values`.
+    pub truth: Vec<i32>,
 }
 
 /// The client half of a technique.
@@ -271,6 +294,15 @@ pub fn parse_latency(s: &str) -> Result<u32, String> {
         ));
     }
     Ok(latency)
+}
+
+/// A byte budget of netschema's packets, a positive number of bytes; the error says what is
+/// wrong, for a command line's `--budget`.
+pub fn parse_budget(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(bytes) if bytes > 0 => Ok(bytes),
+        _ => Err(format!("bad budget `{s}` (a positive number of bytes, e.g. 1200)")),
+    }
 }
 
 /// A loss probability written as `0.05` or `5%`, in `[0, 1)`.
@@ -327,12 +359,90 @@ pub struct TechniqueResult {
     pub first_error: Option<String>,
     /// Frames left out of the statistics.
     pub warmup: usize,
+    /// How stale and how far from the input the client's values were, for a technique that
+    /// records what its client holds ([`Encoder::held`]); `None` for the others.
+    pub held: Option<HeldStats>,
 }
 
 impl TechniqueResult {
     /// Whether every decoded frame matched its input (and at least one was decoded).
     pub fn verified(&self) -> bool {
         self.mismatches == 0 && self.verified_frames > 0
+    }
+}
+
+/// Staleness and error of what a client held, over the decoded frames after the warm-up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeldStats {
+    /// `staleness[s]`: (decoded frame, entity) pairs whose values were `s` frames old.
+    pub staleness: Vec<u64>,
+    /// Numeric values compared with the input.
+    pub values: u64,
+    /// Sum of their absolute errors, in raw steps.
+    pub error_sum: u64,
+    /// Largest absolute error, in raw steps.
+    pub error_max: u64,
+}
+
+impl HeldStats {
+    /// Counts decoded frame `decoded` of `schema`, with the [`Held::staleness`] and
+    /// [`Held::truth`] its server recorded: the staleness of each entity and the error of each
+    /// numeric value (bools and enums are left out), wrapping fields the short way round.
+    pub fn add(&mut self, schema: &Schema, decoded: &Snapshot, staleness: &[u32], truth: &[i32]) {
+        for (i, &age) in staleness.iter().enumerate().take(decoded.len()) {
+            let age = age as usize;
+            if self.staleness.len() <= age {
+                self.staleness.resize(age + 1, 0);
+            }
+            self.staleness[age] += 1;
+            let Some(class) = schema.classes.get(usize::from(decoded.classes[i])) else {
+                continue;
+            };
+            let start = decoded.starts[i] as usize;
+            let truth = truth.get(start..).unwrap_or_default();
+            for ((&v, &t), field) in decoded.row(i).iter().zip(truth).zip(class.fields) {
+                if field.coding == Coding::Categorical {
+                    continue;
+                }
+                let error = if field.wraps {
+                    u64::from(field.residual(v, t).unsigned_abs())
+                } else {
+                    i64::from(v).abs_diff(i64::from(t))
+                };
+                self.values += 1;
+                self.error_sum += error;
+                self.error_max = self.error_max.max(error);
+            }
+        }
+    }
+
+    /// (Decoded frame, entity) pairs counted.
+    pub fn samples(&self) -> u64 {
+        self.staleness.iter().sum()
+    }
+
+    /// Mean staleness, frames (0 without samples).
+    pub fn staleness_mean(&self) -> f64 {
+        let weighted: u64 = self.staleness.iter().enumerate().map(|(s, &n)| s as u64 * n).sum();
+        weighted as f64 / self.samples().max(1) as f64
+    }
+
+    /// The staleness that 99 % of the samples do not exceed, frames (0 without samples).
+    pub fn staleness_p99(&self) -> u32 {
+        let target = self.samples().saturating_mul(99).div_ceil(100);
+        let mut seen = 0;
+        for (s, &n) in self.staleness.iter().enumerate() {
+            seen += n;
+            if seen >= target {
+                return s as u32;
+            }
+        }
+        0
+    }
+
+    /// Mean absolute error of the numeric values, raw steps (0 without values).
+    pub fn error_mean(&self) -> f64 {
+        self.error_sum as f64 / self.values.max(1) as f64
     }
 }
 
@@ -363,9 +473,12 @@ pub fn run(
         mismatches: 0,
         first_error: None,
         warmup: config.warmup,
+        held: None,
     };
-    // What the client should hold for each frame in flight, oldest first.
-    let mut expected: std::collections::VecDeque<(u32, Snapshot)> = Default::default();
+    // What the client should hold for each frame in flight, oldest first, and what its server
+    // records of it if the technique says.
+    type Recorded = Option<(Vec<u32>, Vec<i32>)>;
+    let mut expected: std::collections::VecDeque<(u32, Snapshot, Recorded)> = Default::default();
     let mut packet = Vec::new();
     let mut decoded = Snapshot::new();
     for (i, snapshot) in snapshots.iter().enumerate() {
@@ -377,8 +490,14 @@ pub fn run(
         encoder.encode(frame, snapshot, &mut packet)?;
         result.encode.push(t.elapsed());
         result.bytes.push(packet.len());
-        let want = encoder.expected(snapshot).unwrap_or_else(|| snapshot.clone());
-        expected.push_back((frame, want));
+        let (want, held) = match encoder.held(snapshot) {
+            Some(Held { view, staleness, truth }) => {
+                result.held.get_or_insert_with(HeldStats::default);
+                (view, Some((staleness, truth)))
+            }
+            None => (encoder.expected(snapshot).unwrap_or_else(|| snapshot.clone()), None),
+        };
+        expected.push_back((frame, want, held));
         let now = ticks.and_then(|t| t.get(i).copied()).unwrap_or(i as f64);
         down.send(now, &packet);
         for arrived in down.receive(now) {
@@ -389,13 +508,18 @@ pub fn run(
                 Ok(f) => {
                     result.decode.push(elapsed);
                     // Packets arrive in the order sent: older frames were decoded or lost.
-                    while expected.front().is_some_and(|(e, _)| *e < f) {
+                    while expected.front().is_some_and(|(e, ..)| *e < f) {
                         expected.pop_front();
                     }
-                    let ok =
-                        expected.iter().find(|(e, _)| *e == f).is_some_and(|(_, s)| *s == decoded);
-                    if ok {
+                    let sent = expected.iter().find(|(e, ..)| *e == f);
+                    if let Some((_, _, recorded)) = sent.filter(|(_, s, _)| *s == decoded) {
                         result.verified_frames += 1;
+                        if let (Some(stats), Some((staleness, truth))) =
+                            (&mut result.held, recorded)
+                            && f as usize >= config.warmup
+                        {
+                            stats.add(setup.schema, &decoded, staleness, truth);
+                        }
                     } else {
                         result.mismatches += 1;
                         result.first_error.get_or_insert_with(|| {

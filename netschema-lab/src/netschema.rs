@@ -8,6 +8,12 @@
 //! The world update ([`Encoder::capture`]) is work a server does once per frame for all its
 //! clients, so it is timed apart from the per-client [`Encoder::encode`] (the peer's packet).
 //!
+//! With a byte budget ([`Netschema::budget`]: the packet buffer is that long), tolerances or
+//! update groups, the client may hold other values than the input's: [`Encoder::held`] then
+//! gives what the peer records the client holds ([`Peer::client_view`], by handle), with each
+//! entity's [`Peer::staleness`] and the input's values, and the client is checked against that
+//! record.
+//!
 //! [`ProbedNetschema`] sends the same packets and also reports every field value's cost to a
 //! shared [`FieldCosts`] (the per-field table of `netschema profile`).
 //!
@@ -26,11 +32,18 @@ use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
 
 use super::profile::FieldCosts;
-use super::{Ack, Decoder, Encoder, Error, Halves, Setup, Snapshot, Technique};
+use super::{Ack, Decoder, Encoder, Error, Halves, Held, Setup, Snapshot, Technique};
 
 /// The netschema engine with its default policy.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Netschema;
+pub struct Netschema {
+    /// Byte budget of every packet (see [`Peer::encode`]); `None`: room for everything.
+    pub budget: Option<usize>,
+    /// The schema to code with instead of [`Setup::schema`]: the same layout with other
+    /// tolerances ([`descriptors::with_tolerances`](super::descriptors::with_tolerances)).
+    /// The technique is then called `netschema-tol`.
+    pub tolerant: Option<&'static Schema>,
+}
 
 /// Handles for `capacity` visible entities: released handles wait for an ack before reuse.
 fn handles_for(capacity: usize) -> usize {
@@ -38,34 +51,63 @@ fn handles_for(capacity: usize) -> usize {
 }
 
 /// The netschema engine with its default policy, reporting the cost of every field value it
-/// codes to the shared sums (frames after their warm-up). Its packets are [`Netschema`]'s.
+/// codes to the shared sums (frames after their warm-up). Its packets are the engine's.
 #[derive(Clone, Debug)]
-pub struct ProbedNetschema(pub Rc<RefCell<FieldCosts>>);
+pub struct ProbedNetschema {
+    /// The engine and its options.
+    pub engine: Netschema,
+    /// Where the costs go.
+    pub costs: Rc<RefCell<FieldCosts>>,
+}
 
 impl Technique for Netschema {
     fn name(&self) -> &'static str {
-        "netschema"
+        if self.tolerant.is_some() { "netschema-tol" } else { "netschema" }
     }
 
     fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
-        start(setup, None)
+        self.start_with(setup, None)
     }
 }
 
 impl Technique for ProbedNetschema {
     fn name(&self) -> &'static str {
-        "netschema"
+        self.engine.name()
     }
 
     fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
-        start(setup, Some(Rc::clone(&self.0)))
+        self.engine.start_with(setup, Some(Rc::clone(&self.costs)))
     }
 }
 
-/// The encoder and decoder of both techniques.
-fn start(setup: &Setup<'_>, costs: Option<Rc<RefCell<FieldCosts>>>) -> Result<Halves, Error> {
-    let schema = setup.schema;
-    let handles = handles_for(setup.capacity);
+/// Whether a client of `schema` may hold other values than the world's without a budget:
+/// tolerances, or update groups sent less often than every frame.
+fn holds_inexactly(schema: &Schema) -> bool {
+    schema.max_tolerant > 0
+        || schema.classes.iter().any(|c| c.groups.iter().any(|g| g.interval > 1))
+}
+
+impl Netschema {
+    /// The encoder and decoder, reporting field costs to `costs` if given.
+    fn start_with(
+        &self,
+        setup: &Setup<'_>,
+        costs: Option<Rc<RefCell<FieldCosts>>>,
+    ) -> Result<Halves, Error> {
+        let schema = self.tolerant.unwrap_or(setup.schema);
+        start(schema, setup.capacity, self.budget, costs)
+    }
+}
+
+/// The encoder and decoder of `schema` for `capacity` visible entities, with packets of at
+/// most `budget` bytes.
+fn start(
+    schema: &'static Schema,
+    capacity: usize,
+    budget: Option<usize>,
+    costs: Option<Rc<RefCell<FieldCosts>>>,
+) -> Result<Halves, Error> {
+    let handles = handles_for(capacity);
     let ids = handles;
     let world = Box::leak(Box::new(WorldBuffers::new(schema, ids))).world(schema, ids)?;
     let peer =
@@ -84,7 +126,9 @@ fn start(setup: &Setup<'_>, costs: Option<Rc<RefCell<FieldCosts>>>) -> Result<Ha
             free: (0..ids).rev().collect(),
             pending: Vec::new(),
             previous: Vec::new(),
-            buf: vec![0; 4096 + handles * (8 + 6 * max_row)],
+            buf: vec![0; budget.unwrap_or(4096 + handles * (8 + 6 * max_row))],
+            frame: 0,
+            holds: budget.is_some() || holds_inexactly(schema),
             costs,
         }),
         Box::new(EngineDecoder { schema, handles, client }),
@@ -105,7 +149,12 @@ struct EngineEncoder {
     pending: Vec<usize>,
     /// Snapshot ids of the previous frame.
     previous: Vec<u32>,
+    /// The packet buffer: its length is the byte budget.
     buf: Vec<u8>,
+    /// The frame last encoded.
+    frame: u32,
+    /// Whether the client may hold other values than the input's (see [`Encoder::held`]).
+    holds: bool,
     /// Where field costs go, if they are measured.
     costs: Option<Rc<RefCell<FieldCosts>>>,
 }
@@ -154,6 +203,7 @@ impl Encoder for EngineEncoder {
     }
 
     fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
+        self.frame = frame;
         let written = match &self.costs {
             Some(costs) => {
                 let mut costs = costs
@@ -171,18 +221,32 @@ impl Encoder for EngineEncoder {
     }
 
     fn expected(&self, s: &Snapshot) -> Option<Snapshot> {
-        let mut by_handle: Vec<(u32, usize)> = (0..s.len())
-            .filter_map(|i| {
-                let slot = *self.slots.get(&s.ids[i])?;
-                Some((self.peer.handle_of(slot)?, i))
-            })
-            .collect();
-        by_handle.sort_unstable();
         let mut out = Snapshot::new();
-        for (h, i) in by_handle {
+        for (h, _, i) in self.by_handle(s) {
             out.push(h, s.classes[i], s.row(i));
         }
         Some(out)
+    }
+
+    /// What the peer records the client holds of the frame just encoded, when that may differ
+    /// from the input.
+    fn held(&self, s: &Snapshot) -> Option<Held> {
+        if !self.holds {
+            return None;
+        }
+        let mut held = Held::default();
+        let mut row = vec![0; self.schema.max_fields];
+        for (h, slot, i) in self.by_handle(s) {
+            let Some(class) = self.peer.client_view(&self.world, self.frame, slot, &mut row) else {
+                continue; // Waiting to enter.
+            };
+            let Some(staleness) = self.peer.staleness(self.frame, slot) else { continue };
+            let fields = self.schema.classes[class].fields.len();
+            held.view.push(h, class as u16, &row[..fields]);
+            held.staleness.push(staleness);
+            held.truth.extend_from_slice(s.row(i));
+        }
+        Some(held)
     }
 
     fn receive_ack(&mut self, ack: &Ack) {
@@ -191,6 +255,21 @@ impl Encoder for EngineEncoder {
 
     fn memory_bytes(&self) -> usize {
         PeerStorage::sizes(self.schema, self.handles, self.ids).bytes()
+    }
+}
+
+impl EngineEncoder {
+    /// The entities of `s` the client has a handle for, as (handle, world id, index in `s`),
+    /// in handle order.
+    fn by_handle(&self, s: &Snapshot) -> Vec<(u32, usize, usize)> {
+        let mut out: Vec<(u32, usize, usize)> = (0..s.len())
+            .filter_map(|i| {
+                let slot = *self.slots.get(&s.ids[i])?;
+                Some((self.peer.handle_of(slot)?, slot, i))
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 }
 

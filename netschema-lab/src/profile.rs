@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use netschema_runtime::schema::{Coding, MAX_CANDIDATES, Schema};
 
-use super::netschema::ProbedNetschema;
+use super::netschema::{Netschema, ProbedNetschema};
 use super::report::{ScenarioReport, Summary, json_num, json_str};
 use super::{RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
 use netschema_runtime::engine::probe::Probe;
@@ -34,7 +34,7 @@ pub struct Recording<'a> {
 /// What `netschema profile` measures: runs the techniques called `names` (of
 /// [`techniques::NAMES`]; others are ignored) over `recording` at `rate_hz` frames per second
 /// and returns their report, with netschema's per-field costs as [`ScenarioReport::fields`]
-/// when `netschema` is among them.
+/// when `netschema` is among them. netschema's packets have at most `budget` bytes, if given.
 ///
 /// The warm-up is shortened if the run would not outlast it. Techniques that do not support
 /// the schema are left out, as in the benchmark; progress goes to stderr. netschema's encode
@@ -46,6 +46,7 @@ pub fn measure(
     rate_hz: f64,
     config: &RunConfig,
     names: &[&str],
+    budget: Option<usize>,
 ) -> Result<ScenarioReport, TechniqueError> {
     let Recording { snapshots, training, times } = recording;
     let start = times.and_then(|t| t.first()).copied().unwrap_or(0.0);
@@ -60,7 +61,10 @@ pub fn measure(
     let list: Vec<Box<dyn Technique>> = names
         .iter()
         .filter_map(|&name| match name {
-            "netschema" => Some(Box::new(ProbedNetschema(Rc::clone(&costs))) as Box<dyn Technique>),
+            "netschema" => Some(Box::new(ProbedNetschema {
+                engine: Netschema { budget, tolerant: None },
+                costs: Rc::clone(&costs),
+            }) as Box<dyn Technique>),
             _ => techniques::by_name(name),
         })
         .collect();
@@ -225,6 +229,8 @@ pub struct FieldRow {
     pub predictors: Vec<(&'static str, f64)>,
     /// Fraction of coded values without a prediction.
     pub unpredicted: f64,
+    /// The field's tolerance, raw steps (0: exact).
+    pub tolerance: u32,
 }
 
 /// The field table of one run.
@@ -273,6 +279,7 @@ impl FieldReport {
                     unchanged: ratio(sums.unchanged as f64, (sums.unchanged + sums.coded) as f64),
                     predictors,
                     unpredicted: ratio(sums.unpredicted as f64, coded),
+                    tolerance: field.tolerance,
                 });
             }
         }
@@ -285,9 +292,16 @@ impl FieldReport {
         }
     }
 
-    /// The table as printed by `netschema profile`.
+    /// Whether a field has a tolerance (the tables then show a tolerance column).
+    pub fn has_tolerances(&self) -> bool {
+        self.rows.iter().any(|r| r.tolerance > 0)
+    }
+
+    /// The table as printed by `netschema profile`; a `tolerance` column (raw steps) when a
+    /// field has one.
     pub fn table(&self) -> String {
         let width = self.rows.iter().map(|r| r.field.len()).max().unwrap_or(0).max(11);
+        let tolerance = |text: String| if self.has_tolerances() { text } else { String::new() };
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -296,19 +310,26 @@ impl FieldReport {
         );
         let _ = writeln!(
             s,
-            "{:<width$} {:>10} {:>7} {:>12} {:>10} {:>9}  predictors",
-            "field", "bits/frame", "share", "values/frame", "bits/value", "unchanged"
+            "{:<width$} {:>10} {:>7} {:>12} {:>10} {:>9}{}  predictors",
+            "field",
+            "bits/frame",
+            "share",
+            "values/frame",
+            "bits/value",
+            "unchanged",
+            tolerance(format!(" {:>9}", "tolerance"))
         );
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "{:<width$} {:>10.1} {:>5.1} % {:>12.1} {:>10.2} {:>7.1} %  {}",
+                "{:<width$} {:>10.1} {:>5.1} % {:>12.1} {:>10.2} {:>7.1} %{}  {}",
                 r.field,
                 r.bits_per_frame,
                 r.share * 100.0,
                 r.values_per_frame,
                 r.bits_per_value,
                 r.unchanged * 100.0,
+                tolerance(format!(" {:>9}", r.tolerance)),
                 predictor_text(r)
             );
         }
@@ -339,7 +360,7 @@ impl FieldReport {
                 .collect();
             let _ = write!(
                 s,
-                "{}{{\"field\": {}, \"bits_per_frame\": {}, \"share\": {}, \"values_per_frame\": {}, \"bits_per_value\": {}, \"unchanged\": {}, \"unpredicted\": {}, \"predictors\": {{{}}}}}",
+                "{}{{\"field\": {}, \"bits_per_frame\": {}, \"share\": {}, \"values_per_frame\": {}, \"bits_per_value\": {}, \"unchanged\": {}, \"unpredicted\": {}, \"tolerance\": {}, \"predictors\": {{{}}}}}",
                 if i > 0 { ", " } else { "" },
                 json_str(&r.field),
                 json_num(r.bits_per_frame),
@@ -348,6 +369,7 @@ impl FieldReport {
                 json_num(r.bits_per_value),
                 json_num(r.unchanged),
                 json_num(r.unpredicted),
+                r.tolerance,
                 predictors.join(", ")
             );
         }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use plotters::prelude::*;
 
 use super::profile::FieldReport;
-use super::{Error, TechniqueResult};
+use super::{Error, HeldStats, TechniqueResult};
 
 /// Every technique's results on one scenario.
 #[derive(Clone, Debug)]
@@ -53,6 +53,34 @@ pub struct Summary {
     pub client_bytes: usize,
     /// Every decoded frame matched its input.
     pub verified: bool,
+    /// What the client held, for a technique that records it ([`TechniqueResult::held`]).
+    pub held: Option<HeldSummary>,
+}
+
+/// Summary figures of what a client held ([`HeldStats`]), the columns of
+/// [`HELD_COLUMNS`] after the bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeldSummary {
+    /// Mean staleness, frames.
+    pub staleness_mean: f64,
+    /// 99th percentile of the staleness, frames.
+    pub staleness_p99: u32,
+    /// Mean absolute error of numeric values, raw steps.
+    pub error_mean: f64,
+    /// Largest absolute error, raw steps.
+    pub error_max: u64,
+}
+
+impl HeldSummary {
+    /// The figures of `stats`.
+    pub fn of(stats: &HeldStats) -> HeldSummary {
+        HeldSummary {
+            staleness_mean: stats.staleness_mean(),
+            staleness_p99: stats.staleness_p99(),
+            error_mean: stats.error_mean(),
+            error_max: stats.error_max,
+        }
+    }
 }
 
 /// The columns of [`ScenarioReport::table`], each with its meaning; the table's headers are
@@ -68,12 +96,34 @@ pub const COLUMNS: [(&str, &str); 11] = [
     ("decode_us", "median decode time per packet, microseconds"),
     ("server_bytes", "memory the server keeps per client, bytes"),
     ("client_bytes", "memory of the client's decoder, bytes"),
-    ("verified", "whether every decoded frame equalled its input"),
+    ("verified", "whether every decoded frame equalled its input (or netschema's record)"),
 ];
 
-/// [`COLUMNS`] as indented lines, for `--help` texts.
+/// The columns of the second table, "netschema: what the client holds", printed when a
+/// technique records what its client holds (netschema with a byte budget or tolerances); the
+/// last four are also keys of that technique's JSON object. Staleness counts every decoded
+/// frame after the warm-up times every entity the client holds in it (0: its values were sent
+/// in that frame); errors leave out bools and enums and take wrapping fields the short way.
+pub const HELD_COLUMNS: [(&str, &str); 7] = [
+    ("technique", "netschema (netschema-tol: with the bench's --tolerance overrides)"),
+    ("bytes_mean", "mean packet bytes per frame, after the warm-up"),
+    ("bytes_max", "largest packet, bytes (at most the budget)"),
+    ("staleness_mean", "mean frames since the values held of an entity were the input's"),
+    ("staleness_p99", "99th percentile of the same, frames"),
+    ("error_mean", "mean |decoded - input| of numeric values at the same frame, raw steps"),
+    ("error_max", "largest such difference, raw steps"),
+];
+
+/// [`COLUMNS`] and [`HELD_COLUMNS`] as indented lines, for `--help` texts.
 pub fn columns() -> String {
-    COLUMNS.iter().map(|(key, what)| format!("  {key:<13} {what}\n")).collect()
+    let lines = |columns: &[(&str, &str)]| -> String {
+        columns.iter().map(|(key, what)| format!("  {key:<15} {what}\n")).collect()
+    };
+    format!(
+        "{}with a byte budget or tolerances, a second table, \"netschema: what the client holds\":\n{}",
+        lines(&COLUMNS),
+        lines(&HELD_COLUMNS)
+    )
 }
 
 fn median_us(v: &[Duration]) -> f64 {
@@ -107,6 +157,7 @@ impl Summary {
             server_bytes: r.server_memory,
             client_bytes: r.client_memory,
             verified: r.verified(),
+            held: r.held.as_ref().map(HeldSummary::of),
         }
     }
 }
@@ -130,15 +181,16 @@ impl ScenarioReport {
             self.loss * 100.0
         );
         let c = COLUMNS.map(|(key, _)| key);
+        let w = self.results.iter().map(|r| r.name.len()).max().unwrap_or(0).max(10);
         let _ = writeln!(
             s,
-            "{:<10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>8}",
+            "{:<w$} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>8}",
             c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
         );
         for m in self.summaries() {
             let _ = writeln!(
                 s,
-                "{:<10} {:>10.1} {:>9.1} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12} {:>12} {:>8}",
+                "{:<w$} {:>10.1} {:>9.1} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12} {:>12} {:>8}",
                 m.name,
                 m.bytes_mean,
                 m.bytes_std,
@@ -155,25 +207,74 @@ impl ScenarioReport {
         if let Some((peer, ratio)) = self.netschema_ratio() {
             let _ = writeln!(s, "netschema / best other technique ({peer}): {ratio:.2}");
         }
+        if let Some(ratio) = self.tolerance_ratio() {
+            let _ = writeln!(s, "netschema-tol / netschema: {ratio:.2}");
+        }
         for r in &self.results {
             if let Some(e) = &r.first_error {
                 let _ = writeln!(s, "  {}: {} mismatches, first: {e}", r.name, r.mismatches);
             }
         }
+        s.push_str(&self.held_table());
         s
     }
 
+    /// The table "netschema: what the client holds" ([`HELD_COLUMNS`]), empty unless a
+    /// technique recorded what its client held.
+    pub fn held_table(&self) -> String {
+        let mut s = String::new();
+        let rows: Vec<(Summary, HeldSummary)> =
+            self.summaries().into_iter().filter_map(|m| Some((m.clone(), m.held?))).collect();
+        if rows.is_empty() {
+            return s;
+        }
+        let c = HELD_COLUMNS.map(|(key, _)| key);
+        let _ = writeln!(s, "netschema: what the client holds (after the warm-up)");
+        let _ = writeln!(
+            s,
+            "{:<13} {:>10} {:>9} {:>14} {:>13} {:>10} {:>9}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+        );
+        for (m, h) in rows {
+            let _ = writeln!(
+                s,
+                "{:<13} {:>10.1} {:>9} {:>14.2} {:>13} {:>10.3} {:>9}",
+                m.name,
+                m.bytes_mean,
+                m.bytes_max,
+                h.staleness_mean,
+                h.staleness_p99,
+                h.error_mean,
+                h.error_max
+            );
+        }
+        s
+    }
+
+    /// `netschema-tol`'s mean bytes per frame divided by `netschema`'s, if both ran.
+    pub fn tolerance_ratio(&self) -> Option<f64> {
+        let summaries = self.summaries();
+        let mean = |name: &str| summaries.iter().find(|m| m.name == name).map(|m| m.bytes_mean);
+        Some(mean("netschema-tol")? / mean("netschema")?)
+    }
+
     /// netschema's mean bytes per frame divided by the smallest of the other techniques', with
-    /// that technique's name; `None` unless netschema and another technique ran.
+    /// that technique's name; `None` unless netschema and another technique (not
+    /// `netschema-tol`) ran.
     pub fn netschema_ratio(&self) -> Option<(String, f64)> {
         let summaries = self.summaries();
         let ours = summaries.iter().find(|m| m.name == "netschema")?;
         let best = summaries
             .iter()
-            .filter(|m| m.name != "netschema")
+            .filter(|m| !is_netschema(&m.name))
             .min_by(|a, b| a.bytes_mean.total_cmp(&b.bytes_mean))?;
         Some((best.name.clone(), ours.bytes_mean / best.bytes_mean))
     }
+}
+
+/// Whether technique `name` is netschema (`netschema` or `netschema-tol`).
+pub(crate) fn is_netschema(name: &str) -> bool {
+    name == "netschema" || name == "netschema-tol"
 }
 
 /// A frame rate to at most three decimals (`30`, `29.704`): a recording's mean rate is rarely
@@ -208,9 +309,12 @@ pub(crate) fn json_num(v: f64) -> String {
 /// The JSON of several scenario reports: an array with one object per scenario,
 /// `{"scenario", "frames", "rate_hz", "latency", "loss", "techniques": [...]}`, one technique
 /// object per table row with the table's columns as keys ([`COLUMNS`]: `"technique"`,
-/// `"bytes_mean"`, ..., `"verified"`). A report with per-field costs adds `"fields": {"frames", "total_bits",
+/// `"bytes_mean"`, ..., `"verified"`), followed for a technique that records what its client
+/// holds by the last four [`HELD_COLUMNS`] (`"staleness_mean"`, `"staleness_p99"`,
+/// `"error_mean"`, `"error_max"`). A report with per-field costs adds `"fields": {"frames", "total_bits",
 /// "structure_bits", "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
-/// "bits_per_value", "unchanged", "unpredicted", "predictors": {NAME: fraction}}]}`.
+/// "bits_per_value", "unchanged", "unpredicted", "tolerance", "predictors": {NAME: fraction}}]}`
+/// (`"tolerance"` in raw steps).
 pub fn to_json(reports: &[ScenarioReport]) -> String {
     let mut s = String::from("[\n");
     for (i, r) in reports.iter().enumerate() {
@@ -225,9 +329,18 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
         );
         let sums = r.summaries();
         for (j, m) in sums.iter().enumerate() {
+            let held = m.held.map_or_else(String::new, |h| {
+                format!(
+                    ", \"staleness_mean\": {}, \"staleness_p99\": {}, \"error_mean\": {}, \"error_max\": {}",
+                    json_num(h.staleness_mean),
+                    h.staleness_p99,
+                    json_num(h.error_mean),
+                    h.error_max
+                )
+            });
             let _ = writeln!(
                 s,
-                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"verified\": {}}}{}",
+                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"verified\": {}{held}}}{}",
                 json_str(&m.name),
                 json_num(m.bytes_mean),
                 json_num(m.bytes_std),
@@ -306,6 +419,7 @@ pub(crate) fn colour_of(name: &str) -> RGBColor {
         "naia" => RGBColor(227, 119, 194),
         "naia-zd" => RGBColor(123, 65, 115),
         "netschema" => RGBColor(214, 39, 40),
+        "netschema-tol" => RGBColor(255, 152, 150),
         _ => RGBColor(0, 0, 0),
     }
 }

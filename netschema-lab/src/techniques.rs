@@ -66,7 +66,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Technique>> {
         "Q3" => Box::new(Quake3),
         "naia" => Box::new(Naia { compressed: false }),
         "naia-zd" => Box::new(Naia { compressed: true }),
-        "netschema" => Box::new(Netschema),
+        "netschema" => Box::new(Netschema::default()),
         _ => return None,
     })
 }

@@ -3,8 +3,10 @@
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 
+use super::descriptors::{ToleranceOverride, with_tolerances};
+use super::netschema::Netschema;
 use super::report::{self, ScenarioReport};
-use super::{Rng, RunConfig, Setup, Snapshot, run, techniques};
+use super::{Held, HeldStats, Rng, RunConfig, Setup, Snapshot, run, techniques};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
 static BALL: [Field; 4] = [
@@ -235,4 +237,85 @@ fn plots_are_named_after_their_run() {
         report::plot_path("cubes", 3, 0.125),
         std::path::Path::new("target/bench/cubes-latency3-loss12.5.svg")
     );
+}
+
+#[test]
+fn netschema_under_a_small_budget_verifies_what_its_client_holds() {
+    const BUDGET: usize = 150;
+    let snapshots = frames(200, 3);
+    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
+    let config = RunConfig { latency: 3, loss: 0.1, seed: 9, warmup: 20 };
+    let exact = run(&Netschema::default(), &setup, &snapshots, None, &config, |_| {}).unwrap();
+    assert!(exact.verified() && exact.held.is_none());
+    assert!(exact.bytes.iter().any(|&b| b > BUDGET), "the budget must bind");
+
+    let budget = Netschema { budget: Some(BUDGET), tolerant: None };
+    let r = run(&budget, &setup, &snapshots, None, &config, |_| {}).unwrap();
+    assert!(r.verified(), "{:?} ({} frames verified)", r.first_error, r.verified_frames);
+    assert!(r.bytes.iter().all(|&b| b <= BUDGET), "{:?}", r.bytes);
+    let held = r.held.as_ref().expect("a budget records what the client holds");
+    assert!(held.samples() > 0);
+    assert!(held.staleness_mean() > 0.0 && held.staleness_p99() > 0, "{held:?}");
+    assert!(held.error_max > 0 && held.error_mean() > 0.0, "{held:?}");
+
+    let report = ScenarioReport {
+        scenario: "test".into(),
+        frames: 200,
+        rate_hz: 60.0,
+        latency: 3,
+        loss: 0.1,
+        results: vec![exact, r],
+        fields: None,
+    };
+    let table = report.held_table();
+    let header: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(header, report::HELD_COLUMNS.map(|(key, _)| key));
+    assert_eq!(table.lines().count(), 3, "only the budgeted run holds anything: {table}");
+    let json = report::to_json(std::slice::from_ref(&report));
+    let held_keys = json.lines().filter(|l| l.contains("\"staleness_p99\": ")).count();
+    assert_eq!(held_keys, 1, "{json}");
+}
+
+#[test]
+fn tolerance_overrides_change_the_schema_and_bound_the_error() {
+    let overrides: Vec<ToleranceOverride> =
+        ["x=3", "hp=4", "heading=2"].iter().map(|s| s.parse().unwrap()).collect();
+    let tolerant = with_tolerances(&SCHEMA, &overrides).unwrap();
+    assert_ne!(tolerant.hash, SCHEMA.hash);
+    let tolerances: Vec<u32> = tolerant.classes[0].fields.iter().map(|f| f.tolerance).collect();
+    assert_eq!(tolerances, [3, 2, 0, 4]);
+
+    let snapshots = frames(200, 5);
+    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
+    let config = RunConfig { latency: 3, loss: 0.1, seed: 4, warmup: 10 };
+    let technique = Netschema { budget: None, tolerant: Some(tolerant) };
+    let r = run(&technique, &setup, &snapshots, None, &config, |_| {}).unwrap();
+    assert_eq!(r.name, "netschema-tol");
+    assert!(r.verified(), "{:?}", r.first_error);
+    let held = r.held.expect("tolerances record what the client holds");
+    assert_eq!(held.staleness_p99(), 0, "without a budget every entity is sent every frame");
+    assert!(held.error_max > 0 && held.error_max <= 4, "{held:?}");
+    let exact = run(&Netschema::default(), &setup, &snapshots, None, &config, |_| {}).unwrap();
+    let total = |bytes: &[usize]| bytes.iter().sum::<usize>();
+    assert!(total(&r.bytes) < total(&exact.bytes), "the tolerance on hp saves bytes");
+}
+
+#[test]
+fn held_stats_count_staleness_and_error() {
+    // Two balls held 0 and 3 frames old, and a crate; a ball's heading wraps at 1024.
+    let mut decoded = Snapshot::new();
+    decoded.push(0, 0, &[100, 1020, 3, 5]);
+    decoded.push(1, 0, &[200, 10, 0, -5]);
+    decoded.push(2, 1, &[7, 1]);
+    let truth = vec![104, 2, 1, 5, 190, 10, 2, -5, 7, 0];
+    let held = Held { view: decoded.clone(), staleness: vec![0, 3, 1], truth };
+    let mut stats = HeldStats::default();
+    stats.add(&SCHEMA, &decoded, &held.staleness, &held.truth);
+    assert_eq!(stats.staleness, [1, 1, 0, 1]);
+    assert_eq!(stats.samples(), 3);
+    assert_eq!(stats.staleness_mean(), 4.0 / 3.0);
+    assert_eq!(stats.staleness_p99(), 3);
+    // Errors of x, heading (the short way round), hp and big; moods and open left out.
+    assert_eq!((stats.values, stats.error_sum, stats.error_max), (7, 4 + 6 + 10, 10));
+    assert_eq!(HeldStats::default().staleness_p99(), 0);
 }

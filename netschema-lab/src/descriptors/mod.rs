@@ -5,7 +5,8 @@
 //! same thing here: [`RuntimeSchema::new`] flattens every class, makes the
 //! [`Quantiser`] of each scalar field, and assembles the runtime
 //! [`Schema`] (tolerances, update groups and all), whose hash equals that of descriptors
-//! written for the same schema at compile time.
+//! written for the same schema at compile time. [`with_tolerances`] gives a schema's fields
+//! other tolerances (`--tolerance PATH=STEPS` of the benchmark).
 //!
 //! # Leaked storage
 //!
@@ -29,6 +30,7 @@
 //! ```
 
 mod quant;
+mod tolerance;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -38,6 +40,7 @@ use netschema_runtime::quant::EnumQuant;
 use netschema_runtime::schema::{Class, Group, Schema};
 
 pub use quant::Quantiser;
+pub use tolerance::{ToleranceOverride, with_tolerances};
 
 use netschema_idl::ScalarField;
 use netschema_idl::ir::{self, PredictorSet};

@@ -539,7 +539,7 @@ fn irregular_times_empty_frames_and_respawns_replay_verified() {
                 times: Some(&times),
             };
             let report =
-                crate::profile::measure("t", schema.schema, recording, 30.0, &config, &names)
+                crate::profile::measure("t", schema.schema, recording, 30.0, &config, &names, None)
                     .unwrap();
             assert!(report.results.len() >= 5);
             for r in &report.results {
