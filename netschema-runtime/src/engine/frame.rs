@@ -1,8 +1,14 @@
-//! Frame numbers: 32-bit on each end, 16-bit on the wire, and the window of frames in flight.
+//! Frame numbers: 32-bit on each end, 16-bit on the wire, the window of frames in flight and
+//! the server's archive.
 
 /// Frames a packet may reach back: its baseline and history lie fewer than `WINDOW` frames
 /// before it, and acks cover the newest frame plus the `WINDOW` before it.
 pub const WINDOW: u32 = 32;
+/// Frames the server's world archive keeps: what a client holds of an entity may have come
+/// from any of them (an entity can wait under a byte budget for this long, less a window).
+pub const ARCHIVE: u32 = 128;
+const _: () = assert!(ARCHIVE >= 2 * WINDOW && ARCHIVE <= u8::MAX as u32);
+
 /// Marks an empty frame slot.
 pub(crate) const NO_FRAME: u32 = u32::MAX;
 

@@ -13,14 +13,14 @@
 //! estimates of recent packets compared with what their entities cost.
 
 use crate::engine::bitset::{put_bit, test_bit};
-use crate::engine::frame::WINDOW;
+use crate::engine::frame::{ARCHIVE, WINDOW};
 use crate::engine::packet::CHECK_BITS;
 use crate::schema::{Class, Schema};
 
 /// A kept entity whose held values are this many frames old at the new frame is tried
 /// before anything else, so that it is refreshed before the server's archive forgets the frame
-/// its values came from.
-pub const FORCE_AGE: u32 = WINDOW - 8;
+/// its values came from, whatever the baseline distance of the packets after it.
+pub const FORCE_AGE: u32 = ARCHIVE - WINDOW;
 
 /// How urgent a candidate is, most urgent last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,6 +51,9 @@ pub(crate) struct Budget<'s> {
     bytes: usize,
     /// Due kept handles not yet coded: each needs at least a "held" flag.
     due_kept: u32,
+    /// Candidates of the packet, and how many of them were sent.
+    candidates: u32,
+    sent_count: u32,
     /// Below this length any entity fits, whatever it costs and whatever follows: no need to
     /// prepare for undoing it.
     safe: usize,
@@ -97,6 +100,8 @@ impl<'s> Budget<'s> {
         Budget {
             bytes,
             due_kept: 0,
+            candidates: 0,
+            sent_count: 0,
             safe: 0,
             all: false,
             rolled_back: false,
@@ -133,14 +138,17 @@ impl<'s> Budget<'s> {
             .fold((0u64, 0u32), |(t, n), (_, &c)| (t + u64::from(c), n + 1));
         let total = (total * u64::from(self.scale)).div_ceil(256);
         self.all = self.room(len, worst, count) >= total;
+        self.candidates = count;
         if self.all {
             return;
         }
-        let (mut total, mut due_kept) = (0u64, 0u32);
+        let (mut total, mut due_kept, mut count) = (0u64, 0u32, 0u32);
         candidates(&mut |c| {
             total += self.estimate(c.h);
             due_kept += u32::from(c.rank != Rank::Enter);
+            count += 1;
         });
+        self.candidates = count;
         let room = self.room(len, worst, due_kept);
         self.all = room >= total;
         if self.all {
@@ -259,10 +267,12 @@ impl<'s> Budget<'s> {
         self.rolled_back = true;
     }
 
-    /// Whether every candidate was selected and none taken back: everything was sent.
-    #[inline]
-    pub(crate) fn complete(&self) -> bool {
-        self.all && !self.rolled_back
+    /// Candidates that were not sent (0 when all were selected and none taken back).
+    pub(crate) fn waited(&self) -> u32 {
+        match self.all && !self.rolled_back {
+            true => 0,
+            false => self.candidates.saturating_sub(self.sent_count),
+        }
     }
 
     /// Records that `h` was sent at a cost of `bits`.
@@ -270,6 +280,7 @@ impl<'s> Budget<'s> {
     pub(crate) fn sent(&mut self, h: u32, bits: u64) {
         self.estimated += self.estimate(h);
         self.actual += bits;
+        self.sent_count += 1;
         put_bit(self.sent, h as usize, true);
         if let Some(c) = self.cost.get_mut(h as usize) {
             *c = bits.min(u64::from(u16::MAX)) as u16;

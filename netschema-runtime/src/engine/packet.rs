@@ -23,7 +23,7 @@
 
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
-use crate::engine::frame::{WINDOW, age};
+use crate::engine::frame::{ARCHIVE, WINDOW, age};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
@@ -107,10 +107,10 @@ impl Refs {
 }
 
 /// Whether values the client holds from `lag` frames before history frame `t` can still serve
-/// the packet for `frame`: the server's archive keeps the last [`WINDOW`] frames.
+/// the packet for `frame`: the server's archive keeps the last [`ARCHIVE`] frames.
 #[inline]
 pub(crate) fn in_window(frame: u32, t: u32, lag: u8) -> bool {
-    age(frame, t) + u32::from(lag) < WINDOW
+    age(frame, t) + u32::from(lag) < ARCHIVE
 }
 
 /// The update groups of `class` due in a packet: bit `g` is set when what the client holds of

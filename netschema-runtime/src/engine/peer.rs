@@ -7,12 +7,11 @@ use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{
-    self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, due_groups,
-    in_window,
+    self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
 };
 use crate::engine::probe::{NoProbe, Probe};
 use crate::engine::slots::{SLOTS, Slots, split};
-use crate::engine::world::{NO_CLASS, World};
+use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
 use crate::model::{Model, ModelLayout};
 use crate::schema::{Class, MAX_GROUPS, Schema};
@@ -49,8 +48,6 @@ pub struct PeerStorage<'a> {
     pub diffs: &'a mut [i8],
     /// The game's weight of each entity id for this client (see [`Peer::set_priority`]).
     pub weights: &'a mut [u16],
-    /// Priority each handle has accumulated while waiting.
-    pub priority: &'a mut [u32],
     /// Estimated cost of each handle's next update, in bits.
     pub cost: &'a mut [u16],
     /// Scratch room for ordering handles by priority.
@@ -69,7 +66,7 @@ pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
     /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
-    /// [`PeerStorage::released`], [`PeerStorage::priority`], [`PeerStorage::cost`] and
+    /// [`PeerStorage::released`], [`PeerStorage::cost`] and
     /// [`PeerStorage::order`].
     pub handles: usize,
     /// Length of [`PeerStorage::entity_handle`] and [`PeerStorage::weights`].
@@ -90,7 +87,7 @@ impl PeerSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * (4 + 4 + 4 + 4 + 2 + 8)
+            + self.handles * (4 + 4 + 4 + 2 + 8)
             + self.entities * (4 + 2)
             + self.visible * 16
             + self.handle_words * 8 * 4
@@ -191,7 +188,6 @@ impl<'a> Peer<'a> {
         store.owned.fill(0);
         store.handle_own.fill(0);
         store.weights.fill(DEFAULT_WEIGHT);
-        store.priority.fill(0);
         let state = PeerState {
             layout: ModelLayout::new(schema),
             handles: handles as u32,
@@ -218,7 +214,6 @@ impl<'a> Peer<'a> {
             && store.lags.len() >= sizes.lags
             && store.diffs.len() >= sizes.diffs
             && store.weights.len() >= sizes.entities
-            && store.priority.len() >= sizes.handles
             && store.cost.len() >= sizes.handles
             && store.order.len() >= sizes.handles
             && store.marks.len() >= 3 * sizes.handle_words
@@ -239,7 +234,6 @@ impl<'a> Peer<'a> {
             lags: &mut store.lags[..sizes.lags],
             diffs: &mut store.diffs[..sizes.diffs],
             weights: &mut store.weights[..sizes.entities],
-            priority: &mut store.priority[..sizes.handles],
             cost: &mut store.cost[..sizes.handles],
             order: &mut store.order[..sizes.handles],
             marks: &mut store.marks[..3 * sizes.handle_words],
@@ -473,7 +467,6 @@ impl<'a> Peer<'a> {
                         let class = entity.map_or(0, |(c, _)| c);
                         s.handle_entity[h] = id as u32;
                         s.since[h] = frame;
-                        s.priority[h] = 0;
                         s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
                         put_bit(s.handle_own, h, own);
                         handle = h as u32;
@@ -523,7 +516,7 @@ impl<'a> Peer<'a> {
             }
             other => (other?, false),
         };
-        self.commit(&refs, world.frame_classes(frame), written, held_all);
+        self.commit(&refs, written, held_all);
         Ok(written.len)
     }
 
@@ -583,7 +576,7 @@ impl<'a> Peer<'a> {
             handle_entity: self.store.handle_entity,
             since: self.store.since,
             handle_own: self.store.handle_own,
-            priority: self.store.priority,
+            weights: self.store.weights,
             order: self.store.order,
             budget: Budget::new(
                 buf.len(),
@@ -618,55 +611,27 @@ impl<'a> Peer<'a> {
             refs,
             hold_all,
         )?;
-        let (max_lag, complete, scale) =
-            (side.max_lag, side.budget.complete(), side.budget.next_scale());
+        let (max_lag, waited, scale) =
+            (side.max_lag, side.budget.waited(), side.budget.next_scale());
         enc.direct(check, CHECK_BITS);
-        Ok(Written { len: enc.finish()?, max_lag, complete, scale })
+        Ok(Written { len: enc.finish()?, max_lag, waited, scale })
     }
 
-    /// Makes the packet just written for `refs` the newest frame sent: priorities of what
-    /// waited grow, handles a packet holding everything kept stay unreleased until a later
-    /// packet sends their leaving.
-    fn commit(&mut self, refs: &Refs, classes: &[u16], written: Written, held_all: bool) {
+    /// Makes the packet just written for `refs` the newest frame sent. Handles a packet
+    /// holding everything kept stay unreleased until a later packet sends their leaving.
+    fn commit(&mut self, refs: &Refs, written: Written, held_all: bool) {
         let frame = refs.frame;
         let spare = self.state.slots.spare();
-        let handles = self.state.handles as usize;
-        let w = words(handles);
-        let g = self.schema.max_groups;
-        let s = &mut self.store;
-        if written.complete && !held_all {
-            // Every candidate was sent: nothing waited.
-            s.priority.fill(0);
-        }
-        let (presence, sent) = (&s.presence[spare * w..(spare + 1) * w], &s.marks[w..2 * w]);
-        for h in (0..handles).filter(|_| !written.complete || held_all) {
-            let present = test_bit(presence, h);
-            let e = s.handle_entity[h];
-            if e == NO_HANDLE {
-                if present && held_all {
-                    s.released[h] = frame.wrapping_add(1);
+        let w = words(self.state.handles as usize);
+        if held_all {
+            let presence = &self.store.presence[spare * w..(spare + 1) * w];
+            for (h, released) in self.store.released.iter_mut().enumerate() {
+                if test_bit(presence, h) && self.store.handle_entity[h] == NO_HANDLE {
+                    *released = frame.wrapping_add(1);
                 }
-                continue;
-            }
-            if test_bit(sent, h) {
-                s.priority[h] = 0;
-                continue;
-            }
-            let class = classes.get(e as usize).map_or(NO_CLASS, |&c| c);
-            let Some(class) = self.schema.classes.get(usize::from(class)) else {
-                continue;
-            };
-            let lags = &s.lags[(spare * handles + h) * g..][..g];
-            let rate: u32 = (0..class.group_count())
-                .filter(|&i| !present || u32::from(lags[i]) >= u32::from(class.group(i).interval))
-                .map(|i| u32::from(class.group(i).priority))
-                .sum();
-            if rate > 0 {
-                let weight = u32::from(s.weights.get(e as usize).copied().unwrap_or(0));
-                s.priority[h] = s.priority[h].saturating_add(rate.saturating_mul(weight));
-                self.state.stats.waited += 1;
             }
         }
+        self.state.stats.waited += u64::from(written.waited);
         self.state.slots.commit(frame, written.max_lag);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
@@ -684,8 +649,8 @@ struct Written {
     len: usize,
     /// The largest lag of any handle it leaves the client with.
     max_lag: u8,
-    /// Whether every candidate was sent.
-    complete: bool,
+    /// Candidates that waited.
+    waited: u32,
     /// The scale of cost estimates for the next packet.
     scale: u32,
 }
@@ -778,7 +743,8 @@ struct EncoderSide<'s, 'w> {
     handle_entity: &'s [u32],
     since: &'s [u32],
     handle_own: &'s [u64],
-    priority: &'s [u32],
+    /// The game's weight of each entity id.
+    weights: &'s [u16],
     order: &'s mut [u64],
     budget: Budget<'s>,
     cursor: u32,
@@ -878,20 +844,31 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let candidates = |emit: &mut dyn FnMut(Candidate)| {
             for h in 0..this.handles {
                 let Some(class) = this.class_of(h).filter(|_| this.live(h)) else { continue };
-                let priority = this.priority[h as usize];
-                let rank = if !this.base_present(h) {
-                    Rank::Enter
+                let weight = u32::from(this.weights.get(this.entity(h)).copied().unwrap_or(0));
+                let groups = (0..class.group_count()).map(|g| (g, class.group(g)));
+                let (rank, urgency) = if !this.base_present(h) {
+                    // Waiting to enter since its handle was given.
+                    let waited = age(this.refs.frame, this.since[h as usize]) + 1;
+                    let rate: u32 = groups.map(|(_, g)| u32::from(g.priority)).sum();
+                    (Rank::Enter, rate.saturating_mul(waited))
                 } else if !this.present(h) {
                     continue;
                 } else {
-                    let due = due_groups(class, |g| this.staleness(h, g));
-                    if due == 0 {
+                    // How stale the client's values would be if held: the due groups' ages.
+                    let (mut urgency, mut oldest) = (0u32, 0);
+                    for (i, g) in groups {
+                        let stale = this.staleness(h, i);
+                        oldest = oldest.max(stale);
+                        if stale >= u32::from(g.interval) {
+                            urgency = urgency.saturating_add(u32::from(g.priority) * stale);
+                        }
+                    }
+                    if urgency == 0 {
                         continue;
                     }
-                    let oldest = (0..class.group_count()).map(|g| this.staleness(h, g)).max();
-                    if oldest.unwrap_or(0) >= FORCE_AGE { Rank::Forced } else { Rank::Update }
+                    (if oldest >= FORCE_AGE { Rank::Forced } else { Rank::Update }, urgency)
                 };
-                emit(Candidate { h, rank, priority });
+                emit(Candidate { h, rank, priority: urgency.saturating_mul(weight) });
             }
         };
         let live = |h: usize| this.handle_entity.get(h).is_some_and(|&e| e != NO_HANDLE);

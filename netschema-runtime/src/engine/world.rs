@@ -1,7 +1,7 @@
 //! The server's world archive: quantised rows of every entity for the frames in flight,
 //! shared by all client peers.
 
-use crate::engine::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::frame::{ARCHIVE, NO_FRAME, age};
 use crate::schema::Schema;
 use crate::{Error, Result};
 
@@ -12,9 +12,9 @@ pub(crate) const NO_CLASS: u16 = u16::MAX;
 /// sizes a capacity needs.
 #[derive(Debug)]
 pub struct WorldStorage<'a> {
-    /// `WINDOW × capacity × schema.max_fields` raw values.
+    /// `ARCHIVE × capacity × schema.max_fields` raw values.
     pub rows: &'a mut [i32],
-    /// `WINDOW × capacity` class indices.
+    /// `ARCHIVE × capacity` class indices.
     pub classes: &'a mut [u16],
     /// `capacity` frame numbers: when the entity now at each id was spawned.
     pub spawned: &'a mut [u32],
@@ -23,12 +23,12 @@ pub struct WorldStorage<'a> {
 impl WorldStorage<'_> {
     /// Length of [`WorldStorage::rows`] for `capacity` entities.
     pub const fn rows_len(schema: &Schema, capacity: usize) -> usize {
-        WINDOW as usize * capacity * schema.max_fields
+        ARCHIVE as usize * capacity * schema.max_fields
     }
 
     /// Length of [`WorldStorage::classes`] for `capacity` entities.
     pub const fn classes_len(capacity: usize) -> usize {
-        WINDOW as usize * capacity
+        ARCHIVE as usize * capacity
     }
 }
 
@@ -48,7 +48,7 @@ impl WorldState {
     }
 }
 
-/// Quantised rows of all entities over the last [`WINDOW`] frames.
+/// Quantised rows of all entities over the last [`ARCHIVE`] frames.
 ///
 /// Entities are identified by the caller's ids `0..capacity`. Each [`World::begin_frame`]
 /// starts a new frame holding a copy of the previous one, which the caller then updates with
@@ -125,7 +125,7 @@ impl<'a> World<'a> {
 
     #[inline]
     fn slot(frame: u32) -> usize {
-        (frame % WINDOW) as usize
+        (frame % ARCHIVE) as usize
     }
 
     /// Starts the next frame as a copy of the current one and returns its number.
@@ -185,7 +185,7 @@ impl<'a> World<'a> {
 
     /// Whether `frame` is still held.
     pub fn holds(&self, frame: u32) -> bool {
-        self.frame != NO_FRAME && age(self.frame, frame) < WINDOW
+        self.frame != NO_FRAME && age(self.frame, frame) < ARCHIVE
     }
 
     /// Class and raw values of entity `id` at `frame`, if it existed then and the frame is
