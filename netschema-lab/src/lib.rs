@@ -276,6 +276,14 @@ pub trait Decoder {
     fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error>;
     /// The acknowledgement to send after the last decode.
     fn ack(&self) -> Option<Ack>;
+    /// What the client shows after the last decode, when it can differ from the frame
+    /// decoded (netschema shows each entity's newest values, which a held entity may have
+    /// from a frame after the packet's baseline): fills `out` with the same entities as the
+    /// decoded frame, in its order, and `ages` with how many frames old each one's values are,
+    /// and returns true. The default shows the decoded frame and returns false.
+    fn shown(&self, _out: &mut Snapshot, _ages: &mut Vec<u32>) -> bool {
+        false
+    }
     /// Bytes of state the client keeps.
     fn memory_bytes(&self) -> usize;
 }
@@ -481,6 +489,7 @@ pub fn run(
     let mut expected: std::collections::VecDeque<(u32, Snapshot, Recorded)> = Default::default();
     let mut packet = Vec::new();
     let mut decoded = Snapshot::new();
+    let (mut shown, mut ages) = (Snapshot::new(), Vec::new());
     for (i, snapshot) in snapshots.iter().enumerate() {
         let frame = i as u32;
         let t = Instant::now();
@@ -518,7 +527,11 @@ pub fn run(
                             (&mut result.held, recorded)
                             && f as usize >= config.warmup
                         {
-                            stats.add(setup.schema, &decoded, staleness, truth);
+                            if decoder.shown(&mut shown, &mut ages) {
+                                stats.add(setup.schema, &shown, &ages, truth);
+                            } else {
+                                stats.add(setup.schema, &decoded, staleness, truth);
+                            }
                         }
                     } else {
                         result.mismatches += 1;

@@ -283,10 +283,20 @@ impl Decoder for EngineDecoder {
     fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error> {
         let frame = self.client.decode(packet)?;
         out.clear();
-        for (h, class, row) in self.client.view() {
+        for (h, class, row) in self.client.frame_view() {
             out.push(h, class as u16, row);
         }
         Ok(frame)
+    }
+
+    fn shown(&self, out: &mut Snapshot, ages: &mut Vec<u32>) -> bool {
+        out.clear();
+        ages.clear();
+        for (h, class, row) in self.client.view() {
+            out.push(h, class as u16, row);
+            ages.push(self.client.age(h).unwrap_or(0));
+        }
+        true
     }
 
     fn ack(&self) -> Option<Ack> {

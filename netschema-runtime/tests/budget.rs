@@ -27,8 +27,9 @@ fn record(schema: &Schema, world: &World<'_>, peer: &Peer<'_>) -> View {
         .collect()
 }
 
-fn view(client: &Client<'_>) -> View {
-    client.view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
+/// The client's current frame exactly as its packet set it.
+fn frame_view(client: &Client<'_>) -> View {
+    client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
 }
 
 /// Replicates the moving test world through packets of at most `budget` bytes over a link
@@ -49,6 +50,7 @@ fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -
     let (mut down, mut up) = (Link::new((1, 1 + jitter), loss), Link::new((1, 1 + jitter), loss));
     down.duplicate = duplicate;
     let mut sent: BTreeMap<u32, View> = BTreeMap::new();
+    let mut peer_staleness: BTreeMap<u32, BTreeMap<u32, u32>> = BTreeMap::new();
     let mut buf = vec![0u8; budget];
     let mut accepted = 0;
     for now in 0..120 {
@@ -65,12 +67,24 @@ fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -
         assert!(len <= budget, "{len} bytes over a budget of {budget}");
         let frame = world.frame().unwrap();
         sent.insert(frame, record(schema, &world, &peer));
+        let ages =
+            (0..ENTITIES).filter_map(|id| Some((peer.handle_of(id)?, peer.staleness(frame, id)?)));
+        peer_staleness.insert(frame, ages.collect::<BTreeMap<u32, u32>>());
         down.send(&mut rng, now, &buf[..len]);
         for packet in down.receive(now) {
             match client.decode(&packet) {
                 Ok(f) => {
                     accepted += 1;
-                    assert_eq!(view(&client), sent[&f], "frame {f}: view differs from record");
+                    assert_eq!(
+                        frame_view(&client),
+                        sent[&f],
+                        "frame {f}: frame differs from record"
+                    );
+                    // What it shows is never older than what the frame holds.
+                    for (h, _, _) in client.frame_view() {
+                        let held = peer_staleness[&f].get(&h).copied().unwrap_or(0);
+                        assert!(client.age(h).is_some_and(|a| a <= held), "frame {f}: {h}");
+                    }
                     assert_eq!(client.model_digest(f), peer.model_digest(f), "frame {f}");
                     up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));
                 }

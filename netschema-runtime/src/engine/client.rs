@@ -194,6 +194,7 @@ impl<'a> Client<'a> {
             classes: self.store.classes,
             born: self.store.born,
             own: self.store.own,
+            lags: self.store.lags,
             state: self.state,
         }
     }
@@ -311,7 +312,8 @@ impl<'a> Client<'a> {
         Ok(frame)
     }
 
-    /// Class and raw values of `handle` in the current view.
+    /// Class and raw values of `handle` in the current view (its newest values, as
+    /// [`Client::view`] gives them).
     pub fn get(&self, handle: u32) -> Option<(usize, &[i32])> {
         self.reader().get(handle)
     }
@@ -322,9 +324,24 @@ impl<'a> Client<'a> {
         self.reader().is_own(handle)
     }
 
-    /// Every entity of the current view: handle, class and raw values, by handle.
+    /// Every entity of the current view: handle, class and raw values, by handle. Each
+    /// entity shows the newest values the client has of it: an entity a byte budget held in
+    /// the current frame keeps its values from a later frame than the packet's baseline if
+    /// one arrived (see [`Client::age`]).
     pub fn view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
         self.reader().view()
+    }
+
+    /// Every entity of the current frame exactly as its packet set it (what the server
+    /// records its client holds, [`Peer::client_view`](crate::Peer::client_view)), by handle.
+    pub fn frame_view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
+        self.reader().frame_view()
+    }
+
+    /// How many frames before the current one the world had the values [`Client::get`] gives
+    /// for `handle` (0: sent in the current frame), the oldest of its update groups.
+    pub fn age(&self, handle: u32) -> Option<u32> {
+        self.reader().age(handle)
     }
 
     /// What changed from the previous view to the current one, by handle.
@@ -342,6 +359,7 @@ pub(crate) struct Reader<'s> {
     pub(crate) classes: &'s [u16],
     pub(crate) born: &'s [u32],
     pub(crate) own: &'s [u64],
+    pub(crate) lags: &'s [u8],
     pub(crate) state: ClientState,
 }
 
@@ -356,9 +374,65 @@ impl<'s> Reader<'s> {
         self.state.slots.find(self.state.newest)
     }
 
-    /// Class and raw values of `handle` in the current view.
+    /// Class and raw values of `handle` in the current view: the newest values the client
+    /// has of it (see [`Reader::freshest`]).
     pub(crate) fn get(&self, handle: u32) -> Option<(usize, &'s [i32])> {
+        let slot = self.current_slot()?;
+        self.entry(slot, handle)?;
+        self.entry(self.freshest(slot, handle), handle)
+    }
+
+    /// Class and raw values of `handle` in the current frame exactly as its packet set it.
+    pub(crate) fn frame_entry(&self, handle: u32) -> Option<(usize, &'s [i32])> {
         self.entry(self.current_slot()?, handle)
+    }
+
+    /// How many frames before the current one the world had the values [`Reader::get`]
+    /// gives for `handle` (the oldest of its update groups).
+    pub(crate) fn age(&self, handle: u32) -> Option<u32> {
+        let slot = self.current_slot()?;
+        self.entry(slot, handle)?;
+        let p = self.freshest(slot, handle);
+        let frame = self.state.slots.frame_of(p);
+        let oldest = self.lags_of(p, handle).iter().copied().max().unwrap_or(0);
+        Some(age(self.state.newest, frame) + u32::from(oldest))
+    }
+
+    /// The lags of `handle` in `slot`, one per update group.
+    fn lags_of(&self, slot: usize, handle: u32) -> &'s [u8] {
+        let g = self.schema.max_groups;
+        let at = (slot * self.state.handles as usize + handle as usize) * g;
+        self.lags.get(at..at + g).unwrap_or(&[])
+    }
+
+    /// The slot holding the newest values the client has of `handle`, as of the frame in
+    /// `slot` (where it is present): among that frame and the frames before it that hold the
+    /// same entity, the one whose default update group came from the latest frame. A packet
+    /// that holds an entity keeps the values of its baseline, which can be older than a
+    /// frame decoded since; showing the newest keeps entities from stepping back.
+    fn freshest(&self, slot: usize, handle: u32) -> usize {
+        let lag = |p: usize| u32::from(self.lags_of(p, handle).first().copied().unwrap_or(0));
+        if lag(slot) == 0 {
+            return slot;
+        }
+        let hs = self.state.handles as usize;
+        let at = |p: usize| p * hs + handle as usize;
+        let now = self.state.slots.frame_of(slot);
+        let born = self.born.get(at(slot)).copied();
+        let mut best = (now.wrapping_sub(lag(slot)), slot);
+        for p in 0..SLOTS {
+            let frame = self.state.slots.frame_of(p);
+            let before = age(now, frame);
+            if frame == NO_FRAME || before == 0 || before > WINDOW {
+                continue;
+            }
+            let present = self.classes.get(at(p)).is_some_and(|&c| c != NO_CLASS);
+            let source = frame.wrapping_sub(lag(p));
+            if present && self.born.get(at(p)).copied() == born && age(source, best.0) as i32 > 0 {
+                best = (source, p);
+            }
+        }
+        best.1
     }
 
     /// Whether `handle` names one of the client's own entities in the current view.
@@ -379,11 +453,18 @@ impl<'s> Reader<'s> {
         self.rows.get(at * self.schema.max_fields..)?.get(..fields).map(|row| (class, row))
     }
 
-    /// Every entity of the current view: handle, class and raw values, by handle.
+    /// Every entity of the current view: handle, class and its newest raw values, by handle.
     pub(crate) fn view(self) -> impl Iterator<Item = (u32, usize, &'s [i32])> {
-        let slot = self.current_slot();
         (0..self.state.handles).filter_map(move |h| {
-            let (class, row) = self.entry(slot?, h)?;
+            let (class, row) = self.get(h)?;
+            Some((h, class, row))
+        })
+    }
+
+    /// Every entity of the current frame exactly as its packet set it, by handle.
+    pub(crate) fn frame_view(self) -> impl Iterator<Item = (u32, usize, &'s [i32])> {
+        (0..self.state.handles).filter_map(move |h| {
+            let (class, row) = self.frame_entry(h)?;
             Some((h, class, row))
         })
     }
@@ -395,8 +476,12 @@ impl<'s> Reader<'s> {
         let hs = self.state.handles as usize;
         (0..self.state.handles).flat_map(move |h| {
             let born = |p: usize| self.born.get(p * hs + h as usize).copied();
-            let old = before.and_then(|p| self.entry(p, h).map(|e| (e, born(p))));
-            let new = now.and_then(|p| self.entry(p, h).map(|e| (e, born(p))));
+            let newest = |p: usize| {
+                self.entry(p, h)?;
+                self.entry(self.freshest(p, h), h).map(|e| (e, born(p)))
+            };
+            let old = before.and_then(newest);
+            let new = now.and_then(newest);
             let (removed, created, updated) = match (old, new) {
                 (Some(_), None) => (true, false, false),
                 (None, Some(_)) => (false, true, false),

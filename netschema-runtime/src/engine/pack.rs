@@ -13,14 +13,15 @@
 //! estimates of recent packets compared with what their entities cost.
 
 use crate::engine::bitset::{put_bit, test_bit};
-use crate::engine::frame::{ARCHIVE, WINDOW};
+use crate::engine::frame::WINDOW;
 use crate::engine::packet::CHECK_BITS;
 use crate::schema::{Class, Schema};
 
 /// A kept entity whose held values are this many frames old at the new frame is tried
-/// before anything else, so that it is refreshed before the server's archive forgets the frame
-/// its values came from, whatever the baseline distance of the packets after it.
-pub const FORCE_AGE: u32 = ARCHIVE - WINDOW;
+/// before anything else: no entity starves, and its values are refreshed long before the
+/// server's archive ([`ARCHIVE`](crate::engine::frame::ARCHIVE) frames) forgets the frame
+/// they came from.
+pub const FORCE_AGE: u32 = WINDOW + 8;
 
 /// How urgent a candidate is, most urgent last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

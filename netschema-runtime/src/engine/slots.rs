@@ -49,6 +49,12 @@ impl Slots {
         usize::from(self.spare)
     }
 
+    /// The frame physical slot `p` holds ([`NO_FRAME`] if none).
+    #[inline]
+    pub(crate) fn frame_of(&self, p: usize) -> u32 {
+        self.frame.get(p).copied().unwrap_or(NO_FRAME)
+    }
+
     /// The largest lag of any handle in physical slot `p`.
     #[inline]
     pub(crate) fn max_lag(&self, p: usize) -> u8 {

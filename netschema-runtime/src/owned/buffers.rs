@@ -203,6 +203,7 @@ impl ClientBuffers {
             classes: &self.classes,
             born: &self.born,
             own: &self.own,
+            lags: &self.lags,
             state,
         }
     }
