@@ -50,6 +50,8 @@ pub struct PeerStorage<'a> {
     pub weights: &'a mut [u16],
     /// Estimated cost of each handle's next update, in bits.
     pub cost: &'a mut [u16],
+    /// The frame each handle was last sent in (or given its entity).
+    pub sent_at: &'a mut [u32],
     /// Scratch room for ordering handles by priority.
     pub order: &'a mut [u64],
     /// Scratch bitsets of the handles selected for, sent in, and at the core of a packet
@@ -87,7 +89,7 @@ impl PeerSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * (4 + 4 + 4 + 2 + 8)
+            + self.handles * (4 + 4 + 4 + 2 + 4 + 8)
             + self.entities * (4 + 2)
             + self.visible * 16
             + self.handle_words * 8 * 4
@@ -215,6 +217,7 @@ impl<'a> Peer<'a> {
             && store.diffs.len() >= sizes.diffs
             && store.weights.len() >= sizes.entities
             && store.cost.len() >= sizes.handles
+            && store.sent_at.len() >= sizes.handles
             && store.order.len() >= sizes.handles
             && store.marks.len() >= 3 * sizes.handle_words
             && store.models.len() >= sizes.models
@@ -235,6 +238,7 @@ impl<'a> Peer<'a> {
             diffs: &mut store.diffs[..sizes.diffs],
             weights: &mut store.weights[..sizes.entities],
             cost: &mut store.cost[..sizes.handles],
+            sent_at: &mut store.sent_at[..sizes.handles],
             order: &mut store.order[..sizes.handles],
             marks: &mut store.marks[..3 * sizes.handle_words],
             models: &mut store.models[..sizes.models],
@@ -468,6 +472,7 @@ impl<'a> Peer<'a> {
                         s.handle_entity[h] = id as u32;
                         s.since[h] = frame;
                         s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
+                        s.sent_at[h] = frame;
                         put_bit(s.handle_own, h, own);
                         handle = h as u32;
                     }
@@ -577,6 +582,7 @@ impl<'a> Peer<'a> {
             since: self.store.since,
             handle_own: self.store.handle_own,
             weights: self.store.weights,
+            sent_at: self.store.sent_at,
             order: self.store.order,
             budget: Budget::new(
                 buf.len(),
@@ -632,6 +638,16 @@ impl<'a> Peer<'a> {
             }
         }
         self.state.stats.waited += u64::from(written.waited);
+        for (word, bits) in self.store.marks[w..2 * w].iter().enumerate() {
+            let mut bits = *bits;
+            while bits != 0 {
+                let h = word * 64 + bits.trailing_zeros() as usize;
+                if let Some(at) = self.store.sent_at.get_mut(h) {
+                    *at = frame;
+                }
+                bits &= bits - 1;
+            }
+        }
         self.state.slots.commit(frame, written.max_lag);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
@@ -745,6 +761,8 @@ struct EncoderSide<'s, 'w> {
     handle_own: &'s [u64],
     /// The game's weight of each entity id.
     weights: &'s [u16],
+    /// The frame each handle was last sent in.
+    sent_at: &'s [u32],
     order: &'s mut [u64],
     budget: Budget<'s>,
     cursor: u32,
@@ -854,13 +872,15 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 } else if !this.present(h) {
                     continue;
                 } else {
-                    // How stale the client's values would be if held: the due groups' ages.
+                    // How old the newest values the client has are (the frames since the entity
+                    // was last sent), over its due groups.
                     let (mut urgency, mut oldest) = (0u32, 0);
+                    let shown = age(this.refs.frame, this.sent_at[h as usize]);
                     for (i, g) in groups {
                         let stale = this.staleness(h, i);
                         oldest = oldest.max(stale);
                         if stale >= u32::from(g.interval) {
-                            urgency = urgency.saturating_add(u32::from(g.priority) * stale);
+                            urgency = urgency.saturating_add(u32::from(g.priority) * shown.max(1));
                         }
                     }
                     if urgency == 0 {
