@@ -252,7 +252,8 @@ fn every_entity_is_refreshed_in_bounded_time_and_weight_buys_frequency() {
     );
     let per_frame = f64::from(sends.iter().sum::<u32>()) / f64::from(FRAMES - WARMUP);
     assert!((30.0..60.0).contains(&per_frame), "{per_frame} of {N} entities sent per frame");
-    assert!(worst <= FORCE_AGE, "an entity waited {worst} frames");
+    // Forced once what it would hold is FORCE_AGE frames old, sent within the round trip.
+    assert!(worst <= FORCE_AGE + 2, "an entity waited {worst} frames");
     let even: u32 = sends.iter().step_by(2).sum();
     let odd: u32 = sends.iter().skip(1).step_by(2).sum();
     let ratio = f64::from(even) / f64::from(odd);

@@ -278,6 +278,7 @@ impl<'a> Client<'a> {
             groups: self.schema.max_groups,
             history,
             history_max_lag,
+            history_held: history_max_lag.iter().any(|&l| l > 0),
             max_lag: 0,
             history_rows,
             new: spare,
@@ -514,6 +515,8 @@ struct DecoderSide<'s> {
     history: [usize; MAX_SAMPLES],
     /// The largest lag in each history slot.
     history_max_lag: [u8; MAX_SAMPLES],
+    /// Whether any history slot holds values from an earlier frame.
+    history_held: bool,
     /// The largest lag written for the new frame.
     max_lag: u8,
     history_rows: [&'s [i32]; MAX_SAMPLES],
@@ -629,7 +632,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]> {
-        if self.history_max_lag[..k].iter().all(|&l| l == 0) {
+        if !self.history_held || self.history_max_lag[..k].iter().all(|&l| l == 0) {
             return None;
         }
         Some(core::array::from_fn(|j| {

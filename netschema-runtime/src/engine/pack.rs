@@ -60,6 +60,9 @@ pub(crate) struct Budget<'s> {
     safe: usize,
     /// Whether every candidate is selected.
     all: bool,
+    /// Whether a packet that holds no kept entity may be tried (see
+    /// [`Budget::complete_hint`]).
+    may_complete: bool,
     /// Whether an entity was coded and then taken back.
     rolled_back: bool,
     /// Handles selected for this packet, one bit each (unless `all`).
@@ -105,6 +108,7 @@ impl<'s> Budget<'s> {
             sent_count: 0,
             safe: 0,
             all: false,
+            may_complete: true,
             rolled_back: false,
             selected,
             sent,
@@ -191,14 +195,19 @@ impl<'s> Budget<'s> {
         (cost * u64::from(self.scale)).div_ceil(256)
     }
 
-    /// Handle `h` is being coded: if it is in the core, the room kept for it is its own now.
-    /// `forced` says whether it is [`Rank::Forced`].
+    /// Whether `h` is in the core of the selection and not coded yet (never when every
+    /// candidate is selected).
     #[inline]
-    pub(crate) fn release(&mut self, h: u32, forced: impl FnOnce() -> bool) {
-        self.forced = false;
-        if test_bit(self.core, h as usize) {
-            let forced = forced();
-            self.forced = forced;
+    pub(crate) fn in_core(&self, h: u32) -> bool {
+        !self.all && test_bit(self.core, h as usize)
+    }
+
+    /// Handle `h`, [`Rank::Forced`] or not, is being coded: if it is in the core, the room
+    /// kept for it is its own now.
+    #[inline]
+    pub(crate) fn release(&mut self, h: u32, forced: bool) {
+        self.forced = forced;
+        if self.in_core(h) {
             put_bit(self.core, h as usize, false);
             let cost = self.estimate(h);
             let r = &mut self.reserve[usize::from(!forced)];
@@ -266,6 +275,18 @@ impl<'s> Budget<'s> {
     #[inline]
     pub(crate) fn rolled_back(&mut self) {
         self.rolled_back = true;
+    }
+
+    /// Whether the packet should say that no kept entity is held (saving a flag each): when
+    /// every candidate is selected, unless an attempt at that already failed.
+    pub(crate) fn complete_hint(&self) -> bool {
+        self.all && self.may_complete
+    }
+
+    /// This budget for a second attempt after one that held nothing did not fit.
+    pub(crate) fn without_complete(mut self) -> Self {
+        self.may_complete = false;
+        self
     }
 
     /// Candidates that were not sent (0 when all were selected and none taken back).

@@ -52,6 +52,8 @@ const FLAG_HOLD_ALL: usize = 5;
 pub(crate) const FLAG_HELD: usize = 6;
 const FLAG_MORE_ENTERING: usize = 7;
 // Integers of the packet-structure model.
+/// 0: every kept entity with a group due is sent (no "held" flags); 1: some may be held.
+const COUNT_MODE: usize = 0;
 const COUNT_HANDLE_GAP: usize = 1;
 const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
@@ -513,7 +515,8 @@ impl<P: Probe> Walk<'_, '_, P> {
             }
             let hi = (lo + CHUNK).min(n);
             exact = if simple {
-                (lo..hi).all(|f| chunk.predicted[f - lo].value == targets[f])
+                let (predicted, targets) = (&chunk.predicted[..hi - lo], &targets[lo..hi]);
+                predicted.iter().zip(targets).all(|(p, &t)| p.value == t)
             } else {
                 (lo..hi).all(|f| {
                     let p = chunk.predicted[f - lo].value;
@@ -524,6 +527,16 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let unchanged = entity.code_flag(coder, usize::from(still), exact);
 
+        if unchanged && simple && n <= CHUNK {
+            // Every field as predicted: the still entity's short way.
+            for (f, p) in chunk.predicted[..n].iter().enumerate() {
+                self.probe.field(class, f, 0, p.candidate, true);
+                side.store(h, f, p.value, true, None);
+                self.check.add(p.value as u32);
+            }
+            side.sent_groups(h, c, due);
+            return Ok(());
+        }
         let mut lo = 0;
         let mut tolerant = 0;
         while lo < n {
@@ -723,6 +736,15 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         }
     }
     side.plan(coder.len_bound());
+    // Whether every kept entity with a group due is sent: no "held" flags then.
+    let complete = based && {
+        let hint = side.packer().is_some_and(|b| b.complete_hint());
+        match models[ModelLayout::PACKET].code_count(coder, COUNT_MODE, i32::from(!hint)) {
+            0 => true,
+            1 => false,
+            _ => return Err(Error::Corrupt),
+        }
+    };
 
     // Entering handles.
     let mut next = 0u32;
@@ -734,7 +756,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             // Room for the entity at worst, the flag ending the list and every held flag.
             let len = coder.len_bound();
             if hint.is_some() {
-                b.release(hint_h, || false);
+                b.release(hint_h, false);
             }
             if hint.is_some() && !b.far(len) {
                 let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
@@ -803,11 +825,27 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
             let mut attempt = None;
             let mut want = true;
-            let oldest = |side: &S| (0..c.group_count()).map(|g| side.staleness(h, g)).max();
-            let forced = S::ENCODER && oldest(side).unwrap_or(0) >= pack::FORCE_AGE;
+            if complete {
+                let start = coder.bits();
+                walk.check.add(h);
+                walk.update(coder, side, models, class, h, k, due)?;
+                if let Some(b) = side.packer() {
+                    // Nothing may be held: an entity that does not fit fails the attempt.
+                    if !b.fits(coder.len_bound(), 0) {
+                        return Err(Error::BufferFull);
+                    }
+                    b.sent(h, coder.bits() - start);
+                }
+                continue;
+            }
+            // Whether `h` is forced matters only if it is in the core of the selection.
+            let core = side.packer().is_some_and(|b| b.in_core(h));
+            let forced = core
+                && (0..c.group_count()).map(|g| side.staleness(h, g)).max().unwrap_or(0)
+                    >= pack::FORCE_AGE;
             if let Some(b) = side.packer() {
                 b.next_due_kept();
-                b.release(h, || forced);
+                b.release(h, forced);
                 want = b.selected(h);
                 let len = coder.len_bound();
                 if want && !b.far(len) {

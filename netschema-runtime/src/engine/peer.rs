@@ -513,11 +513,19 @@ impl<'a> Peer<'a> {
         let refs = Refs::new(frame, &history[..len]);
         self.assign_handles(world, frame, &refs);
 
+        // First with nothing held if everything seems to fit, then with "held" flags, then
+        // holding everything.
         let mark = probe.mark();
-        let (written, held_all) = match self.write(world, buf, probe, &refs, false) {
+        let mut attempt = |this: &mut Self, mode| {
+            probe.rewind(mark);
+            this.write(world, buf, probe, &refs, mode)
+        };
+        let (written, held_all) = match attempt(self, Attempt::Plain) {
             Err(Error::BufferFull) if refs.base().is_some() => {
-                probe.rewind(mark);
-                (self.write(world, buf, probe, &refs, true)?, true)
+                match attempt(self, Attempt::MayHold) {
+                    Err(Error::BufferFull) => (attempt(self, Attempt::HoldAll)?, true),
+                    other => (other?, false),
+                }
             }
             other => (other?, false),
         };
@@ -525,15 +533,15 @@ impl<'a> Peer<'a> {
         Ok(written.len)
     }
 
-    /// Codes one attempt at the packet for `refs` into `buf`, holding everything if
-    /// `hold_all`; fails with [`Error::BufferFull`] if it does not fit.
+    /// Codes one attempt at the packet for `refs` into `buf`; fails with
+    /// [`Error::BufferFull`] if it does not fit.
     fn write<P: Probe>(
         &mut self,
         world: &World<'_>,
         buf: &mut [u8],
         probe: &mut P,
         refs: &Refs,
-        hold_all: bool,
+        mode: Attempt,
     ) -> Result<Written> {
         let spare = self.state.slots.spare();
         let m = self.state.layout.len;
@@ -559,6 +567,8 @@ impl<'a> Peer<'a> {
         presence.fill(0);
         let (selected, rest) = self.store.marks.split_at_mut(w);
         let (sent, core) = rest.split_at_mut(w);
+        let budget =
+            Budget::new(buf.len(), [selected, sent, core], self.store.cost, self.state.scale);
         let mut side = EncoderSide {
             world,
             refs,
@@ -575,6 +585,7 @@ impl<'a> Peer<'a> {
             lags,
             history_lags,
             history_max_lag,
+            history_held: history_max_lag.iter().any(|&l| l > 0),
             max_lag: 0,
             diffs,
             history_diffs,
@@ -584,12 +595,10 @@ impl<'a> Peer<'a> {
             weights: self.store.weights,
             sent_at: self.store.sent_at,
             order: self.store.order,
-            budget: Budget::new(
-                buf.len(),
-                [selected, sent, core],
-                self.store.cost,
-                self.state.scale,
-            ),
+            budget: match mode {
+                Attempt::Plain => budget,
+                _ => budget.without_complete(),
+            },
             cursor: 0,
         };
 
@@ -615,7 +624,7 @@ impl<'a> Peer<'a> {
             models,
             saved,
             refs,
-            hold_all,
+            mode == Attempt::HoldAll,
         )?;
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
@@ -656,6 +665,17 @@ impl<'a> Peer<'a> {
         self.state.stats.cold_packets += u64::from(refs.len == 0);
         self.state.stats.held_packets += u64::from(held_all);
     }
+}
+
+/// How [`Peer::write`] tries a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attempt {
+    /// As the budget allows: with no "held" flags if every candidate seems to fit.
+    Plain,
+    /// With "held" flags, after a plain attempt did not fit.
+    MayHold,
+    /// Holding everything, after the others did not fit.
+    HoldAll,
 }
 
 /// What [`Peer::write`] made of a packet.
@@ -750,6 +770,8 @@ struct EncoderSide<'s, 'w> {
     history_lags: [&'s [u8]; MAX_SAMPLES],
     /// The largest lag in each history slot.
     history_max_lag: [u8; MAX_SAMPLES],
+    /// Whether any history slot holds values from an earlier frame.
+    history_held: bool,
     /// The largest lag written for the new frame.
     max_lag: u8,
     /// Differences of every handle's tolerant fields at the new frame, then at each history
@@ -929,7 +951,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     #[inline]
     fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]> {
-        if self.history_max_lag[..k].iter().all(|&l| l == 0) {
+        if !self.history_held || self.history_max_lag[..k].iter().all(|&l| l == 0) {
             return None;
         }
         let g = self.groups;
