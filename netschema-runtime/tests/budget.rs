@@ -7,7 +7,7 @@ use netschema_runtime::engine::peer::FORCE_AGE;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Group, Schema};
-use netschema_runtime::{Ack, Client, Error, Peer, World};
+use netschema_runtime::{Ack, Client, Error, Event, Peer, World};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use support::*;
@@ -51,6 +51,8 @@ fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -
     down.duplicate = duplicate;
     let mut sent: BTreeMap<u32, View> = BTreeMap::new();
     let mut peer_staleness: BTreeMap<u32, BTreeMap<u32, u32>> = BTreeMap::new();
+    // The frame each handle's shown values came from.
+    let mut shown_since: BTreeMap<u32, u32> = BTreeMap::new();
     let mut buf = vec![0u8; budget];
     let mut accepted = 0;
     for now in 0..120 {
@@ -80,10 +82,23 @@ fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -
                         sent[&f],
                         "frame {f}: frame differs from record"
                     );
-                    // What it shows is never older than what the frame holds.
+                    // What it shows is never older than what the frame holds, nor than what it
+                    // showed before: entities do not step back.
+                    for event in client.events() {
+                        if let Event::Created { handle, .. } | Event::Removed { handle } = event {
+                            shown_since.remove(&handle);
+                        }
+                    }
                     for (h, _, _) in client.frame_view() {
                         let held = peer_staleness[&f].get(&h).copied().unwrap_or(0);
-                        assert!(client.age(h).is_some_and(|a| a <= held), "frame {f}: {h}");
+                        let age = client.age(h).unwrap();
+                        assert!(age <= held, "frame {f}: {h}");
+                        // The client keeps the last 32 frames: values older than that may be
+                        // gone, and with them a newer value shown before.
+                        let source = f - age;
+                        let before = shown_since.insert(h, source).unwrap_or(0);
+                        let kept = age < netschema_runtime::engine::frame::WINDOW;
+                        assert!(!kept || source >= before, "frame {f}: {h} stepped back");
                     }
                     assert_eq!(client.model_digest(f), peer.model_digest(f), "frame {f}");
                     up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));

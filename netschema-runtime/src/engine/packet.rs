@@ -831,7 +831,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 walk.update(coder, side, models, class, h, k, due)?;
                 if let Some(b) = side.packer() {
                     // Nothing may be held: an entity that does not fit fails the attempt.
-                    if !b.fits(coder.len_bound(), 0) {
+                    let len = coder.len_bound();
+                    if !b.far(len) && !b.fits(len, 0) {
                         return Err(Error::BufferFull);
                     }
                     b.sent(h, coder.bits() - start);

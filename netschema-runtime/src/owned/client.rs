@@ -106,7 +106,15 @@ impl<P: Protocol> Client<P> {
         self.reader().ack()
     }
 
-    /// The entity at `handle`, if it is a `C`.
+    /// How many frames before the current one the server had the values this client shows of
+    /// the entity at `handle` (0: sent in the current frame); see
+    /// [`Client::age`](crate::Client::age).
+    pub fn age(&self, handle: u32) -> Option<u32> {
+        self.reader().age(handle)
+    }
+
+    /// The entity at `handle`, if it is a `C`: its newest values (see
+    /// [`Client::view`](crate::Client::view)).
     pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
         match self.reader().get(handle)? {
             (class, raw) if class == C::INDEX => Some(C::dequantise(raw)),
