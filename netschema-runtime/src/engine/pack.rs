@@ -2,9 +2,9 @@
 //! has been coded still leaves room to end the packet.
 //!
 //! Before the entities are coded the encoder ranks every candidate — entities entering and
-//! kept entities with an update group due — by class of urgency, then by accumulated
-//! priority: entities whose held values are about to fall out of the window of frames in
-//! flight first ([`FORCE_AGE`]), then entering ones, then the rest. If the estimated cost of
+//! kept entities with an update group due — by class of urgency, then by priority: kept
+//! entities whose held values would be [`FORCE_AGE`] frames old first, then entering ones,
+//! then the rest. If the estimated cost of
 //! every candidate fits, all are tried; otherwise the best ranked whose estimates fit the room
 //! form the core, and the next ones, up to an eighth more, fill what the core leaves. The
 //! packet is coded in handle order, so the room the core's later members need is kept in
@@ -41,7 +41,8 @@ pub(crate) struct Candidate {
     pub h: u32,
     /// How urgent it is.
     pub rank: Rank,
-    /// Its accumulated priority.
+    /// Its priority: how long it has waited, times its groups' priorities and the client's
+    /// weight for it.
     pub priority: u32,
 }
 
