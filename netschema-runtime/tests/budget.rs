@@ -229,6 +229,45 @@ fn a_world_ten_times_the_budget_converges_from_cold() {
 }
 
 #[test]
+fn a_client_joining_late_converges() {
+    const N: usize = 500;
+    const JOIN: u32 = 50;
+    let schema = &DOT_SCHEMA;
+    let budget = full_sizes(N).0 / 10;
+    let mut wb = WorldBuffers::new(schema, N);
+    let mut world = wb.world(schema, N).unwrap();
+    let mut pb = PeerBuffers::new(schema, N, N);
+    let mut peer = pb.peer(schema, N, N).unwrap();
+    let mut cb = ClientBuffers::new(schema, N);
+    let mut client = cb.client(schema, N).unwrap();
+    for id in 0..N {
+        peer.set_visible(id, true);
+    }
+    let mut buf = vec![0u8; budget];
+    let mut whole = None;
+    for now in 0..JOIN + 40 {
+        world.begin_frame();
+        for id in 0..N {
+            world.set(id, 0, &dot(id, now)).unwrap();
+        }
+        // The client connects at JOIN: the world has been running, and its first packet is
+        // the first its peer writes.
+        if now < JOIN {
+            continue;
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        assert!(len <= budget);
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+        if whole.is_none() && client.view().count() == N {
+            whole = Some(now - JOIN);
+        }
+    }
+    let frames = whole.expect("every dot entered");
+    assert!(frames <= 20, "took {frames} frames after joining");
+}
+
+#[test]
 fn every_entity_is_refreshed_in_bounded_time_and_weight_buys_frequency() {
     const N: usize = 400;
     const WARMUP: u32 = 150;
