@@ -199,3 +199,52 @@ fn packets_delayed_past_the_window_are_rejected_without_effect() {
         }
     }
 }
+
+/// A flipped bit in a warm packet's header (the baseline distance, the baseline's number, the
+/// history list) is caught by the check value, even in a still world whose values a wrong
+/// frame would not change: no packet is accepted under a frame that was not sent.
+#[test]
+fn damaged_headers_are_rejected() {
+    const N: usize = 16;
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, N);
+    let mut world = wb.world(schema, N).unwrap();
+    let mut pb = PeerBuffers::new(schema, N, N);
+    let mut peer = pb.peer(schema, N, N).unwrap();
+    let mut cb = ClientBuffers::new(schema, N);
+    let mut client = cb.client(schema, N).unwrap();
+    for id in 0..N {
+        peer.set_visible(id, true);
+    }
+    let mut buf = [0u8; 1024];
+    let (mut accepted, mut tried) = (0, 0);
+    for now in 0..300u32 {
+        let frame = world.begin_frame();
+        for id in 0..N {
+            world.set(id, 1, &[id as i32, 0]).unwrap();
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        // Acks every other frame, so that baselines and histories vary.
+        let packet = &buf[..len];
+        if now > 10 {
+            for bit in 0..(len * 8).min(24) {
+                let mut damaged = packet.to_vec();
+                damaged[bit / 8] ^= 1 << (bit % 8);
+                tried += 1;
+                if let Ok(f) = client.decode(&damaged) {
+                    assert_eq!(f, frame, "frame {frame}: bit {bit} made a frame never sent");
+                    accepted += 1;
+                    break;
+                }
+            }
+        }
+        if client.frame() != Some(frame) {
+            client.decode(packet).unwrap();
+        }
+        if now % 2 == 0 {
+            peer.receive_ack(&client.ack().unwrap());
+        }
+    }
+    assert!(tried > 3000, "{tried} damaged packets");
+    assert!(accepted * 1000 < tried, "{accepted} of {tried} damaged packets accepted");
+}

@@ -23,7 +23,7 @@
 
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
-use crate::engine::frame::{ARCHIVE, WINDOW, age};
+use crate::engine::frame::{ARCHIVE, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
@@ -247,8 +247,18 @@ pub(crate) trait Side<'s> {
 pub(crate) struct Check(u32);
 
 impl Check {
-    fn new() -> Self {
-        Check(0x811c_9dc5)
+    /// A check value started over what the header says: the schema, the frame and the
+    /// history frames (as their wire numbers, which both ends read alike), so that a header
+    /// damaged in transit fails the check like a damaged body.
+    fn header(schema: &Schema, refs: &Refs) -> Self {
+        let mut check = Check(0x811c_9dc5);
+        check.add(schema.hash as u32);
+        check.add((schema.hash >> 32) as u32);
+        check.add(u32::from(to_wire(refs.frame)));
+        for &t in &refs.history[..refs.len] {
+            check.add(u32::from(to_wire(t)));
+        }
+        check
     }
 
     #[inline(always)]
@@ -709,13 +719,14 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         probe,
         schema,
         refs,
-        check: Check::new(),
+        check: Check::header(schema, refs),
         chunk: Chunk::EMPTY,
         tables: Tables::EMPTY,
     };
     let handles = side.handles();
     let based = refs.base().is_some();
     if based && models[ModelLayout::PACKET].code_flag(coder, FLAG_HOLD_ALL, hold_all) {
+        walk.check.add(u32::MAX);
         side.hold_all();
         for h in (0..handles).filter(|&h| side.base_present(h)) {
             walk.check.add(h);
@@ -745,6 +756,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             _ => return Err(Error::Corrupt),
         }
     };
+    walk.check.add(u32::from(complete));
 
     // Entering handles.
     let mut next = 0u32;
@@ -789,6 +801,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         side.begin(h, class as usize, Some(handle_age as u32), own)?;
         walk.check.add(h);
         walk.check.add(u32::from(own));
+        walk.check.add(class as u32);
+        walk.check.add(handle_age as u32);
         let start = coder.bits();
         walk.entry(coder, side, models, class as usize, h)?;
         if let Some(b) = side.packer() {
