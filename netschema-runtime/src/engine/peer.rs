@@ -440,6 +440,17 @@ impl<'a> Peer<'a> {
             .and_then(|b| Some((b, self.state.slots.find(b)?)))
             .filter(|&(b, p)| !in_window(frame, b, self.state.slots.max_lag(p)));
         let w = words(self.state.handles as usize);
+        // The handles free to give, lowest first, in scratch room the packet's plan uses later:
+        // found once per frame rather than searched for every entity that needs one.
+        let acked = self.state.acked_high;
+        let s = &mut self.store;
+        let free = &mut s.marks[..w];
+        free.fill(0);
+        for (h, (&e, &r)) in s.handle_entity.iter().zip(s.released.iter()).enumerate() {
+            let reusable = r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0);
+            put_bit(free, h, e == NO_HANDLE && reusable);
+        }
+        let mut word = 0;
         for id in 0..self.state.entities {
             let entity = world.get(frame, id);
             let visible = test_bit(self.store.visible, id) && entity.is_some();
@@ -461,13 +472,13 @@ impl<'a> Peer<'a> {
             }
             if visible && handle == NO_HANDLE {
                 let s = &mut self.store;
-                let acked = self.state.acked_high;
-                let free = s.handle_entity.iter().zip(s.released.iter()).position(|(&e, &r)| {
-                    e == NO_HANDLE
-                        && (r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0))
-                });
-                match free {
+                let free = &mut s.marks[..w];
+                while word < w && free[word] == 0 {
+                    word += 1;
+                }
+                match free.get(word).map(|&bits| word * 64 + bits.trailing_zeros() as usize) {
                     Some(h) => {
+                        put_bit(free, h, false);
                         let class = entity.map_or(0, |(c, _)| c);
                         s.handle_entity[h] = id as u32;
                         s.since[h] = frame;
