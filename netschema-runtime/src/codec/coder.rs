@@ -246,6 +246,16 @@ impl<'a> Decoder<'a> {
     pub fn bytes_past_end(&self) -> usize {
         self.pos.saturating_sub(self.buf.len())
     }
+
+    /// Whether the input holds nothing past what was decoded. The encoder's stream, once
+    /// [`Encoder::finish`]ed, is never longer than the bytes the decoder has read for the same
+    /// decisions (its look-ahead of four bytes included), and [`Encoder::finish`] picks a final
+    /// value whose three lowest bytes, the last three the decoder reads, are zero: input that
+    /// is longer, or has anything there, carries bytes that are not part of the stream.
+    pub fn at_end(&self) -> bool {
+        let tail = self.buf.get(self.pos.saturating_sub(3)..).unwrap_or(&[]);
+        self.buf.len() <= self.pos && tail.iter().all(|&b| b == 0)
+    }
 }
 
 impl BinaryCoder for Decoder<'_> {
@@ -384,6 +394,42 @@ mod tests {
             let want = if n == 32 { v } else { v & ((1 << n) - 1) };
             assert_eq!(dec.direct(0, n), want, "i={i}");
         }
+    }
+
+    #[test]
+    fn bytes_appended_are_refused_or_change_what_is_decoded() {
+        let symbols = |n: u32| (0..n).map(|i| (i % 5 == 0, i.wrapping_mul(0x9e37_79b9), i % 13));
+        let decode = |input: &[u8], n: u32| {
+            let mut dec = Decoder::new(input);
+            let mut m = Prob::HALF;
+            let values: Vec<(bool, u32)> = symbols(n)
+                .map(|(_, _, bits)| (dec.bit(&mut m, false), dec.direct(0, bits)))
+                .collect();
+            (values, dec.at_end())
+        };
+        let mut buf = [0u8; 256];
+        let mut missed = [0u32; 6];
+        for n in 1..120u32 {
+            let mut enc = Encoder::new(&mut buf);
+            let mut m = Prob::HALF;
+            for (bit, value, bits) in symbols(n) {
+                enc.bit(&mut m, bit);
+                enc.direct(value, bits);
+            }
+            let len = enc.finish().unwrap();
+            let (honest, at_end) = decode(&buf[..len], n);
+            assert!(at_end, "{n} symbols: the stream itself is refused");
+            for extra in 1..=5 {
+                let mut longer = buf[..len].to_vec();
+                longer.extend_from_slice(&[1; 5][..extra]);
+                let (values, at_end) = decode(&longer, n);
+                missed[extra] += u32::from(at_end && values == honest);
+            }
+        }
+        // One byte lands on the decoder's look-ahead, where the stream may hold anything; from
+        // two on, the bytes reach those the stream always leaves zero.
+        assert!(missed[1] * 5 < 119, "{missed:?}");
+        assert_eq!(missed[2..], [0; 4]);
     }
 
     #[test]

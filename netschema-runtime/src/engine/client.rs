@@ -302,6 +302,9 @@ impl<'a> Client<'a> {
         if dec.direct(0, CHECK_BITS) != check {
             return Err(Error::CheckMismatch);
         }
+        if !dec.at_end() {
+            return Err(Error::Corrupt);
+        }
         self.state.previous = (self.state.newest != NO_FRAME)
             .then(|| self.state.slots.find(self.state.newest))
             .flatten();
