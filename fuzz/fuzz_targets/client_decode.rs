@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netschema_runtime::owned::ClientBuffers;
 use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::owned::ClientBuffers;
 use netschema_runtime::schema::{Class, Field, Schema};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Cubic];
@@ -15,8 +15,7 @@ static BALL: [Field; 4] = [
     Field::categorical("lit", 2),
 ];
 static BOX: [Field; 1] = [Field::numeric("hp", i32::MIN, i32::MAX, false, MOVING)];
-static CLASSES: [Class; 2] =
-    [Class { name: "ball", fields: &BALL }, Class { name: "box", fields: &BOX }];
+static CLASSES: [Class; 2] = [Class::new("ball", &BALL), Class::new("box", &BOX)];
 static SCHEMA: Schema = Schema::new("fuzz", &CLASSES);
 
 fuzz_target!(|data: &[u8]| {

@@ -238,12 +238,13 @@ proptest! {
         let len = enc.finish().unwrap();
         prop_assert!(len <= bound, "len {} > bound {}", len, bound);
         let bytes = &buf[..len];
-        prop_assert!(bytes.last() != Some(&0), "trailing zeros are trimmed");
-
         let mut dec = Decoder::new(bytes);
         let mut dec_models = bank.clone();
         prop_assert_eq!(&run_ops(&mut dec, &mut dec_models, &ops), &expected);
         prop_assert_eq!(&dec_models, &enc_models);
+        // Trailing zeros are trimmed, never more than a decoder may read past the end.
+        prop_assert!(!dec.exhausted(), "{} bytes read past the end", dec.bytes_past_end());
+        prop_assert!(dec.at_end());
 
         let mut padded = bytes.to_vec();
         padded.extend_from_slice(&[0; 9]);

@@ -95,6 +95,7 @@ fn run(
                                 | Error::UnknownBaseline
                                 | Error::CheckMismatch
                                 | Error::Corrupt
+                                | Error::UnexpectedEnd
                         ),
                         "unexpected error {e:?}"
                     );
@@ -286,4 +287,33 @@ fn packets_with_bytes_appended_are_refused() {
     }
     assert_eq!(accepted[2..], [0; 7], "accepted with bytes appended: {accepted:?}");
     assert!(accepted[1] < 40, "accepted with a byte appended: {accepted:?}");
+}
+
+/// A short piece of a packet cannot make the client work through the rest as zeros: once the
+/// decoder has read past anything that could have been sent it stops, so the work a packet
+/// causes is bounded by its length.
+#[test]
+fn truncated_packets_stop_early() {
+    const N: usize = 4096;
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, N);
+    let mut world = wb.world(schema, N).unwrap();
+    let mut pb = PeerBuffers::new(schema, N, N);
+    let mut peer = pb.peer(schema, N, N).unwrap();
+    world.begin_frame();
+    for id in 0..N {
+        world.set(id, 0, &[id as i32 * 7, 100, 5, 1, 0]).unwrap();
+        peer.set_visible(id, true);
+    }
+    let mut buf = vec![0u8; 1 << 17];
+    let len = peer.encode(&world, &mut buf).unwrap();
+    assert!(len > 10_000);
+    // The start of a cold packet announces entities entering: the decoder stops once it has
+    // read four bytes past the end rather than decode thousands of entities from zeros.
+    for cut in [5, 9] {
+        let mut cb = ClientBuffers::new(schema, N);
+        let mut client = cb.client(schema, N).unwrap();
+        assert_eq!(client.decode(&buf[..cut]), Err(Error::UnexpectedEnd), "{cut} bytes");
+        assert_eq!(client.frame(), None);
+    }
 }

@@ -19,6 +19,10 @@ use crate::{Error, Result};
 
 /// The range is renormalised whenever it drops below this.
 const TOP: u32 = 1 << 24;
+/// Most zero bytes [`Encoder::finish`] leaves off the end of a stream: a decoder that has read
+/// more than this many bytes past the end of its input is reading something that was never
+/// sent ([`Decoder::exhausted`]).
+pub const MAX_TRIMMED: usize = 4;
 /// Largest number of direct bits coded in one step.
 const MAX_DIRECT_STEP: u32 = 16;
 
@@ -154,12 +158,16 @@ impl<'a> Encoder<'a> {
         for _ in 0..5 {
             self.shift_low();
         }
-        if self.overflow {
+        let mut len = self.pos.min(self.buf.len());
+        // Zero bytes at the end need not be sent (the decoder reads zeros past the end), but
+        // at most [`MAX_TRIMMED`] of them, so that a decoder can refuse input it has run past.
+        let mut trimmed = self.pos - len;
+        if self.overflow || trimmed > MAX_TRIMMED {
             return Err(Error::BufferFull);
         }
-        let mut len = self.pos.min(self.buf.len());
-        while len > 0 && self.buf[len - 1] == 0 {
+        while len > 0 && self.buf[len - 1] == 0 && trimmed < MAX_TRIMMED {
             len -= 1;
+            trimmed += 1;
         }
         Ok(len)
     }
@@ -245,6 +253,14 @@ impl<'a> Decoder<'a> {
     /// Bytes consumed beyond the end of the input (the coder's look-ahead reads up to four).
     pub fn bytes_past_end(&self) -> usize {
         self.pos.saturating_sub(self.buf.len())
+    }
+
+    /// Whether the decoder has read further past the end of its input than any finished
+    /// stream reaches ([`MAX_TRIMMED`] bytes): what it decodes now was never sent, so a caller
+    /// can stop, and the work a packet causes stays bounded by its length.
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.bytes_past_end() > MAX_TRIMMED
     }
 
     /// Whether the input holds nothing past what was decoded. The encoder's stream, once

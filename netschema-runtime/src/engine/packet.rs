@@ -144,6 +144,10 @@ pub(crate) trait Coder: BinaryCoder {
     fn len_bound(&self) -> usize;
     /// Information coded so far, in bits (0 on the decoder).
     fn bits(&self) -> u64;
+    /// Decoder: whether it has read past anything that was sent (see
+    /// [`Decoder::exhausted`]); checked at every handle so that a short packet cannot make
+    /// the decoder work through a long one of zeros.
+    fn exhausted(&self) -> bool;
 }
 
 impl Coder for Encoder<'_> {
@@ -164,6 +168,10 @@ impl Coder for Encoder<'_> {
     fn bits(&self) -> u64 {
         Encoder::bits(self)
     }
+
+    fn exhausted(&self) -> bool {
+        false
+    }
 }
 
 impl Coder for Decoder<'_> {
@@ -179,6 +187,10 @@ impl Coder for Decoder<'_> {
 
     fn bits(&self) -> u64 {
         0
+    }
+
+    fn exhausted(&self) -> bool {
+        Decoder::exhausted(self)
     }
 }
 
@@ -740,6 +752,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             if !side.base_present(h) {
                 continue;
             }
+            if coder.exhausted() {
+                return Err(Error::UnexpectedEnd);
+            }
             let hint = side.keep_hint(h);
             if models[ModelLayout::PACKET].code_flag(coder, FLAG_KEPT, hint) {
                 side.begin(h, side.base_class(h), None, false)?;
@@ -776,6 +791,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                     attempt = Some(save(coder, &walk, models, saved, hint_class));
                 }
             }
+        }
+        if coder.exhausted() {
+            return Err(Error::UnexpectedEnd);
         }
         let packet = &mut models[ModelLayout::PACKET];
         if !packet.code_flag(coder, FLAG_MORE_ENTERING, hint.is_some()) {
@@ -824,6 +842,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         for h in 0..handles {
             if !side.base_present(h) || !side.present(h) {
                 continue;
+            }
+            if coder.exhausted() {
+                return Err(Error::UnexpectedEnd);
             }
             let class = side.base_class(h);
             let c = schema.classes.get(class).ok_or(Error::Corrupt)?;
