@@ -67,6 +67,8 @@ pub enum Error {
     StalePacket,
     /// Storage handed to a constructor is too small for the requested capacities.
     StorageTooSmall,
+    /// A peer or client was asked for no handles: it could never hold an entity.
+    NoHandles,
     /// A captured value is NaN, infinite or outside its field's range.
     Capture(Clamped),
     /// An entity was set before the first frame began.
@@ -137,6 +139,7 @@ impl fmt::Display for Error {
             Error::InvalidSchema => f.write_str("schema descriptors are inconsistent"),
             Error::StalePacket => f.write_str("packet is not newer than frames already held"),
             Error::StorageTooSmall => f.write_str("storage is too small for the capacities"),
+            Error::NoHandles => f.write_str("a peer or client needs at least one handle"),
             Error::Capture(c) => write!(f, "cannot capture {c}"),
             Error::FrameNotStarted => f.write_str("no frame has begun: call `begin_frame` first"),
             Error::UnknownClass { class, classes } => {

@@ -317,3 +317,40 @@ fn truncated_packets_stop_early() {
         assert_eq!(client.frame(), None);
     }
 }
+
+/// Degenerate set-ups either work or are refused with a typed error; none panics. A class
+/// without fields (a marker, present or not) replicates; a client with no handles is refused.
+#[test]
+fn degenerate_set_ups_work_or_are_refused() {
+    use netschema_runtime::schema::{Class, Schema};
+    static MARKER: [Class; 1] = [Class::new("marker", &[])];
+    static MARKERS: Schema = Schema::new("markers", &MARKER);
+    let schema = &MARKERS;
+    let mut wb = WorldBuffers::new(schema, 8);
+    let mut world = wb.world(schema, 8).unwrap();
+    let mut pb = PeerBuffers::new(schema, 8, 8);
+    let mut peer = pb.peer(schema, 8, 8).unwrap();
+    let mut cb = ClientBuffers::new(schema, 8);
+    let mut client = cb.client(schema, 8).unwrap();
+    let mut buf = [0u8; 64];
+    for t in 0..20 {
+        world.begin_frame();
+        for id in 0..8 {
+            if (id + t) % 3 == 0 {
+                world.set(id, 0, &[]).unwrap();
+            } else {
+                world.remove(id);
+            }
+            peer.set_visible(id, true);
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+        let present = (0..8).filter(|id| (id + t) % 3 == 0).count();
+        assert_eq!(client.view().count(), present);
+    }
+    let mut none = ClientBuffers::new(&SCHEMA, 0);
+    assert_eq!(none.client(&SCHEMA, 0).err(), Some(Error::NoHandles));
+    let mut none = PeerBuffers::new(&SCHEMA, 0, 4);
+    assert_eq!(none.peer(&SCHEMA, 0, 4).err(), Some(Error::NoHandles));
+}

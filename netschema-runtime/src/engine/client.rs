@@ -134,9 +134,13 @@ pub struct Client<'a> {
 }
 
 impl<'a> Client<'a> {
-    /// A client that sees up to `handles` entities at once (as its server peer was set up).
+    /// A client that sees up to `handles` entities at once (as its server peer was set up; at
+    /// least one, else [`Error::NoHandles`]).
     pub fn new(schema: &'a Schema, handles: usize, store: ClientStorage<'a>) -> Result<Self> {
         schema.validate()?;
+        if handles == 0 {
+            return Err(Error::NoHandles);
+        }
         let sizes = ClientStorage::sizes(schema, handles);
         if handles > u32::MAX as usize / 2
             || store.rows.len() < sizes.rows
@@ -239,6 +243,10 @@ impl<'a> Client<'a> {
         } else {
             let id = dec.direct(0, BASE_ID_BITS);
             let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
+            // A frame kept from longer ago than the window only aliases the baseline named.
+            if self.state.newest != NO_FRAME && age(self.state.newest, base) >= WINDOW {
+                return Err(Error::UnknownBaseline);
+            }
             Refs::new(base.wrapping_add(distance), &[base])
         };
         let frame = refs.frame;

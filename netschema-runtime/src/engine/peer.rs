@@ -164,8 +164,9 @@ pub struct Peer<'a> {
 }
 
 impl<'a> Peer<'a> {
-    /// A peer for a client that may see up to `handles` entities at once, over a world of
-    /// `entities` ids. Nothing is visible until [`Peer::set_visible`].
+    /// A peer for a client that may see up to `handles` entities at once (at least one, else
+    /// [`Error::NoHandles`]), over a world of `entities` ids. Nothing is visible until
+    /// [`Peer::set_visible`].
     pub fn new(
         schema: &'a Schema,
         handles: usize,
@@ -173,6 +174,9 @@ impl<'a> Peer<'a> {
         store: PeerStorage<'a>,
     ) -> Result<Self> {
         schema.validate()?;
+        if handles == 0 {
+            return Err(Error::NoHandles);
+        }
         let sizes = PeerStorage::sizes(schema, handles, entities);
         if handles > u32::MAX as usize / 2
             || entities > u32::MAX as usize / 2
