@@ -71,13 +71,13 @@ impl Scene {
     }
 }
 
-/// Acks the frame just encoded, delivered `LATENCY` frames later, as a client holding every
-/// frame would send.
+/// Acks of the frames just encoded, as a client holding every frame would send them, each
+/// delivered `LATENCY` frames later.
 struct Acks(VecDeque<Ack>);
 
 impl Acks {
-    fn after(&mut self, frame: u32) -> Option<Ack> {
-        self.0.push_back(Ack::from_frames(frame, |_| true));
+    fn after(&mut self, ack: Option<Ack>) -> Option<Ack> {
+        self.0.extend(ack);
         if self.0.len() > LATENCY { self.0.pop_front() } else { None }
     }
 }
@@ -100,7 +100,7 @@ fn encode(c: &mut Criterion) {
             peer.set_visible(id, true);
         }
         let n = peer.encode(&world, &mut buf).unwrap();
-        if let Some(ack) = acks.after(frame) {
+        if let Some(ack) = acks.after(peer.ack_of(frame, |_| true)) {
             peer.receive_ack(&ack);
         }
         n
@@ -123,7 +123,7 @@ fn encode(c: &mut Criterion) {
             server.set_visible(who, id as u64, true).unwrap();
         }
         let n = server.encode(who, &mut buf).unwrap();
-        if let Some(ack) = acks.after(frame) {
+        if let Some(ack) = acks.after(server.ack_of(who, frame, |_| true).unwrap()) {
             server.receive_ack(who, &ack).unwrap();
         }
         n
@@ -152,7 +152,7 @@ fn stream(frames: usize) -> (Vec<Vec<u8>>, Vec<u8>) {
                 server.set_visible(who, id as u64, true).unwrap();
             }
             let n = server.encode(who, &mut buf).unwrap();
-            if let Some(ack) = acks.after(frame) {
+            if let Some(ack) = acks.after(server.ack_of(who, frame, |_| true).unwrap()) {
                 server.receive_ack(who, &ack).unwrap();
             }
             buf[..n].to_vec()

@@ -32,7 +32,7 @@ pub mod quant;
 pub mod schema;
 mod snapshot;
 
-pub use engine::ack::Ack;
+pub use engine::ack::{Ack, AckOutcome};
 pub use engine::client::{Client, ClientStorage, Event};
 pub use engine::peer::{Peer, PeerStorage};
 pub use engine::world::{World, WorldStorage};

@@ -2,7 +2,6 @@
 
 mod support;
 
-use netschema_runtime::Ack;
 use netschema_runtime::codec::prob::COST_ONE_BIT;
 use netschema_runtime::engine::probe::Probe;
 use netschema_runtime::owned::{PeerBuffers, WorldBuffers};
@@ -82,7 +81,7 @@ fn probed_packets_equal_plain_ones_and_costs_add_up() {
         // The ideal costs of the values fit in the packet (the rest is structure).
         assert!(tally.cost <= (len as u64 * 8 + 8) * u64::from(COST_ONE_BIT), "frame {t}");
         if t > 0 && t % 2 == 0 {
-            let ack = Ack::from_frames(world.frame().unwrap(), |_| true);
+            let ack = plain.ack_of(world.frame().unwrap(), |_| true).unwrap();
             plain.receive_ack(&ack);
             probed.receive_ack(&ack);
         }

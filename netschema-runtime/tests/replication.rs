@@ -354,3 +354,49 @@ fn degenerate_set_ups_work_or_are_refused() {
     let mut none = PeerBuffers::new(&SCHEMA, 0, 4);
     assert_eq!(none.peer(&SCHEMA, 0, 4).err(), Some(Error::NoHandles));
 }
+
+/// A client that acks frames it never received (every frame of the window, as if nothing were
+/// lost) is refused: its packets keep decoding at the honest rate, and the lies are counted.
+#[test]
+fn forged_acks_are_refused_and_counted() {
+    let run = |lie: bool| {
+        let schema = &SCHEMA;
+        let mut wb = WorldBuffers::new(schema, ENTITIES);
+        let mut world = wb.world(schema, ENTITIES).unwrap();
+        let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
+        let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
+        let mut cb = ClientBuffers::new(schema, HANDLES);
+        let mut client = cb.client(schema, HANDLES).unwrap();
+        let mut sim = Sim::new(11, ENTITIES);
+        let mut rng = Rng(11);
+        let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));
+        for id in 0..ENTITIES {
+            peer.set_visible(id, id % 3 != 0);
+        }
+        let (mut buf, mut accepted) = (vec![0u8; 64 * 1024], 0);
+        for now in 0..600 {
+            sim.step(&mut world);
+            let len = peer.encode(&world, &mut buf).unwrap();
+            down.send(&mut rng, now, &buf[..len]);
+            for packet in down.receive(now) {
+                if client.decode(&packet).is_ok() {
+                    accepted += 1;
+                }
+                let Some(mut ack) = client.ack() else { continue };
+                if lie && now % 16 == 0 {
+                    ack.bits = u32::MAX;
+                }
+                up.send(&mut rng, now, &ack_bytes(ack));
+            }
+            for ack in up.receive(now) {
+                peer.receive_ack(&Ack::read(&ack).unwrap());
+            }
+        }
+        (accepted, peer.stats().refused_acks)
+    };
+    let (honest, none) = run(false);
+    let (lied, refused) = run(true);
+    assert_eq!(none, 0, "an honest client's acks are all proven");
+    assert!(refused > 20, "{refused} lies counted");
+    assert!(lied * 100 >= honest * 95, "{lied} packets accepted with lies, {honest} without");
+}

@@ -1,10 +1,13 @@
-//! Acknowledgements: the client's record of which frames it holds.
+//! Acknowledgements: the client's record of which frames it holds, with a proof that it
+//! decoded them.
 
 use crate::engine::frame::{WINDOW, from_wire, to_wire};
 use crate::{Error, Result};
 
-/// What a client sends back: the newest frame it holds and a bitfield of the [`WINDOW`]
-/// frames before it (bit `i` set: it holds frame `latest - 1 - i`).
+/// What a client sends back: the newest frame it holds, a bitfield of the [`WINDOW`]
+/// frames before it (bit `i` set: it holds frame `latest - 1 - i`), and a proof that it holds
+/// them: a hash of the check values of those frames, which only a receiver of their packets
+/// knows.
 ///
 /// Acks are idempotent: the server may receive them lost, late, duplicated or reordered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -13,17 +16,55 @@ pub struct Ack {
     pub latest: u16,
     /// Frames held before `latest`.
     pub bits: u32,
+    /// Proof of receipt of every frame named (see [`Ack::proven`]); 0 for [`Ack::from_frames`].
+    pub proof: u16,
+}
+
+/// What a peer made of an ack ([`Peer::receive_ack`](crate::Peer::receive_ack)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckOutcome {
+    /// Its frames now count as held by the client.
+    Accepted,
+    /// It names frames the peer no longer keeps, or none it sent: ignored, as a late ack is.
+    Stale,
+    /// It names frames never sent, or its proof does not match what was sent: the client
+    /// claims frames it cannot hold. Ignored, and counted
+    /// ([`PeerStats::refused_acks`](crate::engine::peer::PeerStats::refused_acks)).
+    Refused,
+}
+
+/// Running hash of the frames an ack names and their check values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Proof(u32);
+
+impl Proof {
+    pub(crate) fn new() -> Self {
+        Proof(0x811c_9dc5)
+    }
+
+    /// Adds `frame`, whose packet had check value `check`.
+    pub(crate) fn add(&mut self, frame: u32, check: u16) {
+        for v in [u32::from(to_wire(frame)), u32::from(check)] {
+            self.0 = (self.0 ^ v).wrapping_mul(0x0100_0193);
+        }
+    }
+
+    /// The proof sent: the hash folded to 16 bits.
+    pub(crate) fn value(&self) -> u16 {
+        (self.0 ^ (self.0 >> 16)) as u16
+    }
 }
 
 impl Ack {
     /// Bytes of an ack on the wire.
-    pub const WIRE_LEN: usize = 6;
+    pub const WIRE_LEN: usize = 8;
 
     /// Writes the ack into `buf` and returns its length.
     pub fn write(&self, buf: &mut [u8]) -> Result<usize> {
         let out = buf.get_mut(..Self::WIRE_LEN).ok_or(Error::BufferFull)?;
         out[..2].copy_from_slice(&self.latest.to_le_bytes());
-        out[2..].copy_from_slice(&self.bits.to_le_bytes());
+        out[2..6].copy_from_slice(&self.bits.to_le_bytes());
+        out[6..].copy_from_slice(&self.proof.to_le_bytes());
         Ok(Self::WIRE_LEN)
     }
 
@@ -33,18 +74,37 @@ impl Ack {
         Ok(Ack {
             latest: u16::from_le_bytes([b[0], b[1]]),
             bits: u32::from_le_bytes([b[2], b[3], b[4], b[5]]),
+            proof: u16::from_le_bytes([b[6], b[7]]),
         })
     }
 
-    /// Builds an ack from the newest frame held and a predicate for the older ones.
+    /// Builds an ack without proof from the newest frame held and a predicate for the older
+    /// ones (for techniques that take acks on trust; a netschema peer refuses it).
     pub fn from_frames(latest: u32, mut holds: impl FnMut(u32) -> bool) -> Ack {
+        Ack::proven(latest, |f| (f == latest || holds(f)).then_some(0)).with_proof(0)
+    }
+
+    /// Builds the ack of a holder of `latest` and of each older frame `f` for which `check(f)`
+    /// gives the check value of its packet (`check(latest)` must give one); its proof hashes
+    /// them all.
+    pub fn proven(latest: u32, mut check: impl FnMut(u32) -> Option<u16>) -> Ack {
+        let mut proof = Proof::new();
+        proof.add(latest, check(latest).unwrap_or(0));
         let mut bits = 0;
         for i in 0..WINDOW {
-            if holds(latest.wrapping_sub(1 + i)) {
+            let frame = latest.wrapping_sub(1 + i);
+            if let Some(c) = check(frame) {
                 bits |= 1 << i;
+                proof.add(frame, c);
             }
         }
-        Ack { latest: to_wire(latest), bits }
+        Ack { latest: to_wire(latest), bits, proof: proof.value() }
+    }
+
+    /// This ack with proof `proof`.
+    fn with_proof(mut self, proof: u16) -> Ack {
+        self.proof = proof;
+        self
     }
 
     /// The full frame numbers this ack covers, given the newest frame the server has sent:
@@ -69,11 +129,11 @@ mod tests {
 
     #[test]
     fn wire_round_trip() {
-        let ack = Ack { latest: 0xfffe, bits: 0x8000_0005 };
-        let mut buf = [0u8; 6];
-        assert_eq!(ack.write(&mut buf), Ok(6));
+        let ack = Ack { latest: 0xfffe, bits: 0x8000_0005, proof: 0xbeef };
+        let mut buf = [0u8; 8];
+        assert_eq!(ack.write(&mut buf), Ok(8));
         assert_eq!(Ack::read(&buf), Ok(ack));
-        assert_eq!(Ack::read(&buf[..5]), Err(Error::UnexpectedEnd));
+        assert_eq!(Ack::read(&buf[..7]), Err(Error::UnexpectedEnd));
     }
 
     #[test]

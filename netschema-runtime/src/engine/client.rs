@@ -108,6 +108,8 @@ pub(crate) struct ClientState {
     previous: Option<usize>,
     /// The frame the first packet's number is read relative to.
     origin: u32,
+    /// The check value of the packet of each frame slot, which acks prove receipt with.
+    checks: [u16; SLOTS],
 }
 
 impl ClientState {
@@ -161,6 +163,7 @@ impl<'a> Client<'a> {
             newest: NO_FRAME,
             previous: None,
             origin: 0,
+            checks: [0; SLOTS],
         };
         Ok(Client { schema, store, state })
     }
@@ -319,6 +322,7 @@ impl<'a> Client<'a> {
         if age(frame, self.state.newest) >= WINDOW {
             self.state.previous = None;
         }
+        self.state.checks[spare] = check as u16;
         self.state.slots.commit(frame, max_lag);
         self.state.newest = frame;
         Ok(frame)
@@ -379,7 +383,8 @@ impl<'s> Reader<'s> {
     /// The acknowledgement to send.
     pub(crate) fn ack(&self) -> Option<Ack> {
         let newest = self.state.frame()?;
-        Some(Ack::from_frames(newest, |f| self.state.slots.find(f).is_some()))
+        let state = &self.state;
+        Some(Ack::proven(newest, |f| state.slots.find(f).map(|p| state.checks[p])))
     }
 
     fn current_slot(&self) -> Option<usize> {

@@ -2,7 +2,7 @@
 //! and the models stored with each frame sent to it. [`Peer::encode`] writes one packet.
 
 use crate::codec::coder::{BinaryCoder, Encoder};
-use crate::engine::ack::Ack;
+use crate::engine::ack::{Ack, AckOutcome, Proof};
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
@@ -130,6 +130,10 @@ pub struct PeerStats {
     /// Entities (entering, or kept with an update due) that waited for the byte budget, summed
     /// over packets.
     pub waited: u64,
+    /// Acks refused because they named frames never sent or their proof did not match
+    /// ([`AckOutcome::Refused`]): a client that keeps sending them is lying about what it
+    /// holds, and the game may disconnect it.
+    pub refused_acks: u64,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -143,10 +147,17 @@ pub(crate) struct PeerState {
     acked: [bool; SLOTS],
     newest_sent: u32,
     acked_high: u32,
+    /// The frame and check value of each packet sent in the last [`PROVEN`] frames, by frame
+    /// modulo [`PROVEN`]: what an ack must prove.
+    checks: [(u32, u16); PROVEN as usize],
     /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
     scale: u32,
     stats: PeerStats,
 }
+
+/// Frames back a peer remembers the check values of the packets it sent: an ack names frames
+/// up to [`WINDOW`] before its newest, which is at most [`WINDOW`] behind the newest sent.
+const PROVEN: u32 = 2 * WINDOW;
 
 /// The weight of an entity for a client until the game sets one (see [`Peer::set_priority`]).
 pub const DEFAULT_WEIGHT: u16 = 16;
@@ -202,6 +213,7 @@ impl<'a> Peer<'a> {
             acked: [false; SLOTS],
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
+            checks: [(NO_FRAME, 0); PROVEN as usize],
             scale: 256,
             stats: PeerStats::default(),
         };
@@ -357,11 +369,30 @@ impl<'a> Peer<'a> {
         self.state.stats
     }
 
-    /// Takes an acknowledgement from the client. Acks for frames never sent, too old, or from
-    /// the future are ignored; duplicates and reordering are harmless.
-    pub fn receive_ack(&mut self, ack: &Ack) {
+    /// Takes an acknowledgement from the client. Its frames count as held only if it proves
+    /// them: its proof must hash the check values of exactly the packets it names
+    /// ([`Ack::proven`]). An ack naming frames older than this peer keeps, or from the future,
+    /// is [`AckOutcome::Stale`] and ignored; one naming frames never sent or with a wrong proof
+    /// is [`AckOutcome::Refused`], ignored and counted. Duplicates and reordering are harmless.
+    pub fn receive_ack(&mut self, ack: &Ack) -> AckOutcome {
         if self.state.newest_sent == NO_FRAME {
-            return;
+            return AckOutcome::Stale;
+        }
+        let (mut proof, mut named, mut stale, mut unsent) = (Proof::new(), 0, false, false);
+        for frame in ack.frames(self.state.newest_sent) {
+            named += 1;
+            match self.sent_check(frame) {
+                Some(check) => proof.add(frame, check),
+                None if age(self.state.newest_sent, frame) >= PROVEN => stale = true,
+                None => unsent = true,
+            }
+        }
+        if named == 0 || (stale && !unsent) {
+            return AckOutcome::Stale;
+        }
+        if unsent || proof.value() != ack.proof {
+            self.state.stats.refused_acks += 1;
+            return AckOutcome::Refused;
         }
         for frame in ack.frames(self.state.newest_sent) {
             if let Some(p) = self.state.slots.find(frame) {
@@ -373,6 +404,23 @@ impl<'a> Peer<'a> {
                 }
             }
         }
+        AckOutcome::Accepted
+    }
+
+    /// The ack a client that decoded `latest` and every older frame `holds` names would send,
+    /// with its proof: for simulations of a link, and tests, without a client. `None` unless
+    /// this peer sent `latest` and keeps it.
+    pub fn ack_of(&self, latest: u32, mut holds: impl FnMut(u32) -> bool) -> Option<Ack> {
+        self.state.slots.find(latest)?;
+        let check = |f: u32| self.state.slots.find(f).and_then(|_| self.sent_check(f));
+        Some(Ack::proven(latest, |f| if f == latest || holds(f) { check(f) } else { None }))
+    }
+
+    /// The check value of the packet sent for `frame`, if it was sent in the last [`PROVEN`]
+    /// frames.
+    fn sent_check(&self, frame: u32) -> Option<u16> {
+        let (sent, check) = self.state.checks[(frame % PROVEN) as usize];
+        (sent == frame && frame != NO_FRAME).then_some(check)
     }
 
     /// Digest of the models stored with `frame`, if it is held (for checking both ends agree).
@@ -644,7 +692,7 @@ impl<'a> Peer<'a> {
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
         enc.direct(check, CHECK_BITS);
-        Ok(Written { len: enc.finish()?, max_lag, waited, scale })
+        Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16 })
     }
 
     /// Makes the packet just written for `refs` the newest frame sent. Handles a packet
@@ -672,6 +720,7 @@ impl<'a> Peer<'a> {
                 bits &= bits - 1;
             }
         }
+        self.state.checks[(frame % PROVEN) as usize] = (frame, written.check);
         self.state.slots.commit(frame, written.max_lag);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
@@ -704,6 +753,8 @@ struct Written {
     waited: u32,
     /// The scale of cost estimates for the next packet.
     scale: u32,
+    /// Its check value.
+    check: u16,
 }
 
 /// The values a client holds of the entity whose row starts at `at` in the world's rows, of

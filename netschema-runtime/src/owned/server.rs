@@ -7,7 +7,7 @@ use std::vec::Vec;
 
 use super::buffers::{PeerBuffers, WorldBuffers};
 use super::ids::{IdMap, Ids};
-use crate::engine::ack::Ack;
+use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::handshake::{self, Welcome};
 use crate::engine::peer::{PeerState, PeerStats};
 use crate::engine::world::WorldState;
@@ -312,8 +312,20 @@ impl<P: Protocol> Server<P> {
     }
 
     /// Takes an acknowledgement from `client`; see [`Peer::receive_ack`].
-    pub fn receive_ack(&mut self, client: ClientId, ack: &Ack) -> Result<()> {
+    pub fn receive_ack(&mut self, client: ClientId, ack: &Ack) -> Result<AckOutcome> {
         self.with_peer(client, |p| p.receive_ack(ack))
+    }
+
+    /// The ack `client` would send had it decoded `frame` and every older frame `holds`
+    /// names, with its proof: for simulations and tests without a client; see
+    /// [`Peer::ack_of`].
+    pub fn ack_of(
+        &mut self,
+        client: ClientId,
+        frame: u32,
+        holds: impl FnMut(u32) -> bool,
+    ) -> Result<Option<Ack>> {
+        self.with_peer(client, |p| p.ack_of(frame, holds))
     }
 
     /// `client`'s counters.
