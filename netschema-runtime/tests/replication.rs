@@ -400,3 +400,59 @@ fn forged_acks_are_refused_and_counted() {
     assert!(refused > 20, "{refused} lies counted");
     assert!(lied * 100 >= honest * 95, "{lied} packets accepted with lies, {honest} without");
 }
+
+/// A packet that names a frame far ahead (here a real one, from a server 30,000 frames on)
+/// wedges a client only until it has refused `RESTART_AFTER` packets in a row: it then asks
+/// its server to start over, and takes the server's next packet, coded from scratch.
+#[test]
+fn a_client_wedged_far_ahead_recovers() {
+    use netschema_runtime::AckOutcome;
+    use netschema_runtime::engine::client::RESTART_AFTER;
+    const N: usize = 16;
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, N);
+    let mut world = wb.world(schema, N).unwrap();
+    let mut pb = PeerBuffers::new(schema, N, N);
+    let mut peer = pb.peer(schema, N, N).unwrap();
+    let mut fb = WorldBuffers::new(schema, N);
+    let mut far = fb.world(schema, N).unwrap();
+    let mut fpb = PeerBuffers::new(schema, N, N);
+    let mut forger = fpb.peer(schema, N, N).unwrap();
+    let mut cb = ClientBuffers::new(schema, N);
+    let mut client = cb.client(schema, N).unwrap();
+    for id in 0..N {
+        peer.set_visible(id, true);
+        forger.set_visible(id, true);
+    }
+    for _ in 0..30_000 {
+        far.begin_frame();
+    }
+    let mut buf = [0u8; 4096];
+    let (mut wedged_at, mut recovered_at, mut restarts) = (None, None, 0);
+    let mut in_flight: Vec<Ack> = Vec::new();
+    for now in 0..400u32 {
+        world.begin_frame();
+        far.begin_frame();
+        for id in 0..N {
+            world.set(id, 1, &[id as i32 + (now % 7) as i32, 0]).unwrap();
+            far.set(id, 1, &[5, 1]).unwrap();
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        let accepted = client.decode(&buf[..len]).is_ok();
+        if now == 100 {
+            let len = forger.encode(&far, &mut buf).unwrap();
+            client.decode(&buf[..len]).unwrap();
+            wedged_at = Some(now);
+        } else if accepted && wedged_at.is_some() && recovered_at.is_none() {
+            recovered_at = Some(now);
+        }
+        // Acks arrive two frames later.
+        in_flight.extend(client.ack());
+        if in_flight.len() > 2 && peer.receive_ack(&in_flight.remove(0)) == AckOutcome::Restart {
+            restarts += 1;
+        }
+    }
+    let (wedged, recovered) = (wedged_at.unwrap(), recovered_at.expect("recovered"));
+    assert!(restarts >= 1);
+    assert!(recovered - wedged <= RESTART_AFTER + 5, "wedged for {} frames", recovered - wedged);
+}

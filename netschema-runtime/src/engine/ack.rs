@@ -31,7 +31,14 @@ pub enum AckOutcome {
     /// claims frames it cannot hold. Ignored, and counted
     /// ([`PeerStats::refused_acks`](crate::engine::peer::PeerStats::refused_acks)).
     Refused,
+    /// The client holds nothing and asks to start over ([`Ack::restart`]): the next packet is
+    /// coded from scratch.
+    Restart,
 }
+
+/// The proof of [`Ack::restart`]. An honest ack of frame 0 alone with this very proof would
+/// restart the session too, one time in 65,536, which costs a cold packet.
+const RESTART: u16 = 0x5e57;
 
 /// Running hash of the frames an ack names and their check values.
 #[derive(Clone, Copy, Debug)]
@@ -99,6 +106,17 @@ impl Ack {
             }
         }
         Ack { latest: to_wire(latest), bits, proof: proof.value() }
+    }
+
+    /// The ack of a client that holds nothing and asks its server to start over: the next
+    /// packet is coded from scratch ([`Client::restart`](crate::Client::restart)).
+    pub const fn restart() -> Ack {
+        Ack { latest: 0, bits: 0, proof: RESTART }
+    }
+
+    /// Whether this is [`Ack::restart`].
+    pub fn is_restart(&self) -> bool {
+        *self == Ack::restart()
     }
 
     /// This ack with proof `proof`.

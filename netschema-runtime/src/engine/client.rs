@@ -76,6 +76,11 @@ impl ClientStorage<'_> {
     }
 }
 
+/// Packets refused in a row, as stale or coded against a frame the client does not hold, after
+/// which a client forgets what it held and asks its server to start over
+/// ([`Client::restart`]): at 60 frames a second, about a second of a wedged session.
+pub const RESTART_AFTER: u32 = 2 * WINDOW;
+
 /// A change between the previous view and the current one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -110,6 +115,11 @@ pub(crate) struct ClientState {
     origin: u32,
     /// The check value of the packet of each frame slot, which acks prove receipt with.
     checks: [u16; SLOTS],
+    /// Packets refused in a row as stale or against a frame not held (see
+    /// [`RESTART_AFTER`]).
+    refused: u32,
+    /// Whether the client forgot what it held and asks for a packet from scratch.
+    restarted: bool,
 }
 
 impl ClientState {
@@ -124,6 +134,11 @@ impl ClientState {
     /// The newest frame decoded, if any.
     pub(crate) fn frame(&self) -> Option<u32> {
         (self.newest != NO_FRAME).then_some(self.newest)
+    }
+
+    /// Whether the client forgot what it held and waits for the server to start over.
+    pub(crate) fn restarting(&self) -> bool {
+        self.newest == NO_FRAME && self.restarted
     }
 }
 
@@ -164,6 +179,8 @@ impl<'a> Client<'a> {
             previous: None,
             origin: 0,
             checks: [0; SLOTS],
+            refused: 0,
+            restarted: false,
         };
         Ok(Client { schema, store, state })
     }
@@ -216,7 +233,9 @@ impl<'a> Client<'a> {
         self.state.frame()
     }
 
-    /// The acknowledgement to send: the newest frame held and the ones before it.
+    /// The acknowledgement to send: the newest frame held and the ones before it, with their
+    /// proof; [`Ack::restart`] after [`Client::restart`] until a packet is accepted; `None`
+    /// before the first packet.
     pub fn ack(&self) -> Option<Ack> {
         self.reader().ack()
     }
@@ -233,6 +252,39 @@ impl<'a> Client<'a> {
     /// A packet that is truncated, corrupted, refers to a frame this client does not hold,
     /// or is not newer than the current view is rejected with an error and changes nothing.
     pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
+        let decoded = self.decode_packet(packet);
+        match decoded {
+            Ok(_) => (self.state.refused, self.state.restarted) = (0, false),
+            Err(Error::StalePacket | Error::UnknownBaseline) => {
+                self.state.refused += 1;
+                if self.state.refused >= RESTART_AFTER {
+                    self.restart();
+                }
+            }
+            Err(_) => {}
+        }
+        decoded
+    }
+
+    /// Forgets every frame held and asks the server to start over: until a packet is
+    /// accepted, [`Client::ack`] is [`Ack::restart`], and the server's next packet after it is
+    /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] packets
+    /// in a row refused as stale or against frames it does not hold (a wedged or desynchronised
+    /// session: for instance after a packet that named a frame far ahead); a game may call it
+    /// when it detects a desync itself.
+    pub fn restart(&mut self) {
+        self.store.classes.fill(NO_CLASS);
+        self.state.slots = Slots::new();
+        self.state.previous = None;
+        (self.state.refused, self.state.restarted) = (0, true);
+        if self.state.newest != NO_FRAME {
+            // Later packets are numbered from where the session was.
+            self.state.origin = self.state.newest;
+        }
+        self.state.newest = NO_FRAME;
+    }
+
+    fn decode_packet(&mut self, packet: &[u8]) -> Result<u32> {
         let mut dec = Decoder::new(packet);
         let distance = dec.direct(0, BASE_BITS);
         let mut refs = if distance == 0 {
@@ -382,7 +434,9 @@ pub(crate) struct Reader<'s> {
 impl<'s> Reader<'s> {
     /// The acknowledgement to send.
     pub(crate) fn ack(&self) -> Option<Ack> {
-        let newest = self.state.frame()?;
+        let Some(newest) = self.state.frame() else {
+            return self.state.restarting().then(Ack::restart);
+        };
         let state = &self.state;
         Some(Ack::proven(newest, |f| state.slots.find(f).map(|p| state.checks[p])))
     }

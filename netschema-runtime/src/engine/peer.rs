@@ -134,6 +134,8 @@ pub struct PeerStats {
     /// ([`AckOutcome::Refused`]): a client that keeps sending them is lying about what it
     /// holds, and the game may disconnect it.
     pub refused_acks: u64,
+    /// Restarts the client asked for ([`Ack::restart`]).
+    pub restarts: u64,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -369,12 +371,19 @@ impl<'a> Peer<'a> {
         self.state.stats
     }
 
-    /// Takes an acknowledgement from the client. Its frames count as held only if it proves
+    /// Takes an acknowledgement from the client. [`Ack::restart`] makes the next packet start
+    /// from scratch ([`AckOutcome::Restart`]). Otherwise its frames count as held only if it proves
     /// them: its proof must hash the check values of exactly the packets it names
     /// ([`Ack::proven`]). An ack naming frames older than this peer keeps, or from the future,
     /// is [`AckOutcome::Stale`] and ignored; one naming frames never sent or with a wrong proof
     /// is [`AckOutcome::Refused`], ignored and counted. Duplicates and reordering are harmless.
     pub fn receive_ack(&mut self, ack: &Ack) -> AckOutcome {
+        if ack.is_restart() {
+            // The client holds nothing: no frame is a baseline any more.
+            self.state.acked = [false; SLOTS];
+            self.state.stats.restarts += 1;
+            return AckOutcome::Restart;
+        }
         if self.state.newest_sent == NO_FRAME {
             return AckOutcome::Stale;
         }

@@ -96,6 +96,14 @@ impl<P: Protocol> Client<P> {
         frame
     }
 
+    /// Forgets every frame held and asks the server to start over; see
+    /// [`crate::Client::restart`] (which decoding does by itself on a wedged session).
+    pub fn restart(&mut self) {
+        let mut client = self.buffers.resume(P::SCHEMA, self.state);
+        client.restart();
+        self.state = client.state();
+    }
+
     /// The newest frame decoded, if any, numbered as on the server.
     pub fn frame(&self) -> Option<u32> {
         self.state.frame()
