@@ -1,0 +1,143 @@
+//! A real server session whose packets and acks the input drops, duplicates, delays, truncates
+//! and damages, under a byte budget the input picks: the client never panics, every packet it
+//! accepts decodes to exactly what the server records that client holds, and a refused packet
+//! changes nothing. Reaches warm packets, held entities and restarts that `client_decode`'s
+//! random bytes do not.
+#![no_main]
+
+use std::collections::BTreeMap;
+
+use libfuzzer_sys::fuzz_target;
+use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::schema::{Class, Field, Group, Schema};
+use netschema_runtime::Ack;
+
+const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
+static UNIT: [Field; 4] = [
+    Field::numeric("x", 0, 4095, false, MOVING).with_tolerance(2),
+    Field::numeric("y", 0, 4095, false, MOVING),
+    Field::numeric("hp", 0, 100, false, &[Predictor::Hold]).in_group(1),
+    Field::categorical("state", 3),
+];
+static SLOW: [Group; 2] = [Group::DEFAULT, Group { name: "slow", interval: 3, priority: 1 }];
+static MARK: [Field; 1] = [Field::categorical("on", 2)];
+static CLASSES: [Class; 2] =
+    [Class::new("unit", &UNIT).with_groups(&SLOW), Class::new("mark", &MARK)];
+static SCHEMA: Schema = Schema::new("session", &CLASSES);
+
+const ENTITIES: usize = 24;
+const HANDLES: usize = 16;
+
+/// Reads the input a byte at a time, zeros once it runs out.
+struct Input<'a>(&'a [u8]);
+
+impl Input<'_> {
+    fn byte(&mut self) -> u8 {
+        let (&b, rest) = self.0.split_first().unwrap_or((&0, &[]));
+        self.0 = rest;
+        b
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut input = Input(data);
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, ENTITIES);
+    let mut world = wb.world(schema, ENTITIES).unwrap();
+    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
+    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
+    let mut cb = ClientBuffers::new(schema, HANDLES);
+    let mut client = cb.client(schema, HANDLES).unwrap();
+    let mut buf = vec![0u8; 16 + usize::from(input.byte()) * 8];
+    let mut sent: BTreeMap<u32, BTreeMap<u32, (usize, Vec<i32>)>> = BTreeMap::new();
+    let mut down: Vec<Vec<u8>> = Vec::new();
+    let mut up: Vec<Ack> = Vec::new();
+    let mut row = [0i32; 4];
+    // Set once a damaged packet is accepted (a collision of the 16-bit check): the client may
+    // then differ from the record, so the comparisons stop.
+    let mut poisoned = false;
+    for step in 0..64u32 {
+        if input.0.is_empty() {
+            break;
+        }
+        let frame = world.begin_frame();
+        for id in 0..ENTITIES {
+            let op = input.byte();
+            match op % 8 {
+                0 => world.remove(id),
+                1 => world.set(id, 1, &[i32::from(op >> 3) & 1]).unwrap(),
+                _ => {
+                    let t = step as i32;
+                    let (x, y) = (id as i32 * 150 + t * i32::from(op % 5), 2000 + t * 3);
+                    world.set(id, 0, &[x, y, i32::from(op >> 4) * 6, i32::from(op) % 3]).unwrap();
+                }
+            }
+            peer.set_visible(id, op & 0x40 == 0);
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        let record = (0..ENTITIES)
+            .filter_map(|id| {
+                let h = peer.handle_of(id)?;
+                let class = peer.client_view(&world, frame, id, &mut row)?;
+                Some((h, (class, row[..schema.classes[class].fields.len()].to_vec())))
+            })
+            .collect();
+        sent.insert(frame, record);
+        down.push(buf[..len].to_vec());
+
+        // The link: deliver, drop, duplicate, damage or cut what is in flight.
+        let action = input.byte();
+        let mut deliver = Vec::new();
+        if action & 1 == 0 && !down.is_empty() {
+            let i = usize::from(input.byte()) % down.len();
+            let mut packet = if action & 2 == 0 { down.remove(i) } else { down[i].clone() };
+            match action >> 4 {
+                1 if !packet.is_empty() => {
+                    let at = usize::from(input.byte()) % packet.len();
+                    packet[at] ^= input.byte() | 1;
+                }
+                2 => packet.truncate(usize::from(input.byte()) % (packet.len() + 1)),
+                3 => packet.push(input.byte()),
+                _ => {}
+            }
+            deliver.push(packet);
+        }
+        if down.len() > 8 {
+            down.remove(0);
+        }
+        for packet in deliver {
+            let before: Vec<_> = client.frame_view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
+            let was = client.frame();
+            match client.decode(&packet) {
+                Ok(f) => {
+                    let view: BTreeMap<u32, (usize, Vec<i32>)> =
+                        client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect();
+                    // An honest packet must decode to the record exactly; a damaged one
+                    // accepted is a collision of the check.
+                    poisoned |= action >> 4 != 0 && sent.get(&f) != Some(&view);
+                    if let Some(want) = sent.get(&f).filter(|_| !poisoned) {
+                        assert_eq!(&view, want, "frame {f}");
+                    }
+                    let _ = client.view().count() + client.events().count();
+                    up.extend(client.ack());
+                }
+                Err(_) => {
+                    let after: Vec<_> =
+                        client.frame_view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
+                    // A refusal changes nothing, unless it was the one that made the client
+                    // give up and restart.
+                    if client.frame().is_some() {
+                        assert_eq!(before, after);
+                        assert_eq!(was, client.frame());
+                    }
+                }
+            }
+        }
+        if input.byte() & 1 == 0 && !up.is_empty() {
+            let ack = up.remove(usize::from(input.byte()) % up.len());
+            let _ = peer.receive_ack(&ack);
+        }
+        sent.retain(|&f, _| frame.wrapping_sub(f) < 64);
+    }
+});
