@@ -296,8 +296,9 @@ impl<'a> Peer<'a> {
 
     /// Sets how much entity `id` matters to this client ([`DEFAULT_WEIGHT`] until set;
     /// typically larger near the client's camera). When a packet's byte budget cannot carry
-    /// every update, an entity that waits gains its due groups' priorities times this weight
-    /// each frame, and the highest totals go first: twice the weight, about twice as often.
+    /// every update, an entity's priority is the frames since it was last sent times its due
+    /// groups' priorities times this weight, and the highest go first: twice the weight, about
+    /// twice as often.
     pub fn set_priority(&mut self, id: usize, weight: u16) {
         if let Some(w) = self.store.weights.get_mut(id) {
             *w = weight;
@@ -560,8 +561,8 @@ impl<'a> Peer<'a> {
     /// The packet never exceeds `buf.len()` bytes, its byte budget ([`DEFAULT_BUDGET`] is the
     /// usual choice). It is coded against the newest frame the client has acknowledged (or from
     /// scratch if there is none within the window). When not everything fits, entering
-    /// entities and updates go in order of urgency and accumulated priority (see
-    /// [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
+    /// entities and updates go in order of urgency and priority (frames waited times weight,
+    /// see [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
     /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, and with
     /// [`Error::StalePacket`] if this frame was already encoded.
     pub fn encode(&mut self, world: &World<'_>, buf: &mut [u8]) -> Result<usize> {
