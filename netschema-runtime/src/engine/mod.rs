@@ -1,17 +1,20 @@
 //! The replication engine: the server's archive, one peer per client, and the client.
 //!
 //! Bottom up:
-//! - [`frame`]: frame numbers (32-bit on each end, 16-bit on the wire) and the [`WINDOW`]
-//!   of frames in flight; `slots` (private) maps frames to the physical slots that hold them;
-//! - [`world`]: the server's archive of quantised rows for the frames in flight, shared by all
-//!   peers;
+//! - [`frame`]: frame numbers (32-bit on each end, 16-bit on the wire), the [`WINDOW`] of
+//!   frames in flight and the server's archive; `slots` (private) maps frames to the physical
+//!   slots that hold them;
+//! - [`world`]: the server's archive of quantised rows of recent frames, shared by all peers;
 //! - `packet` (private): the packet body, one walk that both ends run through a
 //!   [`BinaryCoder`](crate::codec::coder::BinaryCoder), coding values with
 //!   [`crate::model`];
-//! - [`peer`]: the server's view of one client — visible set, handles, acknowledged frames
-//!   and the models stored with each — which encodes packets;
-//! - [`client`]: decodes packets into its own archive, yields [`Event`](client::Event)s and
-//!   writes an [`Ack`](ack::Ack) ([`ack`]) for the peer;
+//! - `pack` (private): fitting a packet to its byte budget, in order of urgency and priority;
+//! - [`peer`]: the server's view of one client — visible set, handles, acknowledged frames,
+//!   the record of what the client holds and the models stored with each frame — which
+//!   encodes packets;
+//! - [`client`]: decodes packets into its own archive, shows each entity's newest values,
+//!   yields [`Event`](client::Event)s and writes a proven [`Ack`](ack::Ack) ([`ack`]) for the
+//!   peer;
 //! - [`handshake`]: the hello and welcome that refuse a mismatched schema, wire version or
 //!   capacity;
 //! - [`probe`]: per-field costs of encoded packets, for profiling;
