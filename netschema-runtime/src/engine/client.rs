@@ -67,10 +67,10 @@ impl ClientStorage<'_> {
     /// Slice lengths for a client that sees up to `handles` entities at once.
     pub fn sizes(schema: &Schema, handles: usize) -> ClientSizes {
         ClientSizes {
-            rows: SLOTS * handles * schema.max_fields,
-            handles: SLOTS * handles,
-            own: words(SLOTS * handles),
-            lags: SLOTS * handles * schema.max_groups,
+            rows: SLOTS.saturating_mul(handles).saturating_mul(schema.max_fields),
+            handles: SLOTS.saturating_mul(handles),
+            own: words(SLOTS.saturating_mul(handles)),
+            lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             models: SLOTS * ModelLayout::new(schema).len,
         }
     }

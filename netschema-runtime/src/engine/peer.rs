@@ -104,13 +104,13 @@ impl PeerStorage<'_> {
     /// once) over a world of `entities` ids.
     pub fn sizes(schema: &Schema, handles: usize, entities: usize) -> PeerSizes {
         PeerSizes {
-            presence: SLOTS * words(handles),
+            presence: SLOTS.saturating_mul(words(handles)),
             handles,
             entities,
             visible: words(entities),
             handle_words: words(handles),
-            lags: SLOTS * handles * schema.max_groups,
-            diffs: SLOTS * handles * schema.max_tolerant,
+            lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
+            diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
             models: (SLOTS + 1) * ModelLayout::new(schema).len,
         }
     }

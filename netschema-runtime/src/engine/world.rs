@@ -23,12 +23,12 @@ pub struct WorldStorage<'a> {
 impl WorldStorage<'_> {
     /// Length of [`WorldStorage::rows`] for `capacity` entities.
     pub const fn rows_len(schema: &Schema, capacity: usize) -> usize {
-        ARCHIVE as usize * capacity * schema.max_fields
+        (ARCHIVE as usize).saturating_mul(capacity).saturating_mul(schema.max_fields)
     }
 
     /// Length of [`WorldStorage::classes`] for `capacity` entities.
     pub const fn classes_len(capacity: usize) -> usize {
-        ARCHIVE as usize * capacity
+        (ARCHIVE as usize).saturating_mul(capacity)
     }
 }
 
@@ -128,9 +128,13 @@ impl<'a> World<'a> {
         (frame % ARCHIVE) as usize
     }
 
-    /// Starts the next frame as a copy of the current one and returns its number.
+    /// Starts the next frame as a copy of the current one and returns its number. Numbers
+    /// wrap after `u32::MAX - 1`, skipping `u32::MAX`.
     pub fn begin_frame(&mut self) -> u32 {
-        let next = self.frame.wrapping_add(1);
+        let next = match self.frame.wrapping_add(1) {
+            NO_FRAME => 0,
+            next => next,
+        };
         let (stride, cap) = (self.schema.max_fields, self.capacity);
         let to = Self::slot(next);
         if self.frame == NO_FRAME {
@@ -228,5 +232,33 @@ impl<'a> World<'a> {
             false => None,
         }
         .unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Class, Field};
+
+    static F: [Field; 1] = [Field::categorical("on", 2)];
+    static C: [Class; 1] = [Class::new("c", &F)];
+    static S: Schema = Schema::new("s", &C);
+
+    #[test]
+    fn frame_numbers_roll_over_without_forgetting() {
+        let (mut rows, mut classes, mut spawned) = ([0; 128 * 2], [0; 128 * 2], [0; 2]);
+        let storage =
+            WorldStorage { rows: &mut rows, classes: &mut classes, spawned: &mut spawned };
+        let mut world = World::new(&S, 2, storage).unwrap();
+        world.frame = u32::MAX - 3;
+        world.begin_frame();
+        world.set(1, 0, &[1]).unwrap();
+        for _ in 0..4 {
+            let frame = world.begin_frame();
+            assert_ne!(frame, NO_FRAME);
+            assert_eq!(world.get(frame, 1).map(|(c, r)| (c, r[0])), Some((0, 1)), "{frame}");
+        }
+        assert_eq!(world.frame(), Some(2));
+        assert!(world.get(u32::MAX - 1, 1).is_some(), "frames from before the wrap are kept");
     }
 }

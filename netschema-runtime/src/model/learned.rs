@@ -266,7 +266,8 @@ impl Model {
             let e = self.entry.code(coder, field.residual(target, field.min));
             return field.reconstruct(field.min, e);
         };
-        let context = (prev - field.min).clamp(0, self.flags.len() as i32 - 1) as usize;
+        let above = i64::from(prev) - i64::from(field.min);
+        let context = above.clamp(0, self.flags.len() as i64 - 1) as usize;
         if !coder.bit(&mut self.flags[context], target != prev) {
             return prev;
         }
