@@ -8,6 +8,7 @@ use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
     self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
+    write_lags,
 };
 use crate::engine::peer::digest;
 use crate::engine::probe::NoProbe;
@@ -574,6 +575,20 @@ impl<'s> Reader<'s> {
     }
 }
 
+/// The `len` items of `all` at `read` (shared) and at `write` (mutable), which must not
+/// overlap.
+fn split_pair<T>(all: &mut [T], read: usize, write: usize, len: usize) -> Option<(&[T], &mut [T])> {
+    if read + len <= write {
+        let (a, b) = all.split_at_mut(write);
+        Some((a.get(read..read + len)?, b.get_mut(..len)?))
+    } else if write + len <= read {
+        let (a, b) = all.split_at_mut(read);
+        Some((b.get(..len)?, a.get_mut(write..write + len)?))
+    } else {
+        None
+    }
+}
+
 /// The decoder's side of the packet walk: reads history from, and writes the new frame into,
 /// the client's archive.
 struct DecoderSide<'s> {
@@ -735,24 +750,12 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
-        if self.groups == 1 && due & 1 != 0 {
-            let at = self.at(self.new, h);
-            if let Some(l) = self.lags.get_mut(at) {
-                *l = 0;
-            }
-            return;
-        }
-        for g in 0..self.groups {
-            let lag = if g >= class.group_count() || due >> g & 1 != 0 {
-                0
-            } else {
-                self.staleness(h, g).min(u32::from(u8::MAX)) as u8
-            };
-            self.max_lag = self.max_lag.max(lag);
-            let at = self.at(self.new, h) * self.groups + g;
-            if let Some(l) = self.lags.get_mut(at) {
-                *l = lag;
-            }
+        let (g, distance) = (self.groups, self.refs.distance());
+        let (base, new) = (self.at(self.history[0], h) * g, self.at(self.new, h) * g);
+        if let Some((base_lags, lags)) = split_pair(self.lags, base, new, g) {
+            let staleness = |group: usize| u32::from(base_lags[group]) + distance;
+            let largest = write_lags(lags, class.group_count(), due, staleness);
+            self.max_lag = self.max_lag.max(largest);
         }
     }
 
@@ -769,14 +772,14 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             let own = test_bit(self.own, self.at(base, h));
             put_bit(self.own, self.at(new, h), own);
             self.copy_row(h);
-            for g in 0..self.groups {
-                let lag = self.staleness(h, g).min(u32::from(u8::MAX)) as u8;
-                self.max_lag = self.max_lag.max(lag);
-                let at = self.at(new, h) * self.groups + g;
-                if let Some(l) = self.lags.get_mut(at) {
-                    *l = lag;
-                }
-            }
+        }
+        // Every lag of every handle is held: one run over the slot.
+        let (g, distance) = (self.groups, self.refs.distance());
+        if let Some((base_lags, lags)) = split_pair(self.lags, base * hs * g, new * hs * g, hs * g)
+        {
+            let staleness = |at: usize| u32::from(base_lags[at]) + distance;
+            let largest = write_lags(lags, usize::MAX, 0, staleness);
+            self.max_lag = self.max_lag.max(largest);
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{
     self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
+    write_lags,
 };
 use crate::engine::probe::{NoProbe, Probe};
 use crate::engine::slots::{SLOTS, Slots, split};
@@ -788,12 +789,6 @@ fn held_values(
         world.frame_rows(t.wrapping_sub(lag)).get(at + lo..at + stride).unwrap_or(&[])
     };
     let fields = class.fields.get(lo..).unwrap_or(&[]);
-    if lags.len() <= 1 && diffs.is_empty() {
-        for (f, &v) in row(0).iter().enumerate().take(fields.len()) {
-            put(f, v);
-        }
-        return;
-    }
     let mut rows: [&[i32]; MAX_GROUPS] = [&[]; MAX_GROUPS];
     for (group, r) in rows.iter_mut().enumerate().take(class.group_count()) {
         *r = row(group);
@@ -1090,23 +1085,13 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
-        let g = self.groups();
-        if g == 1 && due & 1 != 0 {
-            if let Some(l) = self.lags.get_mut(h as usize) {
-                *l = 0;
-            }
-            return;
-        }
-        for group in 0..g {
-            let lag = if group >= class.group_count() || due >> group & 1 != 0 {
-                0
-            } else {
-                self.staleness(h, group).min(u32::from(u8::MAX)) as u8
-            };
-            self.max_lag = self.max_lag.max(lag);
-            if let Some(l) = self.lags.get_mut(h as usize * g + group) {
-                *l = lag;
-            }
+        let (g, base, distance) = (self.groups, self.history_lags[0], self.refs.distance());
+        let at = h as usize * g;
+        let staleness =
+            |group: usize| u32::from(base.get(at + group).copied().unwrap_or(0)) + distance;
+        if let Some(lags) = self.lags.get_mut(at..at + g) {
+            let largest = write_lags(lags, class.group_count(), due, staleness);
+            self.max_lag = self.max_lag.max(largest);
         }
     }
 
@@ -1123,11 +1108,11 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     fn hold_all(&mut self) {
         self.presence.copy_from_slice(self.history_presence[0]);
-        let distance = self.refs.distance();
-        for (to, &from) in self.lags.iter_mut().zip(self.history_lags[0]) {
-            *to = (u32::from(from) + distance).min(u32::from(u8::MAX)) as u8;
-            self.max_lag = self.max_lag.max(*to);
-        }
+        let (base, distance) = (self.history_lags[0], self.refs.distance());
+        let staleness = |at: usize| u32::from(base.get(at).copied().unwrap_or(0)) + distance;
+        // Every lag of every handle is held: one run over all of them.
+        let largest = write_lags(self.lags, usize::MAX, 0, staleness);
+        self.max_lag = self.max_lag.max(largest);
         self.diffs.copy_from_slice(self.history_diffs[0]);
     }
 }
