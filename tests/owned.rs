@@ -396,3 +396,57 @@ fn owned_types_can_move_across_threads() {
     send_sync::<Server<Arena>>();
     send_sync::<Client<Arena>>();
 }
+
+#[test]
+fn packets_encoded_on_several_threads_equal_serial_ones() {
+    fn sync<T: Sync>() {}
+    fn send<T: Send>() {}
+    sync::<netschema::owned::Frame<'_, Arena>>();
+    send::<netschema::owned::Connection>();
+
+    let mut serial = Server::<Arena>::new(CONFIG).unwrap();
+    let mut parallel = Server::<Arena>::new(CONFIG).unwrap();
+    let mut games = [0, 1].map(|_| Game { rng: Rng(7), entities: HashMap::new(), next_id: 0 });
+    let remotes: Vec<[Remote; 2]> =
+        (0..4).map(|_| [connect(&mut serial, all), connect(&mut parallel, all)]).collect();
+    for frame in 0..120 {
+        games[0].tick(&mut serial);
+        games[1].tick(&mut parallel);
+        let expected: Vec<Vec<u8>> = remotes
+            .iter()
+            .map(|[r, _]| {
+                let mut buf = [0; 300];
+                let n = serial.encode(r.id, &mut buf).unwrap();
+                buf[..n].to_vec()
+            })
+            .collect();
+        let (world, connections) = parallel.split();
+        let got: HashMap<ClientId, Vec<u8>> = std::thread::scope(|s| {
+            let jobs: Vec<_> = connections
+                .iter_mut()
+                .map(|c| {
+                    let world = &world;
+                    s.spawn(move || {
+                        let mut buf = [0; 300];
+                        let n = c.encode(world, &mut buf).unwrap();
+                        (c.client(), buf[..n].to_vec())
+                    })
+                })
+                .collect();
+            jobs.into_iter().map(|j| j.join().unwrap()).collect()
+        });
+        for ([_, r], packet) in remotes.iter().zip(&expected) {
+            assert_eq!(&got[&r.id], packet, "frame {frame}");
+        }
+        // Acks reach both twins alike: every other frame, for the frame just sent.
+        if frame % 2 == 0 {
+            for [a, b] in &remotes {
+                let ack = serial.ack_of(a.id, serial.frame().unwrap(), |_| true).unwrap();
+                if let Some(ack) = ack {
+                    serial.receive_ack(a.id, &ack).unwrap();
+                    parallel.receive_ack(b.id, &ack).unwrap();
+                }
+            }
+        }
+    }
+}

@@ -23,4 +23,4 @@ mod server;
 pub use buffers::{ClientBuffers, PeerBuffers, WorldBuffers};
 pub use client::{Client, Event};
 pub use interest::{Change, Interest, View};
-pub use server::{ClientId, Server, ServerConfig};
+pub use server::{ClientId, Connection, Frame, Server, ServerConfig};

@@ -11,7 +11,7 @@ use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::handshake::{self, Welcome};
 use crate::engine::peer::{PeerState, PeerStats};
 use crate::engine::world::WorldState;
-use crate::{ClassOf, Error, Peer, Protocol, Result, Value};
+use crate::{ClassOf, Error, Peer, Protocol, Result, Value, World};
 
 /// The capacities of a server: set once, here, for the world and every connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,12 +34,42 @@ impl fmt::Display for ClientId {
     }
 }
 
-/// One connection: the peer's storage and state, and the ids of its own entities.
+/// One client's connection: what the server knows the client holds. Obtained from
+/// [`Server::split`] to encode clients' packets on several threads.
 #[derive(Debug)]
-struct Connection {
+pub struct Connection {
     id: ClientId,
     buffers: PeerBuffers,
     state: PeerState,
+}
+
+impl Connection {
+    /// The client this connection serves.
+    pub fn client(&self) -> ClientId {
+        self.id
+    }
+
+    /// Writes this client's packet for `frame` into `buf`, never past its end; the same bytes
+    /// as [`Server::encode`].
+    pub fn encode<P: Protocol>(&mut self, frame: &Frame<'_, P>, buf: &mut [u8]) -> Result<usize> {
+        let mut peer = self.buffers.resume(P::SCHEMA, self.state);
+        let written = peer.encode(&frame.world, buf);
+        self.state = peer.state();
+        written
+    }
+}
+
+/// The server's current frame, read-only, shared by the threads that encode packets; see
+/// [`Server::split`].
+pub struct Frame<'a, P: Protocol> {
+    world: World<'a>,
+    _schema: PhantomData<fn() -> P>,
+}
+
+impl<P: Protocol> fmt::Debug for Frame<'_, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Frame").field("frame", &self.world.frame()).finish_non_exhaustive()
+    }
 }
 
 /// The server of a schema `P`: owns the world archive and every client connection, takes
@@ -303,12 +333,31 @@ impl<P: Protocol> Server<P> {
     /// length); see [`Peer::encode`].
     pub fn encode(&mut self, client: ClientId, buf: &mut [u8]) -> Result<usize> {
         let at = self.index_of(client)?;
+        let (frame, connections) = self.split();
+        connections[at].encode(&frame, buf)
+    }
+
+    /// The current frame and every connection, apart, so that packets can be encoded on
+    /// several threads: `frame` is [`Sync`] and each [`Connection`] is [`Send`]. Encoding
+    /// changes only the connection, so the packets are the same in any order and on any
+    /// thread.
+    ///
+    /// ```ignore
+    /// let (frame, connections) = server.split();
+    /// std::thread::scope(|s| {
+    ///     for c in connections.iter_mut() {
+    ///         let frame = &frame;
+    ///         s.spawn(move || {
+    ///             let mut buf = [0; 1200];
+    ///             let n = c.encode(frame, &mut buf)?;
+    ///             send(c.client(), &buf[..n])
+    ///         });
+    ///     }
+    /// });
+    /// ```
+    pub fn split(&mut self) -> (Frame<'_, P>, &mut [Connection]) {
         let world = self.world.resume(P::SCHEMA, self.world_state);
-        let c = &mut self.connections[at];
-        let mut peer = c.buffers.resume(P::SCHEMA, c.state);
-        let written = peer.encode(&world, buf);
-        c.state = peer.state();
-        written
+        (Frame { world, _schema: PhantomData }, &mut self.connections)
     }
 
     /// Takes an acknowledgement from `client`; see [`Peer::receive_ack`].
