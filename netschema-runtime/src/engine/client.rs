@@ -306,6 +306,10 @@ impl<'a> Client<'a> {
             Refs::new(base.wrapping_add(distance), &[base])
         };
         let frame = refs.frame;
+        // The server's frames skip u32::MAX (the empty slot's mark), so no packet names it.
+        if frame == NO_FRAME {
+            return Err(Error::Corrupt);
+        }
         if self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
@@ -781,5 +785,54 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             let largest = write_lags(lags, usize::MAX, 0, staleness);
             self.max_lag = self.max_lag.max(largest);
         }
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use crate::model::predict::Predictor;
+    use crate::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+    use crate::schema::{Class, Field, Schema};
+
+    static PREDICTORS: [Predictor; 3] = [Predictor::Hold, Predictor::Linear, Predictor::Zero];
+    static F: [Field; 2] =
+        [Field::numeric("x", 0, 10_000, false, &PREDICTORS), Field::categorical("on", 2)];
+    static C: [Class; 1] = [Class::new("c", &F)];
+    static S: Schema = Schema::new("s", &C);
+
+    /// A session that crosses frame `u32::MAX - 1` → 0 (the server skips `u32::MAX`) decodes
+    /// every packet that arrives, one in four being lost, to the server's values.
+    #[test]
+    fn a_session_crosses_the_frame_counter_rollover() {
+        const N: usize = 8;
+        let mut wb = WorldBuffers::new(&S, N);
+        let mut world = wb.world(&S, N).unwrap();
+        world.frame = u32::MAX - 70;
+        let mut pb = PeerBuffers::new(&S, N, N);
+        let mut peer = pb.peer(&S, N, N).unwrap();
+        let mut cb = ClientBuffers::new(&S, N);
+        let mut client = cb.client(&S, N).unwrap();
+        for id in 0..N {
+            peer.set_visible(id, true);
+        }
+        let mut buf = [0u8; 512];
+        for step in 0..140i32 {
+            let frame = world.begin_frame();
+            for id in 0..N {
+                world.set(id, 0, &[(step * 13 + id as i32 * 100) % 10_000, step & 1]).unwrap();
+            }
+            let len = peer.encode(&world, &mut buf).unwrap();
+            if step % 4 == 3 {
+                continue;
+            }
+            assert_eq!(client.decode(&buf[..len]), Ok(frame), "step {step}");
+            for id in 0..N {
+                let h = peer.handle_of(id).unwrap();
+                let (_, row) = world.get(frame, id).unwrap();
+                assert_eq!(client.get(h).map(|(_, r)| r), Some(row), "frame {frame}");
+            }
+            peer.receive_ack(&client.ack().unwrap());
+        }
+        assert!(world.frame().unwrap() < 100, "the counter wrapped");
     }
 }

@@ -136,7 +136,8 @@ fn all_groups(class: &Class) -> u32 {
 
 /// Writes a handle's lags at the new frame into `lags` (one per group of the schema): 0 for
 /// the groups in `due`, sent in this packet, and for those past the class's `groups`; for the
-/// others, held, how old their values are (`staleness(g)`). Returns the largest lag written.
+/// others, held, how old their values are (`staleness(g)`). `lags` may run over several
+/// handles when `groups` is `usize::MAX` and `due` is 0. Returns the largest lag written.
 #[inline]
 pub(crate) fn write_lags(
     lags: &mut [u8],
@@ -151,7 +152,7 @@ pub(crate) fn write_lags(
     }
     let mut largest = 0;
     for (g, lag) in lags.iter_mut().enumerate() {
-        *lag = if g >= groups || due >> g & 1 != 0 {
+        *lag = if g >= groups || (g < 32 && due >> g & 1 != 0) {
             0
         } else {
             staleness(g).min(u32::from(u8::MAX)) as u8
