@@ -38,8 +38,14 @@ enum Damage {
     Splice,
 }
 
-const DAMAGES: [Damage; 6] =
-    [Damage::Flip, Damage::Header, Damage::Truncate, Damage::Append, Damage::Garbage, Damage::Splice];
+const DAMAGES: [Damage; 6] = [
+    Damage::Flip,
+    Damage::Header,
+    Damage::Truncate,
+    Damage::Append,
+    Damage::Garbage,
+    Damage::Splice,
+];
 
 fn damage(kind: Damage, packet: &[u8], older: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut out = packet.to_vec();

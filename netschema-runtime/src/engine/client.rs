@@ -121,6 +121,8 @@ pub(crate) struct ClientState {
     refused: u32,
     /// Whether the client forgot what it held and asks for a packet from scratch.
     restarted: bool,
+    /// The session packets' check values cover (see [`Client::set_session`]).
+    session: u64,
 }
 
 impl ClientState {
@@ -182,6 +184,7 @@ impl<'a> Client<'a> {
             checks: [0; SLOTS],
             refused: 0,
             restarted: false,
+            session: 0,
         };
         Ok(Client { schema, store, state })
     }
@@ -267,6 +270,15 @@ impl<'a> Client<'a> {
         decoded
     }
 
+    /// Binds this client to a session: a value its server's [`Peer`](crate::Peer) was given
+    /// too, from the transport (a connection id, a token's nonce). Check values and ack proofs
+    /// then cover it at no cost on the wire, so packets of another session or another client
+    /// fail as [`Error::CheckMismatch`]. Set it before the first packet; 0 (the default) is
+    /// no session.
+    pub fn set_session(&mut self, session: u64) {
+        self.state.session = session;
+    }
+
     /// Forgets every frame held and asks the server to start over: until a packet is
     /// accepted, [`Client::ack`] is [`Ack::restart`], and the server's next packet after it is
     /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] packets
@@ -295,7 +307,7 @@ impl<'a> Client<'a> {
             } else {
                 from_wire(self.state.newest, wire)
             };
-            Refs::new(frame, &[])
+            Refs::new(self.state.session, frame, &[])
         } else {
             let id = dec.direct(0, BASE_ID_BITS);
             let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
@@ -303,7 +315,7 @@ impl<'a> Client<'a> {
             if self.state.newest != NO_FRAME && age(self.state.newest, base) >= WINDOW {
                 return Err(Error::UnknownBaseline);
             }
-            Refs::new(base.wrapping_add(distance), &[base])
+            Refs::new(self.state.session, base.wrapping_add(distance), &[base])
         };
         let frame = refs.frame;
         // The server's frames skip u32::MAX (the empty slot's mark), so no packet names it.

@@ -59,9 +59,12 @@ const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
 const COUNT_CLASS: usize = 4;
 
-/// The frames a packet refers to.
+/// What a packet's decoding depends on besides its bytes: the frames it refers to and the
+/// session it belongs to.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Refs {
+    /// The session both ends were given (see `Peer::set_session`); 0 if none.
+    pub session: u64,
     /// The frame the packet carries.
     pub frame: u32,
     /// History frames, newest first; `history[0]` is the baseline. Empty without baseline.
@@ -74,9 +77,14 @@ pub(crate) struct Refs {
 
 impl Refs {
     /// References for `frame` with the given history (newest first, baseline first).
-    pub(crate) fn new(frame: u32, history: &[u32]) -> Refs {
-        let mut refs =
-            Refs { frame, history: [0; MAX_SAMPLES], len: 0, table: PredictorTable::new(&[]) };
+    pub(crate) fn new(session: u64, frame: u32, history: &[u32]) -> Refs {
+        let mut refs = Refs {
+            session,
+            frame,
+            history: [0; MAX_SAMPLES],
+            len: 0,
+            table: PredictorTable::new(&[]),
+        };
         for &t in history.iter().take(MAX_SAMPLES) {
             refs.history[refs.len] = t;
             refs.len += 1;
@@ -287,13 +295,18 @@ pub(crate) trait Side<'s> {
 pub(crate) struct Check(u32);
 
 impl Check {
-    /// A check value started over what the header says: the schema, the frame and the
-    /// history frames (as their wire numbers, which both ends read alike), so that a header
-    /// damaged in transit fails the check like a damaged body.
+    /// A check value started over what the header says: the schema, the session, the frame
+    /// and the history frames (as their wire numbers, which both ends read alike), so that a
+    /// header damaged in transit fails the check like a damaged body, and a packet of another
+    /// session like a damaged one.
     fn header(schema: &Schema, refs: &Refs) -> Self {
         let mut check = Check(0x811c_9dc5);
         check.add(schema.hash as u32);
         check.add((schema.hash >> 32) as u32);
+        if refs.session != 0 {
+            check.add(refs.session as u32);
+            check.add((refs.session >> 32) as u32);
+        }
         check.add(u32::from(to_wire(refs.frame)));
         for &t in &refs.history[..refs.len] {
             check.add(u32::from(to_wire(t)));
