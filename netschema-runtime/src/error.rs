@@ -111,6 +111,29 @@ pub enum Error {
         /// The client's number.
         client: u64,
     },
+    /// A timeline edit at or before the frame the timeline has reached: what was sent for
+    /// those times is final.
+    KeyframeInPast {
+        /// The keyframe time given, in frames.
+        time: u32,
+        /// The timeline's current frame.
+        now: u32,
+    },
+    /// A timeline already holds as many future keyframes as it may.
+    TimelineFull {
+        /// Its capacity for keyframes after the current frame.
+        ahead: u16,
+    },
+    /// A timeline has no keyframe at this time.
+    NoKeyframe {
+        /// The time given, in frames.
+        time: u32,
+    },
+    /// A timeline already has a keyframe at this time.
+    KeyframeExists {
+        /// The time given, in frames.
+        time: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -156,6 +179,14 @@ impl fmt::Display for Error {
             }
             Error::UnknownEntity { id } => write!(f, "no entity has id {id}"),
             Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
+            Error::KeyframeInPast { time, now } => {
+                write!(f, "keyframe at frame {time} is not after the timeline's frame {now}")
+            }
+            Error::TimelineFull { ahead } => {
+                write!(f, "the timeline already holds its {ahead} future keyframes")
+            }
+            Error::NoKeyframe { time } => write!(f, "no keyframe at frame {time}"),
+            Error::KeyframeExists { time } => write!(f, "a keyframe is already at frame {time}"),
         }
     }
 }

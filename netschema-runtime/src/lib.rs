@@ -11,6 +11,8 @@
 //! - [`engine`]: the replication engine — the server's shared archive ([`World`]), one
 //!   [`Peer`] per client, the client's decoder ([`Client`]), acks, the connect handshake and
 //!   per-field cost probes;
+//! - [`timeline`]: keyframe timelines — a field's values given ahead of time as keyframes,
+//!   looked up at any time, rewindable;
 //! - [`owned`] (feature `std`): the owned, typed layer on top — a [`owned::Server`] with
 //!   connections that come and go and the game's own ids, a typed [`owned::Client`].
 //!
@@ -31,6 +33,7 @@ pub mod owned;
 pub mod quant;
 pub mod schema;
 mod snapshot;
+pub mod timeline;
 
 pub use engine::ack::{Ack, AckOutcome};
 pub use engine::client::{Client, ClientStorage, Event};

@@ -1,0 +1,232 @@
+//! A timeline's keyframes in fixed storage: lookup, edits and forgetting history.
+
+use super::curve::{self, Window};
+use super::{Interp, Kind, Spec, Time};
+use crate::{Error, Result};
+
+/// One keyframe: a whole frame and the raw values of the field's `W` components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Keyframe<const W: usize> {
+    /// The frame it is at.
+    pub time: u32,
+    /// Raw values, one per component.
+    pub value: [i32; W],
+}
+
+/// One entity's timeline of one field: up to `CAP` keyframes of `W` components, sorted by
+/// time, in inline storage (see the [module documentation](super)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeline<const W: usize, const CAP: usize> {
+    spec: Spec,
+    keys: [Keyframe<W>; CAP],
+    len: usize,
+    now: u32,
+}
+
+impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
+    /// An empty timeline at frame 0; [`Error::InvalidSchema`] unless `spec` passes
+    /// [`Spec::validate`] for `W` components and `CAP` keyframes.
+    pub fn new(spec: Spec) -> Result<Self> {
+        spec.validate(W, CAP)?;
+        Ok(Timeline { spec, keys: [Keyframe { time: 0, value: [0; W] }; CAP], len: 0, now: 0 })
+    }
+
+    /// The declaration it follows.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Its keyframes, sorted by time.
+    pub fn keys(&self) -> &[Keyframe<W>] {
+        &self.keys[..self.len]
+    }
+
+    /// Its current frame: keyframes at or before it are history and cannot be edited.
+    pub fn now(&self) -> u32 {
+        self.now
+    }
+
+    /// The value at `t` (see the [module documentation](super) for the formula); `None` when
+    /// the timeline is empty. O(log n), no allocation.
+    pub fn value_at(&self, t: Time) -> Option<[i32; W]> {
+        let keys = self.keys();
+        let after = keys.partition_point(|k| Time::frame(k.time) <= t);
+        let (Some(a), Some(b)) = (after.checked_sub(1).and_then(|i| keys.get(i)), keys.get(after))
+        else {
+            // Before the first keyframe, after the last, or none: hold.
+            return keys.get(after.min(keys.len().saturating_sub(1))).map(|k| k.value);
+        };
+        if Time::frame(a.time) == t || self.spec.interp == Interp::Step {
+            return Some(a.value);
+        }
+        let prev = after.checked_sub(2).and_then(|i| keys.get(i));
+        let next = keys.get(after + 1);
+        Some(match self.spec.kind {
+            Kind::Quat(q) => {
+                let mut out = a.value;
+                let raw = curve::quat(&q, (a.time, first4(a)), (b.time, first4(b)), t);
+                out.iter_mut().zip(raw).for_each(|(o, r)| *o = r);
+                out
+            }
+            Kind::Scalars => {
+                let mut out = [0; W];
+                for (c, (o, field)) in out.iter_mut().zip(self.spec.fields).enumerate() {
+                    let point = |k: &Keyframe<W>| (k.time, k.value[c]);
+                    let w = Window {
+                        prev: prev.map(point),
+                        a: point(a),
+                        b: point(b),
+                        next: next.map(point),
+                    };
+                    *o = curve::scalar(field, self.spec.interp, w, t);
+                }
+                out
+            }
+        })
+    }
+
+    /// Adds a keyframe at frame `time` (after the current frame) with raw `value`.
+    ///
+    /// Errors: [`Error::KeyframeInPast`] at or before the current frame,
+    /// [`Error::KeyframeExists`] if one is already there, [`Error::TimelineFull`] if
+    /// [`Spec::ahead`] future keyframes are already held. Values are stored as given: clamp
+    /// them to the fields' ranges first (lookups clamp what they return).
+    pub fn add(&mut self, time: u32, value: [i32; W]) -> Result<()> {
+        self.check_future(time)?;
+        if self.find(time).is_ok() {
+            return Err(Error::KeyframeExists { time });
+        }
+        if self.future() >= usize::from(self.spec.ahead) {
+            return Err(Error::TimelineFull { ahead: self.spec.ahead });
+        }
+        self.pin_if_touched(time)?;
+        self.insert(Keyframe { time, value })
+    }
+
+    /// Removes the keyframe at frame `time` (after the current frame) and returns its value.
+    ///
+    /// Errors: [`Error::KeyframeInPast`] at or before the current frame, [`Error::NoKeyframe`]
+    /// if there is none there.
+    pub fn remove(&mut self, time: u32) -> Result<[i32; W]> {
+        self.check_future(time)?;
+        self.find(time).map_err(|_| Error::NoKeyframe { time })?;
+        self.pin_if_touched(time)?;
+        // The pin is at the current frame, before `time`: look the index up again.
+        let i = self.find(time).map_err(|_| Error::NoKeyframe { time })?;
+        let value = self.keys[i].value;
+        self.keys.copy_within(i + 1..self.len, i);
+        self.len -= 1;
+        Ok(value)
+    }
+
+    /// Moves the keyframe at frame `from` to frame `to`, both after the current frame.
+    ///
+    /// Errors: [`Error::KeyframeInPast`] if either is at or before the current frame,
+    /// [`Error::NoKeyframe`] if none is at `from`, [`Error::KeyframeExists`] if another is at
+    /// `to`.
+    pub fn move_key(&mut self, from: u32, to: u32) -> Result<()> {
+        self.check_future(from)?;
+        self.check_future(to)?;
+        self.find(from).map_err(|_| Error::NoKeyframe { time: from })?;
+        if from != to && self.find(to).is_ok() {
+            return Err(Error::KeyframeExists { time: to });
+        }
+        self.pin_if_touched(from.min(to))?;
+        let value = self.remove(from)?;
+        self.insert(Keyframe { time: to, value })
+    }
+
+    /// Moves the current frame forward to `now` (a smaller `now` is ignored) and forgets
+    /// history: keyframes more than [`Spec::keep`] frames before `now` except the newest of
+    /// them, and the oldest ones beyond [`Spec::history`] at or before `now`.
+    pub fn advance(&mut self, now: u32) {
+        self.now = self.now.max(now);
+        let horizon = self.now.saturating_sub(self.spec.keep);
+        let older = self.keys().partition_point(|k| k.time < horizon).saturating_sub(1);
+        let past = self.keys().partition_point(|k| k.time <= self.now);
+        let over = past.saturating_sub(usize::from(self.spec.history));
+        self.forget(older.max(over));
+    }
+
+    /// Replaces the keyframes with `keys` (sorted by time, at most `CAP`), as a client does
+    /// with what it receives; [`Error::Corrupt`] if they are unsorted or too many, leaving the
+    /// timeline unchanged.
+    pub fn replace(&mut self, keys: &[Keyframe<W>]) -> Result<()> {
+        if keys.len() > CAP || keys.windows(2).any(|w| w[0].time >= w[1].time) {
+            return Err(Error::Corrupt);
+        }
+        self.keys[..keys.len()].copy_from_slice(keys);
+        self.len = keys.len();
+        Ok(())
+    }
+
+    fn check_future(&self, time: u32) -> Result<()> {
+        if time <= self.now { Err(Error::KeyframeInPast { time, now: self.now }) } else { Ok(()) }
+    }
+
+    fn find(&self, time: u32) -> core::result::Result<usize, usize> {
+        self.keys().binary_search_by_key(&time, |k| k.time)
+    }
+
+    /// Number of keyframes after the current frame.
+    fn future(&self) -> usize {
+        self.len - self.keys().partition_point(|k| k.time <= self.now)
+    }
+
+    /// Before an edit at `time` (after the current frame): if it changes the curve at the
+    /// current frame, inserts a keyframe there holding the value looked up now, forgetting the
+    /// oldest history if that is full. The value at the current frame depends on the keyframes
+    /// at or before it and on the first `depends` after it: none for step curves, one for
+    /// linear ones, two for cubic ones, and at least the first when none is at or before it
+    /// (the hold before the first keyframe).
+    fn pin_if_touched(&mut self, time: u32) -> Result<()> {
+        let first_future = self.keys().partition_point(|k| k.time <= self.now);
+        let depends = match self.spec.interp {
+            Interp::Step => 0,
+            Interp::Linear => 1,
+            Interp::Cubic => 2,
+        }
+        .max(usize::from(first_future == 0));
+        if depends == 0 {
+            return Ok(());
+        }
+        let touched = self.keys().get(first_future + depends - 1).is_none_or(|k| time <= k.time);
+        if !touched || self.find(self.now).is_ok() {
+            return Ok(());
+        }
+        let Some(value) = self.value_at(Time::frame(self.now)) else { return Ok(()) };
+        if first_future >= usize::from(self.spec.history) {
+            self.forget(1);
+        }
+        self.insert(Keyframe { time: self.now, value })
+    }
+
+    /// Inserts `key` in time order: [`Error::KeyframeExists`] if its time is taken,
+    /// [`Error::TimelineFull`] if all `CAP` slots are (only after [`Timeline::replace`] put
+    /// more keyframes than the spec allows).
+    fn insert(&mut self, key: Keyframe<W>) -> Result<()> {
+        let i = self.find(key.time).err().ok_or(Error::KeyframeExists { time: key.time })?;
+        if self.len >= CAP {
+            return Err(Error::TimelineFull { ahead: self.spec.ahead });
+        }
+        self.keys.copy_within(i..self.len, i + 1);
+        self.keys[i] = key;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Forgets the `n` oldest keyframes.
+    fn forget(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.keys.copy_within(n..self.len, 0);
+        self.len -= n;
+    }
+}
+
+/// The first four components of a keyframe (a quaternion's raw form; [`Spec::validate`]
+/// makes `W` 4 for quaternions).
+fn first4<const W: usize>(k: &Keyframe<W>) -> [i32; 4] {
+    let mut out = [0; 4];
+    out.iter_mut().zip(k.value).for_each(|(o, v)| *o = v);
+    out
+}
