@@ -1,6 +1,7 @@
 //! A timeline's keyframes in fixed storage: lookup, edits and forgetting history.
 
 use super::curve::{self, Window};
+use super::slots::Slots;
 use super::{Interp, Kind, Spec, Time};
 use crate::{Error, Result};
 
@@ -21,6 +22,7 @@ pub struct Timeline<const W: usize, const CAP: usize> {
     keys: [Keyframe<W>; CAP],
     len: usize,
     now: u32,
+    slots: Slots<W, CAP>,
 }
 
 impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
@@ -28,7 +30,8 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
     /// [`Spec::validate`] for `W` components and `CAP` keyframes.
     pub fn new(spec: Spec) -> Result<Self> {
         spec.validate(W, CAP)?;
-        Ok(Timeline { spec, keys: [Keyframe { time: 0, value: [0; W] }; CAP], len: 0, now: 0 })
+        let keys = [Keyframe { time: 0, value: [0; W] }; CAP];
+        Ok(Timeline { spec, keys, len: 0, now: 0, slots: Slots::EMPTY })
     }
 
     /// The declaration it follows.
@@ -113,10 +116,8 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
         self.pin_if_touched(time)?;
         // The pin is at the current frame, before `time`: look the index up again.
         let i = self.find(time).map_err(|_| Error::NoKeyframe { time })?;
-        let value = self.keys[i].value;
-        self.keys.copy_within(i + 1..self.len, i);
-        self.len -= 1;
-        Ok(value)
+        self.slots.retime(time, None);
+        Ok(self.unplace(i).value)
     }
 
     /// Moves the keyframe at frame `from` to frame `to`, both after the current frame.
@@ -132,8 +133,11 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
             return Err(Error::KeyframeExists { time: to });
         }
         self.pin_if_touched(from.min(to))?;
-        let value = self.remove(from)?;
-        self.insert(Keyframe { time: to, value })
+        let i = self.find(from).map_err(|_| Error::NoKeyframe { time: from })?;
+        let value = self.unplace(i).value;
+        self.place(Keyframe { time: to, value })?;
+        self.slots.retime(from, Some(to));
+        Ok(())
     }
 
     /// Moves the current frame forward to `now` (a smaller `now` is ignored) and forgets
@@ -148,20 +152,68 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
         self.forget(older.max(over));
     }
 
-    /// Replaces the keyframes with `keys` (sorted by time, at most `CAP`), as a client does
-    /// with what it receives; [`Error::Corrupt`] if they are unsorted or too many, leaving the
-    /// timeline unchanged.
+    /// Replaces the keyframes with `keys` (sorted by time, at most `CAP`), giving them slots in
+    /// order; [`Error::Corrupt`] if they are unsorted or too many, leaving the timeline
+    /// unchanged.
     pub fn replace(&mut self, keys: &[Keyframe<W>]) -> Result<()> {
         if keys.len() > CAP || keys.windows(2).any(|w| w[0].time >= w[1].time) {
             return Err(Error::Corrupt);
         }
         self.keys[..keys.len()].copy_from_slice(keys);
         self.len = keys.len();
+        self.slots = Slots::EMPTY;
+        keys.iter().for_each(|k| self.slots.take(k.time, k.value));
+        Ok(())
+    }
+
+    /// Scalar fields the timeline takes in its class's row: [`Spec::capacity`] slots of
+    /// `1 + W` (see [`Timeline::write_row`]).
+    pub fn row_len(&self) -> usize {
+        self.spec.capacity() * (1 + W)
+    }
+
+    /// Writes the keyframes into `row`, this field's part of its class's row, as the server
+    /// captures it: slot by slot, the frame plus one (0: empty) then the raw values. A keyframe
+    /// keeps its slot while it exists and a new one takes the lowest free slot, so an edit
+    /// changes only the slots it touches. [`Error::StorageTooSmall`] if `row` is shorter than
+    /// [`Timeline::row_len`].
+    pub fn write_row(&self, row: &mut [i32]) -> Result<()> {
+        let row = row.get_mut(..self.row_len()).ok_or(Error::StorageTooSmall)?;
+        self.slots.write(row);
+        Ok(())
+    }
+
+    /// Takes the keyframes from `row`, as a client does with what it holds of the entity.
+    /// [`Error::Corrupt`] if `row` is shorter than [`Timeline::row_len`] or two slots hold the
+    /// same frame, leaving the timeline unchanged. Frames are not checked against the
+    /// timeline's current frame: a client follows whatever the server sent.
+    pub fn read_row(&mut self, row: &[i32]) -> Result<()> {
+        let row = row.get(..self.row_len()).ok_or(Error::Corrupt)?;
+        let mut slots = Slots::EMPTY;
+        slots.read(row, self.spec.capacity());
+        let (mut keys, mut len) = ([Keyframe { time: 0, value: [0; W] }; CAP], 0);
+        for (time, value) in slots.keys() {
+            // Insertion sort: a timeline holds a handful of keyframes.
+            let i = keys[..len].partition_point(|k: &Keyframe<W>| k.time < time);
+            if keys[..len].get(i).is_some_and(|k| k.time == time) {
+                return Err(Error::Corrupt);
+            }
+            keys.copy_within(i..len, i + 1);
+            keys[i] = Keyframe { time, value };
+            len += 1;
+        }
+        (self.keys, self.len, self.slots) = (keys, len, slots);
         Ok(())
     }
 
     fn check_future(&self, time: u32) -> Result<()> {
-        if time <= self.now { Err(Error::KeyframeInPast { time, now: self.now }) } else { Ok(()) }
+        if time <= self.now {
+            Err(Error::KeyframeInPast { time, now: self.now })
+        } else if time >= i32::MAX as u32 {
+            Err(Error::OutOfRange)
+        } else {
+            Ok(())
+        }
     }
 
     fn find(&self, time: u32) -> core::result::Result<usize, usize> {
@@ -201,10 +253,17 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
         self.insert(Keyframe { time: self.now, value })
     }
 
-    /// Inserts `key` in time order: [`Error::KeyframeExists`] if its time is taken,
-    /// [`Error::TimelineFull`] if all `CAP` slots are (only after [`Timeline::replace`] put
-    /// more keyframes than the spec allows).
+    /// Inserts a new keyframe in time order and gives it a slot.
     fn insert(&mut self, key: Keyframe<W>) -> Result<()> {
+        self.place(key)?;
+        self.slots.take(key.time, key.value);
+        Ok(())
+    }
+
+    /// Puts `key` in time order: [`Error::KeyframeExists`] if its time is taken,
+    /// [`Error::TimelineFull`] if all `CAP` places are (only after [`Timeline::replace`] put
+    /// more keyframes than the spec allows).
+    fn place(&mut self, key: Keyframe<W>) -> Result<()> {
         let i = self.find(key.time).err().ok_or(Error::KeyframeExists { time: key.time })?;
         if self.len >= CAP {
             return Err(Error::TimelineFull { ahead: self.spec.ahead });
@@ -215,9 +274,20 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
         Ok(())
     }
 
-    /// Forgets the `n` oldest keyframes.
+    /// Takes the keyframe at index `i` out of the order (`i < len`).
+    fn unplace(&mut self, i: usize) -> Keyframe<W> {
+        let key = self.keys[i];
+        self.keys.copy_within(i + 1..self.len, i);
+        self.len -= 1;
+        key
+    }
+
+    /// Forgets the `n` oldest keyframes, freeing their slots.
     fn forget(&mut self, n: usize) {
         let n = n.min(self.len);
+        for k in &self.keys[..n] {
+            self.slots.retime(k.time, None);
+        }
         self.keys.copy_within(n..self.len, 0);
         self.len -= n;
     }

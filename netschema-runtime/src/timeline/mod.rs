@@ -58,6 +58,7 @@
 
 mod curve;
 mod keys;
+mod slots;
 
 pub use keys::{Keyframe, Timeline};
 
