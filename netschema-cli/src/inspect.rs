@@ -94,6 +94,7 @@ fn kind_text(kind: &ScalarKind) -> String {
         ScalarKind::QuatComponent { bits } => format!("quat component (bits = {bits})"),
         ScalarKind::Bool => "bool".into(),
         ScalarKind::Enum { name, cases } => format!("enum {name} ({cases} cases)"),
+        ScalarKind::KeyTime { interp } => format!("keyframe frame + 1 ({interp:?} timeline)"),
     }
 }
 

@@ -538,6 +538,7 @@ fn lower_field(
         predict,
         tolerance: attrs.tolerance,
         group: attrs.group,
+        timeline: None,
         span: cx.span(ident),
     })
 }

@@ -5,10 +5,16 @@
 //! `c0`, `c1`, `c2` (in index order, skipping the largest). Paths name each scalar stably:
 //! `pos.x`, `color[2]`, `waypoints[1].y`, `orientation.largest`, `orientation.c0`.
 //!
+//! A `timeline(...)` field is its slots in order, each the keyframe's time, `name[s].t`, then
+//! the kind's scalars under `name[s]` (`pos[0].t`, `pos[0].x`, `pos[0].y`, `pos[1].t`, …): the
+//! layout of the runtime's `Timeline::write_row`.
+//!
 //! Update groups do not change the order: each scalar records the index of its field's group,
 //! and [`Class::update_groups`] lists the groups as the runtime numbers them.
 
-use crate::ir::{Class, FieldType, Precision, PredictorSet, Schedule, Schema, TypeKind};
+use crate::ir::{
+    Class, FieldType, Interp, Precision, Predictor, PredictorSet, Schedule, Schema, TypeKind,
+};
 use crate::limits::MAX_ARRAY_LEN;
 use crate::span::{Span, Spanned};
 
@@ -73,6 +79,11 @@ pub enum ScalarKind {
         /// Its number of cases (0 if the name does not resolve, which validation rejects).
         cases: u32,
     },
+    /// A timeline slot's keyframe frame plus one (0: empty), `0..=i32::MAX`.
+    KeyTime {
+        /// The timeline's interpolation, part of the scalar's meaning.
+        interp: Interp,
+    },
 }
 
 impl ScalarKind {
@@ -94,6 +105,7 @@ impl ScalarKind {
             ScalarKind::Angle { bits } | ScalarKind::QuatComponent { bits } => {
                 1u64.checked_shl(*bits)
             }
+            ScalarKind::KeyTime { .. } => Some(1 << 31),
             ScalarKind::QuatLargest => Some(4),
             ScalarKind::Bool => Some(2),
             ScalarKind::Enum { cases, .. } => Some(u64::from(*cases)),
@@ -165,11 +177,29 @@ impl Schema {
                 group: group.map_or(0, |g| u8::try_from(g).unwrap_or(u8::MAX)),
                 span: field.ty.span,
             };
-            ctx.push(&field.ty, field.name.clone(), &mut out);
+            match &field.timeline {
+                None => ctx.push(&field.ty, field.name.clone(), &mut out),
+                Some(t) => {
+                    for slot in 0..t.capacity() {
+                        let path = format!("{}[{slot}]", field.name);
+                        let time = ScalarKind::KeyTime { interp: t.interp.value };
+                        out.push(ScalarField {
+                            predictors: KEY_TIME_PREDICTORS,
+                            ..ctx.scalar(format!("{path}.t"), time)
+                        });
+                        ctx.push(&field.ty, path, &mut out);
+                    }
+                }
+            }
         }
         out
     }
 }
+
+/// The candidate predictors of a timeline slot's time: the slot's time at the baseline, or
+/// nothing (a new keyframe's time is coded whole when that is cheaper).
+const KEY_TIME_PREDICTORS: PredictorSet =
+    PredictorSet::EMPTY.with(Predictor::Zero).with(Predictor::Hold);
 
 struct Ctx<'a> {
     schema: &'a Schema,

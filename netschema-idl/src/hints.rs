@@ -8,7 +8,13 @@ pub(crate) const ITEM_KEYWORDS: [&str; 3] = ["enum", "class", "import"];
 pub(crate) const KIND_NAMES: [&str; 7] = ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3"];
 
 /// The clauses that may follow a field's kind.
-pub(crate) const CLAUSES: [&str; 3] = ["predict", "tolerance", "group"];
+pub(crate) const CLAUSES: [&str; 4] = ["predict", "tolerance", "group", "timeline"];
+
+/// The interpolations of a timeline.
+pub(crate) const INTERPS: [&str; 3] = ["step", "linear", "cubic"];
+
+/// The named parameters of a timeline.
+pub(crate) const TIMELINE_PARAMS: [&str; 3] = ["ahead", "history", "keep"];
 
 /// The parameters of a class or an update group.
 pub(crate) const SCHEDULE_PARAMS: [&str; 2] = ["every", "priority"];

@@ -12,6 +12,7 @@ use core::fmt;
 
 pub use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, FixedQuant, QuatQuant};
+pub use netschema_runtime::timeline::Interp;
 
 use crate::span::{Span, Spanned};
 
@@ -111,8 +112,89 @@ pub struct Field {
     /// The `group(name)` clause: the name of the field's update group in its class, spanned at
     /// the name; `None` for the class's default group.
     pub group: Option<Spanned<String>>,
+    /// The `timeline(...)` clause: the field is a keyframe timeline of its kind; `None` for a
+    /// plain field.
+    pub timeline: Option<TimelineClause>,
     /// Where the field is named.
     pub span: Span,
+}
+
+/// A `timeline(interp, ahead = A, history = H, keep = K)` clause as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineClause {
+    /// How values between keyframes are found.
+    pub interp: Spanned<Interp>,
+    /// Most keyframes after the current frame (default [`TimelineClause::DEFAULT_AHEAD`]).
+    pub ahead: Option<Spanned<i64>>,
+    /// Most keyframes at or before it (default [`TimelineClause::DEFAULT_HISTORY`]).
+    pub history: Option<Spanned<i64>>,
+    /// Frames of history kept (default: as many as `history` holds, `u32::MAX`).
+    pub keep: Option<Spanned<i64>>,
+    /// The whole clause.
+    pub span: Span,
+}
+
+impl TimelineClause {
+    /// Keyframes ahead without `ahead = A`.
+    pub const DEFAULT_AHEAD: u16 = 4;
+    /// Keyframes of history without `history = H`.
+    pub const DEFAULT_HISTORY: u16 = 2;
+
+    /// A clause with `interp` and the defaults.
+    pub fn new(interp: Interp) -> TimelineClause {
+        TimelineClause {
+            interp: interp.into(),
+            ahead: None,
+            history: None,
+            keep: None,
+            span: Span::DETACHED,
+        }
+    }
+
+    /// The runtime's numbers, defaults filled in, values saturated (validation keeps them in
+    /// range): `(ahead, history, keep)`.
+    pub fn limits(&self) -> (u16, u16, u32) {
+        let small = |v: &Option<Spanned<i64>>, d: u16| {
+            v.as_ref().map_or(d, |v| u16::try_from(v.value.max(0)).unwrap_or(u16::MAX))
+        };
+        let keep = self
+            .keep
+            .as_ref()
+            .map_or(u32::MAX, |v| u32::try_from(v.value.max(0)).unwrap_or(u32::MAX));
+        (small(&self.ahead, Self::DEFAULT_AHEAD), small(&self.history, Self::DEFAULT_HISTORY), keep)
+    }
+
+    /// Keyframes a timeline holds at most: `ahead + history`.
+    pub fn capacity(&self) -> usize {
+        let (ahead, history, _) = self.limits();
+        usize::from(ahead) + usize::from(history)
+    }
+
+    fn erase_spans(&mut self) {
+        self.span = Span::DETACHED;
+        self.interp.span = Span::DETACHED;
+        for v in [&mut self.ahead, &mut self.history, &mut self.keep].into_iter().flatten() {
+            v.span = Span::DETACHED;
+        }
+    }
+}
+
+impl fmt::Display for TimelineClause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let interp = match self.interp.value {
+            Interp::Step => "step",
+            Interp::Linear => "linear",
+            Interp::Cubic => "cubic",
+        };
+        write!(f, "timeline({interp}")?;
+        for (name, v) in [("ahead", &self.ahead), ("history", &self.history), ("keep", &self.keep)]
+        {
+            if let Some(v) = v {
+                write!(f, ", {name} = {}", v.value)?;
+            }
+        }
+        f.write_str(")")
+    }
 }
 
 /// A `predict(...)` clause as written.
@@ -305,6 +387,11 @@ impl PredictorSet {
     /// Every predictor.
     pub const ALL: PredictorSet = PredictorSet(0b1_1111);
 
+    /// This set and `p`.
+    pub const fn with(self, p: Predictor) -> PredictorSet {
+        PredictorSet(self.0 | 1 << p as u8)
+    }
+
     /// Whether `p` is in the set.
     pub fn contains(self, p: Predictor) -> bool {
         self.0 & (1 << p as u8) != 0
@@ -475,8 +562,15 @@ impl Field {
             predict: None,
             tolerance: None,
             group: None,
+            timeline: None,
             span: Span::DETACHED,
         }
+    }
+
+    /// This field with a `timeline(...)` clause.
+    pub fn with_timeline(mut self, clause: TimelineClause) -> Field {
+        self.timeline = Some(clause);
+        self
     }
 
     /// This field with a `tolerance(value)` clause.
@@ -532,6 +626,9 @@ impl Field {
         }
         if let Some(g) = &mut self.group {
             g.span = Span::DETACHED;
+        }
+        if let Some(t) = &mut self.timeline {
+            t.erase_spans();
         }
     }
 
@@ -726,6 +823,9 @@ impl fmt::Display for Field {
         }
         if let Some(g) = &self.group {
             write!(f, " group({})", g.value)?;
+        }
+        if let Some(t) = &self.timeline {
+            write!(f, " {t}")?;
         }
         Ok(())
     }

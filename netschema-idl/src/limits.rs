@@ -47,3 +47,6 @@ pub const MAX_INTERVAL: i64 = netschema_runtime::schema::MAX_INTERVAL as i64;
 
 /// Highest priority of an update group (`priority = P`).
 pub const MAX_PRIORITY: i64 = u16::MAX as i64;
+
+/// Most keyframes a timeline holds ahead of, and most at or before, its current frame (each).
+pub const MAX_TIMELINE_KEYS: i64 = 64;

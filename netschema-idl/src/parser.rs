@@ -576,13 +576,14 @@ impl<'a> Parser<'a, '_> {
             self.skip_to_field_end();
             return None;
         };
-        let Clauses { predict, tolerance, group } = self.clauses();
+        let Clauses { predict, tolerance, group, timeline } = self.clauses();
         self.end_member("fields");
         let mut field = Field::new(self.text_of(name), ty);
         field.docs = docs;
         field.predict = predict;
         field.tolerance = tolerance;
         field.group = group;
+        field.timeline = timeline;
         field.span = name.span;
         Some(field)
     }

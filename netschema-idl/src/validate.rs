@@ -16,7 +16,14 @@
 //! `priority` in `1..=`[`MAX_PRIORITY`]; a field's `group(name)` names a group of its class.
 //! A `tolerance(V)` is on a numeric field, and `V` is at least one step of the kind's grid and
 //! at most [`MAX_TOLERANCE_STEPS`] steps.
+//!
+//! # Timelines
+//!
+//! A `timeline(...)` is not on an array; it is `step` for int, bool and enum values and not
+//! `cubic` for quaternions; it takes no `predict` or `tolerance`; `ahead` and `history` are in
+//! `1..=`[`MAX_TIMELINE_KEYS`] and `keep` in `0..=u32::MAX`.
 
+mod timeline;
 mod update;
 
 use std::collections::HashMap;
@@ -197,6 +204,7 @@ impl Validator<'_> {
             self.predictors(f);
             self.tolerance(f);
             self.field_group(c, f);
+            self.timeline(f);
         }
     }
 

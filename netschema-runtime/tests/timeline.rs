@@ -167,7 +167,7 @@ fn edits_in_the_past_on_a_full_timeline_or_on_missing_keyframes_are_errors() {
     assert_eq!(t.move_key(30, 40), Err(Error::NoKeyframe { time: 30 }));
     assert_eq!(t.move_key(21, 22), Err(Error::KeyframeExists { time: 22 }));
     assert_eq!(t.move_key(21, 5), Err(Error::KeyframeInPast { time: 5, now: 10 }));
-    let before = t.clone();
+    let before = t;
     t.advance(21);
     assert_eq!(t.remove(21), Err(Error::KeyframeInPast { time: 21, now: 21 }));
     // Errors change nothing; a full timeline has room again once keyframes pass.
@@ -323,7 +323,7 @@ proptest! {
         let mut t = server(interp);
         let mut shown: Vec<Option<[i32; 1]>> = Vec::new();
         for e in edits {
-            let before = t.clone();
+            let before = t;
             let result = match e {
                 Edit::Add(time, v) => t.add(t.now() + time, [v]),
                 Edit::Remove(time) => t.remove(time).map(|_| ()),

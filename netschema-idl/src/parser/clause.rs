@@ -1,10 +1,11 @@
-//! The clauses after a field's kind (`predict(...)`, `tolerance(V)`, `group(name)`) and the
-//! schedule parameters of classes and update groups (`(every = N, priority = P)`).
+//! The clauses after a field's kind (`predict(...)`, `tolerance(V)`, `group(name)`,
+//! `timeline(...)`) and the schedule parameters of classes and update groups
+//! (`(every = N, priority = P)`).
 
-use super::{Arg, ArgValue, Parser};
+use super::{Arg, ArgValue, Num, Parser};
 use crate::diagnostic::Diagnostic;
 use crate::hints;
-use crate::ir::{PredictClause, Predictor, Schedule};
+use crate::ir::{Interp, PredictClause, Predictor, Schedule, TimelineClause};
 use crate::lexer::Tok;
 use crate::span::{Span, Spanned};
 
@@ -14,6 +15,7 @@ pub(super) struct Clauses {
     pub(super) predict: Option<PredictClause>,
     pub(super) tolerance: Option<Spanned<f64>>,
     pub(super) group: Option<Spanned<String>>,
+    pub(super) timeline: Option<TimelineClause>,
 }
 
 /// A parsed clause.
@@ -21,6 +23,7 @@ enum Clause {
     Predict(PredictClause),
     Tolerance(Spanned<f64>),
     Group(Spanned<String>),
+    Timeline(TimelineClause),
 }
 
 impl Clauses {
@@ -29,6 +32,7 @@ impl Clauses {
             Clause::Predict(c) => self.predict = Some(c),
             Clause::Tolerance(t) => self.tolerance = Some(t),
             Clause::Group(g) => self.group = Some(g),
+            Clause::Timeline(t) => self.timeline = Some(t),
         }
     }
 }
@@ -53,6 +57,7 @@ impl Parser<'_, '_> {
             let clause = match name {
                 "predict" => self.predict_clause(start).map(Clause::Predict),
                 "tolerance" => self.in_parens(Self::tolerance_value).map(Clause::Tolerance),
+                "timeline" => self.timeline_clause(start).map(Clause::Timeline),
                 _ => self.in_parens(Self::group_name).map(Clause::Group),
             };
             let span = self.since(start);
@@ -88,7 +93,7 @@ impl Parser<'_, '_> {
         let close = hints::similar(name, hints::CLAUSES);
         let help = match close {
             Some(clause) => hints::did_you_mean(clause),
-            None => "a field's kind may be followed by `predict(...)`, `tolerance(...)` and `group(...)`".into(),
+            None => "a field's kind may be followed by `predict(...)`, `tolerance(...)`, `group(...)` and `timeline(...)`".into(),
         };
         self.error(
             Diagnostic::error(format!("unknown clause `{name}`"))
@@ -179,6 +184,93 @@ impl Parser<'_, '_> {
             return None;
         }
         Some(PredictClause { predictors, span: self.since(start) })
+    }
+
+    /// Parses the `(interp, ahead = A, history = H, keep = K)` of a `timeline` clause starting
+    /// at `start`; the named parameters are optional and in any order. Ranges are checked by
+    /// validation.
+    fn timeline_clause(&mut self, start: Span) -> Option<TimelineClause> {
+        if self.eat(Tok::LParen).is_none() {
+            self.expected("`(`");
+            return None;
+        }
+        let Some(t) = self.eat(Tok::Ident) else {
+            self.expected("an interpolation (`step`, `linear` or `cubic`)");
+            self.skip_in_parens();
+            return None;
+        };
+        let word = self.text_of(t);
+        let interp = match word {
+            "step" => Interp::Step,
+            "linear" => Interp::Linear,
+            "cubic" => Interp::Cubic,
+            _ => {
+                let help = match hints::similar(word, hints::INTERPS) {
+                    Some(close) => hints::did_you_mean(close),
+                    None => "the interpolations are step, linear and cubic".into(),
+                };
+                self.error(
+                    Diagnostic::error(format!("unknown interpolation `{word}`"))
+                        .with_label(t.span, "not an interpolation")
+                        .with_help(help),
+                );
+                self.skip_in_parens();
+                return None;
+            }
+        };
+        let mut clause = TimelineClause::new(interp);
+        clause.interp.span = t.span;
+        let params = if self.eat(Tok::Comma).is_some() {
+            self.args()?
+        } else if self.eat(Tok::RParen).is_some() {
+            Vec::new()
+        } else {
+            self.expected("`,` or `)`");
+            self.skip_in_parens();
+            return None;
+        };
+        for param in params {
+            let Some((name, name_span)) = param.name else {
+                let span = match &param.value {
+                    ArgValue::Num(n) => n.span,
+                    ArgValue::List { span, .. } => *span,
+                };
+                self.error(
+                    Diagnostic::error("a timeline's limits are named parameters")
+                        .with_label(span, "expected `ahead = A`, `history = H` or `keep = K`"),
+                );
+                continue;
+            };
+            let slot = match name.as_str() {
+                "ahead" => &mut clause.ahead,
+                "history" => &mut clause.history,
+                "keep" => &mut clause.keep,
+                _ => {
+                    let help = match hints::similar(&name, hints::TIMELINE_PARAMS) {
+                        Some(close) => hints::did_you_mean(close),
+                        None => "a timeline takes `ahead = A`, `history = H` and `keep = K`".into(),
+                    };
+                    self.error(
+                        Diagnostic::error(format!("a timeline has no parameter `{name}`"))
+                            .with_label(name_span, "unknown parameter")
+                            .with_help(help),
+                    );
+                    continue;
+                }
+            };
+            match param.value {
+                ArgValue::Num(n) if n.int.is_some() => {
+                    let value = n.int.map_or(0, super::kind::saturate_i64);
+                    *slot = Some(Spanned::new(value, n.span));
+                }
+                ArgValue::Num(Num { span, .. }) | ArgValue::List { span, .. } => self.error(
+                    Diagnostic::error(format!("`{name}` must be an integer"))
+                        .with_label(span, "not an integer"),
+                ),
+            }
+        }
+        clause.span = self.since(start);
+        Some(clause)
     }
 
     /// Reads `every = N` and `priority = P` from the parameters of `what` (`a class`, `a

@@ -117,7 +117,10 @@ impl RuntimeSchema {
                 let predictors = *leaked_predictors
                     .entry(s.predictors)
                     .or_insert_with(|| leak_predictors(s.predictors));
-                let meaning = q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind));
+                let meaning = match s.kind {
+                    netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
+                    _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
+                };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);
                 fields.push(field.with_tolerance(s.tolerance).in_group(s.group));
                 quantisers.push(q);

@@ -45,6 +45,8 @@ impl Quantiser {
             ScalarKind::QuatComponent { bits } => Quantiser::QuatComponent(QuatQuant::new(*bits)?),
             ScalarKind::Bool => Quantiser::Bool(BoolQuant::new()?),
             ScalarKind::Enum { cases, .. } => Quantiser::Enum(EnumQuant::new(*cases)?),
+            // A timeline slot's frame plus one.
+            ScalarKind::KeyTime { .. } => Quantiser::Int(IntQuant::new(0, i32::MAX)?),
         })
     }
 

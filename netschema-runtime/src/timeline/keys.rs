@@ -16,7 +16,7 @@ pub struct Keyframe<const W: usize> {
 
 /// One entity's timeline of one field: up to `CAP` keyframes of `W` components, sorted by
 /// time, in inline storage (see the [module documentation](super)).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timeline<const W: usize, const CAP: usize> {
     spec: Spec,
     keys: [Keyframe<W>; CAP],
@@ -28,8 +28,10 @@ pub struct Timeline<const W: usize, const CAP: usize> {
 impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
     /// An empty timeline at frame 0; [`Error::InvalidSchema`] unless `spec` passes
     /// [`Spec::validate`] for `W` components and `CAP` keyframes.
-    pub fn new(spec: Spec) -> Result<Self> {
-        spec.validate(W, CAP)?;
+    pub const fn new(spec: Spec) -> Result<Self> {
+        if let Err(e) = spec.validate(W, CAP) {
+            return Err(e);
+        }
         let keys = [Keyframe { time: 0, value: [0; W] }; CAP];
         Ok(Timeline { spec, keys, len: 0, now: 0, slots: Slots::EMPTY })
     }

@@ -102,6 +102,14 @@ pub enum Interp {
     Cubic,
 }
 
+impl Interp {
+    /// The fingerprint of a timeline slot's time field (its `Field::meaning`) for this
+    /// interpolation: builds that look keyframes up differently refuse each other.
+    pub const fn fingerprint(self) -> u64 {
+        crate::quant::fingerprint(0x7131, &[self as u64])
+    }
+}
+
 /// What a timeline's components are.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -139,15 +147,24 @@ impl Spec {
 
     /// Checks the spec for a timeline of `width` components and `capacity` keyframes:
     /// `width` fields, `history >= 1`, `ahead >= 1`, room for `ahead + history` keyframes,
-    /// categorical fields step-only, quaternions four components and not cubic.
-    pub fn validate(&self, width: usize, capacity: usize) -> Result<()> {
-        let categorical = self.fields.iter().any(|f| f.coding == Coding::Categorical);
+    /// categorical fields step-only (but a quaternion's largest-component index), quaternions
+    /// four components and not cubic.
+    pub const fn validate(&self, width: usize, capacity: usize) -> Result<()> {
+        let mut categorical = false;
+        let mut f = 0;
+        while f < self.fields.len() {
+            categorical |= matches!(self.fields[f].coding, Coding::Categorical);
+            f += 1;
+        }
+        let step = matches!(self.interp, Interp::Step);
+        let cubic = matches!(self.interp, Interp::Cubic);
+        let quat = matches!(self.kind, Kind::Quat(_));
         let bad = self.fields.len() != width
             || self.history == 0
             || self.ahead == 0
             || self.capacity() > capacity
-            || (categorical && self.interp != Interp::Step)
-            || (matches!(self.kind, Kind::Quat(_)) && (width != 4 || self.interp == Interp::Cubic));
+            || (categorical && !step && !quat)
+            || (quat && (width != 4 || cubic));
         if bad { Err(Error::InvalidSchema) } else { Ok(()) }
     }
 }

@@ -1,0 +1,67 @@
+//! Timeline fields from a `.netidl` schema (`tests/schemas/timeline.netidl`, generated into
+//! `tests/generated/timeline.rs`): their slots in the class table and the schema hash, the
+//! generated empty timelines, and values through capture and decode.
+//!
+//! `NETSCHEMA_BLESS=1 cargo test --test timeline_idl` regenerates the checked-in file.
+
+use netschema::Snapshot;
+use netschema::timeline::{Interp, Time};
+
+/// The code generated from `tests/schemas/timeline.netidl`.
+#[allow(clippy::all, dead_code, unreachable_pub)]
+mod idl {
+    include!("generated/timeline.rs");
+}
+
+use idl::Unit;
+
+#[test]
+fn checked_in_code_is_up_to_date() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let loaded = netschema_idl::load(root.join("schemas/timeline.netidl")).unwrap();
+    let options = netschema_idl::codegen::Options::new();
+    let text = netschema_idl::codegen::generate_file(&loaded.schema, &options);
+    let path = root.join("generated/timeline.rs");
+    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        committed == text,
+        "tests/generated/timeline.rs is stale: rerun with NETSCHEMA_BLESS=1"
+    );
+}
+
+#[test]
+fn slots_are_scalar_fields_and_capacities_constants() {
+    let fields = <Unit as Snapshot>::CLASS.fields;
+    let paths: Vec<&str> = fields.iter().map(|f| f.name).collect();
+    assert_eq!(
+        &paths[..7],
+        ["pos[0].t", "pos[0].x", "pos[0].y", "pos[1].t", "pos[1].x", "pos[1].y", "pos[2].t"]
+    );
+    assert!(paths.contains(&"turret[2].c2") && paths.contains(&"order[3].t"));
+    // pos 6 slots of 3, heading 6 of 2, turret 3 of 5, order 4 of 2, progress 3 of 2, hp.
+    assert_eq!(fields.len(), 18 + 12 + 15 + 8 + 6 + 1);
+    assert_eq!(Unit::POS_TIMELINE.spec().capacity(), 6);
+    assert_eq!(Unit::POS_TIMELINE.spec().keep, 240);
+    assert_eq!(Unit::HEADING_TIMELINE.spec().interp, Interp::Cubic);
+    assert_eq!(Unit::HEADING_TIMELINE.spec().keep, u32::MAX);
+    assert_eq!(Unit::default().pos, Unit::POS_TIMELINE);
+}
+
+#[test]
+fn timelines_travel_through_capture_and_decode() {
+    let mut unit = Unit::default();
+    unit.pos.add(10, [160, 320]).unwrap();
+    unit.pos.add(30, [480, 320]).unwrap();
+    unit.progress.add(5, [40]).unwrap();
+    unit.hp = 700;
+    let mut raw = vec![0; <Unit as Snapshot>::CLASS.fields.len()];
+    unit.quantise(&mut raw);
+    let back = Unit::dequantise(&raw);
+    assert_eq!(back.pos.keys(), unit.pos.keys());
+    assert_eq!(back.progress.keys(), unit.progress.keys());
+    assert_eq!(back.hp, 700);
+    assert_eq!(back.pos.value_at(Time::frame(20)), Some([320, 320]));
+}
