@@ -109,14 +109,13 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
                 .into_iter()
                 .map(|(_, bytes)| bytes as f64 * 8.0 / 1000.0 / (now - report.0).as_secs_f64())
                 .collect();
-            let mean = kbps.iter().sum::<f64>() / kbps.len().max(1) as f64;
-            let (min, max) =
-                kbps.iter().fold((f64::MAX, 0.0f64), |(a, b), k| (a.min(*k), b.max(*k)));
+            let mean = kbps.iter().fold(0.0, |sum, k| sum + k) / kbps.len().max(1) as f64;
+            let min = kbps.iter().copied().reduce(f64::min).unwrap_or(0.0);
+            let max = kbps.iter().copied().reduce(f64::max).unwrap_or(0.0);
             println!(
-                "t={:>3.0}s players {} | kbit/s per player: mean {mean:.1}, min {:.1}, max {max:.1} | encode all: {}",
+                "t={:>3.0}s players {} | kbit/s per player: mean {mean:.1}, min {min:.1}, max {max:.1} | encode all: {}",
                 now.as_secs_f64(),
                 server.players().count(),
-                if kbps.is_empty() { 0.0 } else { min },
                 medians(&server),
             );
             report = (now, report.1 + Duration::from_secs(1));
@@ -129,7 +128,26 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
         server.events.left,
         medians(&server),
     );
+    let frames = (o.seconds.as_secs_f64() * f64::from(game::HZ)).max(1.0);
+    if let (Some(cpu), Ok(load)) = (process_cpu(), std::fs::read_to_string("/proc/loadavg")) {
+        println!(
+            "server CPU, all its work (simulation, netcode, encryption, encoding): {:.3} ms per frame, {:.0}% of a core; load average {}",
+            cpu.as_secs_f64() * 1e3 / frames,
+            cpu.as_secs_f64() * 100.0 / o.seconds.as_secs_f64(),
+            load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// CPU time this process has used, user and system, on Linux (`/proc/self/stat`, in the
+/// kernel's 10 ms ticks).
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command's closing parenthesis, from the state (field 3) on.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 fn medians(server: &GameServer) -> String {
