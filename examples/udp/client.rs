@@ -195,7 +195,10 @@ impl GameClient {
         match (Message::read(bytes), &mut self.phase) {
             (Some(Message::Welcome { seed, welcome }), Phase::Joining { .. }) => {
                 self.phase = match Client::<Fleet>::connect(welcome, MAX_HANDLES) {
-                    Ok(client) => Phase::Playing { client: Box::new(client), seed, newest: None },
+                    Ok(mut client) => {
+                        client.set_session(self.netcode.client_id());
+                        Phase::Playing { client: Box::new(client), seed, newest: None }
+                    }
                     Err(e) => Phase::Stopped(format!("the server's welcome is refused: {e}")),
                 };
             }

@@ -230,6 +230,8 @@ impl GameServer {
     fn join(&mut self, id: u64, client: ClientId) {
         println!("player {id:#x} joined as {client}");
         self.events.joined += 1;
+        // Both ends know the netcode id: packets and acks of another connection are refused.
+        let _ = self.netschema.set_session(client, id);
         self.players.insert(id, Player { client, bytes: 0 });
         self.netcode_ids.insert(client, id);
         for (ship, _) in self.docked.iter().enumerate().filter(|(_, docked)| !**docked) {
