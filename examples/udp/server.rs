@@ -288,7 +288,7 @@ impl GameServer {
             Encoding::Serial => 1,
             Encoding::Parallel(n) => n,
             Encoding::Alternate(n) => {
-                if frame % 2 == 0 {
+                if frame.is_multiple_of(2) {
                     1
                 } else {
                     n
