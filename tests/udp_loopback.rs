@@ -217,7 +217,7 @@ fn the_udp_loop_survives_a_bad_network() {
     // Joined: 3 at first, the replacement and the reconnection; left: the killed client and
     // the frozen one's first connection; refused: the other schema, once per hello it sent.
     let events = h.server.events;
-    assert_eq!((events.joined, events.left), (5, 2), "{events:?}");
+    assert_eq!((events.joined, events.left, events.unwritten), (5, 2, 0), "{events:?}");
     assert!(events.refused >= 1, "{events:?}");
     // Bounded: a connection per live player only, and memory flat once warm.
     assert_eq!(h.server.players().count(), 3);
@@ -246,6 +246,7 @@ fn a_client_frozen_within_its_timeout_catches_up() {
     }
     h.assert_played(0, 300);
     h.assert_played(1, 200);
+    assert_eq!(h.server.events.unwritten, 0);
     let (before, after) = (before_freeze.unwrap(), h.stats(1));
     assert_eq!(after.reconnects, 0, "{after:?}");
     assert!(after.verified >= before.verified + 60, "{before:?} then {after:?}");

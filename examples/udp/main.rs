@@ -134,10 +134,11 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
         }
     }
     println!(
-        "done: {} joined, {} refused, {} left | encode all players per frame, median over the run: {}",
+        "done: {} joined, {} refused, {} left, {} packets unwritten | encode all players per frame, median over the run: {}",
         server.events.joined,
         server.events.refused,
         server.events.left,
+        server.events.unwritten,
         medians(&server),
     );
     let frames = (o.seconds.as_secs_f64() * f64::from(game::HZ)).max(1.0);

@@ -91,6 +91,8 @@ pub(crate) struct Events {
     pub(crate) refused: u64,
     /// Players gone: disconnected or timed out.
     pub(crate) left: u64,
+    /// Packets that could not be written (never, unless the budget is below a packet header).
+    pub(crate) unwritten: u64,
 }
 
 /// The server.
@@ -303,9 +305,11 @@ impl GameServer {
             self.timings.record(threads > 1, start.elapsed());
         }
         for packet in &packets {
-            let (Ok(len), Some(&id)) = (packet.len, self.netcode_ids.get(&packet.client)) else {
+            let Ok(len) = packet.len else {
+                self.events.unwritten += 1;
                 continue;
             };
+            let Some(&id) = self.netcode_ids.get(&packet.client) else { continue };
             self.send(now, id, Message::Packet(&packet.bytes[..len]));
             if let Some(p) = self.players.get_mut(&id) {
                 p.bytes += len as u64;
