@@ -170,7 +170,12 @@ fn medians(server: &GameServer) -> String {
         })
     };
     let t = &server.timings;
-    format!("serial {}, parallel {}", show(&t.serial), show(&t.parallel))
+    let work = median(&t.parallel_work).map_or(0.0, |m| m.as_secs_f64() * 1e3);
+    format!(
+        "serial {}, parallel {} (longest thread's own work {work:.3} ms)",
+        show(&t.serial),
+        show(&t.parallel)
+    )
 }
 
 /// Runs a client for the time asked, reporting every second.

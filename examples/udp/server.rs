@@ -61,16 +61,24 @@ pub(crate) struct Timings {
     pub(crate) serial: Vec<Duration>,
     /// Frames encoded on several.
     pub(crate) parallel: Vec<Duration>,
+    /// Frames encoded on several: the longest time one thread spent encoding, without the
+    /// wait for the threads to start on a free core and end.
+    pub(crate) parallel_work: Vec<Duration>,
 }
 
 /// Frames timed at most per kind (18 minutes at 60 Hz), so that memory stays bounded.
 const TIMED: usize = 1 << 16;
 
 impl Timings {
-    fn record(&mut self, parallel: bool, took: Duration) {
-        let times = if parallel { &mut self.parallel } else { &mut self.serial };
-        if times.len() < TIMED {
-            times.push(took);
+    fn record(&mut self, parallel: bool, took: Duration, work: Duration) {
+        if self.serial.len().max(self.parallel.len()) >= TIMED {
+            return;
+        }
+        if parallel {
+            self.parallel.push(took);
+            self.parallel_work.push(work);
+        } else {
+            self.serial.push(took);
         }
     }
 }
@@ -300,9 +308,9 @@ impl GameServer {
         let mut packets = std::mem::take(&mut self.packets);
         let start = Instant::now();
         let (world, connections) = self.netschema.split();
-        encode_all(&world, connections, &mut packets, threads);
+        let work = encode_all(&world, connections, &mut packets, threads);
         if !packets.is_empty() {
-            self.timings.record(threads > 1, start.elapsed());
+            self.timings.record(threads > 1, start.elapsed(), work);
         }
         for packet in &packets {
             let Ok(len) = packet.len else {
