@@ -35,10 +35,10 @@ pub(crate) fn capture<P: Protocol, C: ClassOf<P> + Component>(
 ) {
     for (entity, value) in &entities {
         let id = ns_id(entity);
-        if value.is_changed() || !ns.server().contains(id) {
-            if let Err(e) = ns.capture(id, &*value) {
-                log::warn!("netschema did not capture {entity}: {e}");
-            }
+        if (value.is_changed() || !ns.server().contains(id))
+            && let Err(e) = ns.capture(id, &*value)
+        {
+            log::warn!("netschema did not capture {entity}: {e}");
         }
     }
 }

@@ -3,6 +3,7 @@
 mod capture;
 mod client;
 mod encode;
+pub mod loopback;
 mod messages;
 mod plugin;
 mod server;
