@@ -3,24 +3,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netschema_runtime::model::predict::Predictor;
+use netschema_fuzz::{CLIENT_HANDLES, CLIENT_SCHEMA as SCHEMA};
 use netschema_runtime::owned::ClientBuffers;
-use netschema_runtime::schema::{Class, Field, Schema};
-
-const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Cubic];
-static BALL: [Field; 4] = [
-    Field::numeric("x", 0, 65_535, false, MOVING),
-    Field::numeric("a", 0, 1023, true, &[Predictor::Zero, Predictor::Hold]),
-    Field::categorical("mood", 5),
-    Field::categorical("lit", 2),
-];
-static BOX: [Field; 1] = [Field::numeric("hp", i32::MIN, i32::MAX, false, MOVING)];
-static CLASSES: [Class; 2] = [Class::new("ball", &BALL), Class::new("box", &BOX)];
-static SCHEMA: Schema = Schema::new("fuzz", &CLASSES);
 
 fuzz_target!(|data: &[u8]| {
-    let mut buffers = ClientBuffers::new(&SCHEMA, 16);
-    let Ok(mut client) = buffers.client(&SCHEMA, 16) else { return };
+    let mut buffers = ClientBuffers::new(&SCHEMA, CLIENT_HANDLES);
+    let Ok(mut client) = buffers.client(&SCHEMA, CLIENT_HANDLES) else { return };
     let mut rest = data;
     while let Some((&len, tail)) = rest.split_first() {
         let (packet, next) = tail.split_at(usize::from(len).min(tail.len()));

@@ -8,25 +8,12 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use netschema_lab::trace::{Trace, TraceWriter};
 use netschema_lab::descriptors::RuntimeSchema;
-
-const SCHEMA: &str = "\
-enum State { idle, moving, attacking }
-class Unit {
-    pos: vec2<fixed(0, 256, res = 1/32)>;
-    heading: angle(bits = 8);
-    hp: int(0, 200);
-    state: State;
-    alive: bool;
-    orientation: quat(bits = 9);
-    path: [vec3<int(-10, 10)>; 2];
-}
-class Tree { height: fixed(0, 20, bits = 12); }
-";
+use netschema_fuzz::TRACE_SCHEMA;
 
 fn schema() -> &'static RuntimeSchema {
     static SCHEMA_CELL: OnceLock<RuntimeSchema> = OnceLock::new();
     SCHEMA_CELL.get_or_init(|| {
-        let ir = netschema_idl::parse_str("fuzz.netidl", SCHEMA).expect("valid schema");
+        let ir = netschema_idl::parse_str("fuzz.netidl", TRACE_SCHEMA).expect("valid schema");
         RuntimeSchema::new(&ir).expect("runtime schema")
     })
 }

@@ -12,26 +12,6 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 use support::*;
 
-type View = BTreeMap<u32, (usize, Vec<i32>)>;
-
-/// What `peer` records that its client holds at the world's current frame.
-fn record(schema: &Schema, world: &World<'_>, peer: &Peer<'_>) -> View {
-    let frame = world.frame().unwrap();
-    let mut out = vec![0; schema.max_fields];
-    (0..world.capacity())
-        .filter_map(|id| {
-            let h = peer.handle_of(id)?;
-            let class = peer.client_view(world, frame, id, &mut out)?;
-            Some((h, (class, out[..schema.classes[class].fields.len()].to_vec())))
-        })
-        .collect()
-}
-
-/// The client's current frame exactly as its packet set it.
-fn frame_view(client: &Client<'_>) -> View {
-    client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
-}
-
 /// Replicates the moving test world through packets of at most `budget` bytes over a link
 /// with `jitter` frames of reordering, `loss` and `duplicate`; checks every packet's length
 /// and that every accepted frame is what the server recorded. Returns the packets accepted.

@@ -456,3 +456,50 @@ fn a_client_wedged_far_ahead_recovers() {
     assert!(restarts >= 1);
     assert!(recovered - wedged <= RESTART_AFTER + 5, "wedged for {} frames", recovered - wedged);
 }
+
+/// A session value given to both ends salts the check value: a client of another session (or
+/// of none) refuses every packet, one of the same session accepts them all, and the
+/// packets are as long as those of a twin without a session, to the trimmed byte.
+#[test]
+fn packets_of_another_session_are_refused() {
+    let schema = &SCHEMA;
+    let mut wb = WorldBuffers::new(schema, ENTITIES);
+    let mut world = wb.world(schema, ENTITIES).unwrap();
+    let mut pbs = [0, 1].map(|_| PeerBuffers::new(schema, HANDLES, ENTITIES));
+    let [a, b] = &mut pbs;
+    let mut salted = a.peer(schema, HANDLES, ENTITIES).unwrap();
+    let mut plain = b.peer(schema, HANDLES, ENTITIES).unwrap();
+    salted.set_session(0x1234_5678_9abc_def0);
+    let mut cbs = [0, 1, 2, 3].map(|_| ClientBuffers::new(schema, HANDLES));
+    let [a, b, c, d] = &mut cbs;
+    let mut same = a.client(schema, HANDLES).unwrap();
+    let mut other = b.client(schema, HANDLES).unwrap();
+    let mut none = c.client(schema, HANDLES).unwrap();
+    let mut plain_client = d.client(schema, HANDLES).unwrap();
+    same.set_session(0x1234_5678_9abc_def0);
+    other.set_session(0x1234_5678_9abc_def1);
+    let mut sim = Sim::new(11, ENTITIES);
+    for id in 0..ENTITIES {
+        salted.set_visible(id, true);
+        plain.set_visible(id, true);
+    }
+    let (mut buf, mut plain_buf) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    for _ in 0..50 {
+        sim.step(&mut world);
+        let len = salted.encode(&world, &mut buf).unwrap();
+        let plain_len = plain.encode(&world, &mut plain_buf).unwrap();
+        // The same bits but the check value's, whose last zero bytes the encoder trims.
+        assert!(len.abs_diff(plain_len) <= 1, "{len} and {plain_len} bytes");
+        let packet = &buf[..len];
+        assert_eq!(same.decode(packet), Ok(world.frame().unwrap()));
+        // Warm packets name baselines only clients of the session hold.
+        for client in [&mut other, &mut none] {
+            let refused = client.decode(packet);
+            assert!(matches!(refused, Err(Error::CheckMismatch | Error::UnknownBaseline)));
+            assert_eq!(client.frame(), None);
+        }
+        assert!(plain_client.decode(&plain_buf[..plain_len]).is_ok());
+        salted.receive_ack(&same.ack().unwrap());
+        plain.receive_ack(&plain_client.ack().unwrap());
+    }
+}

@@ -121,6 +121,8 @@ pub(crate) struct ClientState {
     refused: u32,
     /// Whether the client forgot what it held and asks for a packet from scratch.
     restarted: bool,
+    /// The session packets' check values cover (see [`Client::set_session`]).
+    session: u64,
 }
 
 impl ClientState {
@@ -182,6 +184,7 @@ impl<'a> Client<'a> {
             checks: [0; SLOTS],
             refused: 0,
             restarted: false,
+            session: 0,
         };
         Ok(Client { schema, store, state })
     }
@@ -267,6 +270,15 @@ impl<'a> Client<'a> {
         decoded
     }
 
+    /// Binds this client to a session: a value its server's [`Peer`](crate::Peer) was given
+    /// too, from the transport (a connection id, a token's nonce). Check values and ack proofs
+    /// then cover it at no cost on the wire, so packets of another session or another client
+    /// fail as [`Error::CheckMismatch`]. Set it before the first packet; 0 (the default) is
+    /// no session.
+    pub fn set_session(&mut self, session: u64) {
+        self.state.session = session;
+    }
+
     /// Forgets every frame held and asks the server to start over: until a packet is
     /// accepted, [`Client::ack`] is [`Ack::restart`], and the server's next packet after it is
     /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] packets
@@ -295,7 +307,7 @@ impl<'a> Client<'a> {
             } else {
                 from_wire(self.state.newest, wire)
             };
-            Refs::new(frame, &[])
+            Refs::new(self.state.session, frame, &[])
         } else {
             let id = dec.direct(0, BASE_ID_BITS);
             let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
@@ -303,9 +315,13 @@ impl<'a> Client<'a> {
             if self.state.newest != NO_FRAME && age(self.state.newest, base) >= WINDOW {
                 return Err(Error::UnknownBaseline);
             }
-            Refs::new(base.wrapping_add(distance), &[base])
+            Refs::new(self.state.session, base.wrapping_add(distance), &[base])
         };
         let frame = refs.frame;
+        // The server's frames skip u32::MAX (the empty slot's mark), so no packet names it.
+        if frame == NO_FRAME {
+            return Err(Error::Corrupt);
+        }
         if self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
@@ -781,5 +797,54 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             let largest = write_lags(lags, usize::MAX, 0, staleness);
             self.max_lag = self.max_lag.max(largest);
         }
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use crate::model::predict::Predictor;
+    use crate::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+    use crate::schema::{Class, Field, Schema};
+
+    static PREDICTORS: [Predictor; 3] = [Predictor::Hold, Predictor::Linear, Predictor::Zero];
+    static F: [Field; 2] =
+        [Field::numeric("x", 0, 10_000, false, &PREDICTORS), Field::categorical("on", 2)];
+    static C: [Class; 1] = [Class::new("c", &F)];
+    static S: Schema = Schema::new("s", &C);
+
+    /// A session that crosses frame `u32::MAX - 1` → 0 (the server skips `u32::MAX`) decodes
+    /// every packet that arrives, one in four being lost, to the server's values.
+    #[test]
+    fn a_session_crosses_the_frame_counter_rollover() {
+        const N: usize = 8;
+        let mut wb = WorldBuffers::new(&S, N);
+        let mut world = wb.world(&S, N).unwrap();
+        world.frame = u32::MAX - 70;
+        let mut pb = PeerBuffers::new(&S, N, N);
+        let mut peer = pb.peer(&S, N, N).unwrap();
+        let mut cb = ClientBuffers::new(&S, N);
+        let mut client = cb.client(&S, N).unwrap();
+        for id in 0..N {
+            peer.set_visible(id, true);
+        }
+        let mut buf = [0u8; 512];
+        for step in 0..140i32 {
+            let frame = world.begin_frame();
+            for id in 0..N {
+                world.set(id, 0, &[(step * 13 + id as i32 * 100) % 10_000, step & 1]).unwrap();
+            }
+            let len = peer.encode(&world, &mut buf).unwrap();
+            if step % 4 == 3 {
+                continue;
+            }
+            assert_eq!(client.decode(&buf[..len]), Ok(frame), "step {step}");
+            for id in 0..N {
+                let h = peer.handle_of(id).unwrap();
+                let (_, row) = world.get(frame, id).unwrap();
+                assert_eq!(client.get(h).map(|(_, r)| r), Some(row), "frame {frame}");
+            }
+            peer.receive_ack(&client.ack().unwrap());
+        }
+        assert!(world.frame().unwrap() < 100, "the counter wrapped");
     }
 }

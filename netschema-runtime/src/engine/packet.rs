@@ -59,9 +59,12 @@ const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
 const COUNT_CLASS: usize = 4;
 
-/// The frames a packet refers to.
+/// What a packet's decoding depends on besides its bytes: the frames it refers to and the
+/// session it belongs to.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Refs {
+    /// The session both ends were given (see `Peer::set_session`); 0 if none.
+    pub session: u64,
     /// The frame the packet carries.
     pub frame: u32,
     /// History frames, newest first; `history[0]` is the baseline. Empty without baseline.
@@ -74,9 +77,14 @@ pub(crate) struct Refs {
 
 impl Refs {
     /// References for `frame` with the given history (newest first, baseline first).
-    pub(crate) fn new(frame: u32, history: &[u32]) -> Refs {
-        let mut refs =
-            Refs { frame, history: [0; MAX_SAMPLES], len: 0, table: PredictorTable::new(&[]) };
+    pub(crate) fn new(session: u64, frame: u32, history: &[u32]) -> Refs {
+        let mut refs = Refs {
+            session,
+            frame,
+            history: [0; MAX_SAMPLES],
+            len: 0,
+            table: PredictorTable::new(&[]),
+        };
         for &t in history.iter().take(MAX_SAMPLES) {
             refs.history[refs.len] = t;
             refs.len += 1;
@@ -136,7 +144,8 @@ fn all_groups(class: &Class) -> u32 {
 
 /// Writes a handle's lags at the new frame into `lags` (one per group of the schema): 0 for
 /// the groups in `due`, sent in this packet, and for those past the class's `groups`; for the
-/// others, held, how old their values are (`staleness(g)`). Returns the largest lag written.
+/// others, held, how old their values are (`staleness(g)`). `lags` may run over several
+/// handles when `groups` is `usize::MAX` and `due` is 0. Returns the largest lag written.
 #[inline]
 pub(crate) fn write_lags(
     lags: &mut [u8],
@@ -151,7 +160,7 @@ pub(crate) fn write_lags(
     }
     let mut largest = 0;
     for (g, lag) in lags.iter_mut().enumerate() {
-        *lag = if g >= groups || due >> g & 1 != 0 {
+        *lag = if g >= groups || (g < 32 && due >> g & 1 != 0) {
             0
         } else {
             staleness(g).min(u32::from(u8::MAX)) as u8
@@ -286,13 +295,18 @@ pub(crate) trait Side<'s> {
 pub(crate) struct Check(u32);
 
 impl Check {
-    /// A check value started over what the header says: the schema, the frame and the
-    /// history frames (as their wire numbers, which both ends read alike), so that a header
-    /// damaged in transit fails the check like a damaged body.
+    /// A check value started over what the header says: the schema, the session, the frame
+    /// and the history frames (as their wire numbers, which both ends read alike), so that a
+    /// header damaged in transit fails the check like a damaged body, and a packet of another
+    /// session like a damaged one.
     fn header(schema: &Schema, refs: &Refs) -> Self {
         let mut check = Check(0x811c_9dc5);
         check.add(schema.hash as u32);
         check.add((schema.hash >> 32) as u32);
+        if refs.session != 0 {
+            check.add(refs.session as u32);
+            check.add((refs.session >> 32) as u32);
+        }
         check.add(u32::from(to_wire(refs.frame)));
         for &t in &refs.history[..refs.len] {
             check.add(u32::from(to_wire(t)));

@@ -156,6 +156,8 @@ pub(crate) struct PeerState {
     /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
     scale: u32,
     stats: PeerStats,
+    /// The session packets' check values cover (see [`Peer::set_session`]).
+    session: u64,
 }
 
 /// Frames back a peer remembers the check values of the packets it sent: an ack names frames
@@ -219,6 +221,7 @@ impl<'a> Peer<'a> {
             checks: [(NO_FRAME, 0); PROVEN as usize],
             scale: 256,
             stats: PeerStats::default(),
+            session: 0,
         };
         Ok(Peer { schema, store, state })
     }
@@ -281,6 +284,13 @@ impl<'a> Peer<'a> {
     /// The schema hash a client must present to connect (see [`crate::engine::handshake`]).
     pub fn schema_hash(&self) -> u64 {
         self.schema.hash
+    }
+
+    /// Binds this peer to a session: a value its client was given too, from the transport (a
+    /// connection id, a token's nonce); see [`Client::set_session`](crate::Client::set_session).
+    /// Set it before the first packet; 0 (the default) is no session.
+    pub fn set_session(&mut self, session: u64) {
+        self.state.session = session;
     }
 
     /// Shows or hides entity `id` to this client from the next packet on.
@@ -584,7 +594,7 @@ impl<'a> Peer<'a> {
         }
         let (history, len) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
-        let refs = Refs::new(frame, &history[..len]);
+        let refs = Refs::new(self.state.session, frame, &history[..len]);
         self.assign_handles(world, frame, &refs);
 
         // First with nothing held if everything seems to fit, then with "held" flags, then

@@ -60,7 +60,7 @@ pub struct World<'a> {
     rows: &'a mut [i32],
     classes: &'a mut [u16],
     spawned: &'a mut [u32],
-    frame: u32,
+    pub(crate) frame: u32,
 }
 
 impl<'a> World<'a> {

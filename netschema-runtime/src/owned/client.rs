@@ -96,6 +96,14 @@ impl<P: Protocol> Client<P> {
         frame
     }
 
+    /// Binds this client to a session the server's [`Server::set_session`](super::Server::set_session)
+    /// names too; see [`crate::Client::set_session`].
+    pub fn set_session(&mut self, session: u64) {
+        let mut client = self.buffers.resume(P::SCHEMA, self.state);
+        client.set_session(session);
+        self.state = client.state();
+    }
+
     /// Forgets every frame held and asks the server to start over; see
     /// [`crate::Client::restart`] (which decoding does by itself on a wedged session).
     pub fn restart(&mut self) {

@@ -283,6 +283,12 @@ impl<P: Protocol> Server<P> {
         Ok(out)
     }
 
+    /// Binds `client`'s packets to a session its [`Client::set_session`](super::Client::set_session)
+    /// names too, from the transport; see [`Peer::set_session`].
+    pub fn set_session(&mut self, client: ClientId, session: u64) -> Result<()> {
+        self.with_peer(client, |p| p.set_session(session))
+    }
+
     /// Shows or hides entity `id` to `client` from the next packet on.
     pub fn set_visible(&mut self, client: ClientId, id: u64, visible: bool) -> Result<()> {
         let slot = self.slot(id)?;

@@ -4,7 +4,7 @@
 
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
-use netschema_runtime::{Ack, World};
+use netschema_runtime::{Ack, Client, Peer, World};
 use std::collections::BTreeMap;
 
 /// splitmix64.
@@ -155,4 +155,24 @@ impl Sim {
             world.set(id, class, &row).unwrap();
         }
     }
+}
+
+pub type View = BTreeMap<u32, (usize, Vec<i32>)>;
+
+/// What `peer` records that its client holds at the world's current frame.
+pub fn record(schema: &Schema, world: &World<'_>, peer: &Peer<'_>) -> View {
+    let frame = world.frame().unwrap();
+    let mut out = vec![0; schema.max_fields];
+    (0..world.capacity())
+        .filter_map(|id| {
+            let h = peer.handle_of(id)?;
+            let class = peer.client_view(world, frame, id, &mut out)?;
+            Some((h, (class, out[..schema.classes[class].fields.len()].to_vec())))
+        })
+        .collect()
+}
+
+/// The client's current frame exactly as its packet set it.
+pub fn frame_view(client: &Client<'_>) -> View {
+    client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
 }

@@ -1,0 +1,36 @@
+//! What the fuzz targets and the seed writer (`examples/seeds.rs`) share: the schemas the
+//! targets read against.
+
+use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::schema::{Class, Field, Schema};
+
+const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Cubic];
+static BALL: [Field; 4] = [
+    Field::numeric("x", 0, 65_535, false, MOVING),
+    Field::numeric("a", 0, 1023, true, &[Predictor::Zero, Predictor::Hold]),
+    Field::categorical("mood", 5),
+    Field::categorical("lit", 2),
+];
+static BOX: [Field; 1] = [Field::numeric("hp", i32::MIN, i32::MAX, false, MOVING)];
+static CLASSES: [Class; 2] = [Class::new("ball", &BALL), Class::new("box", &BOX)];
+
+/// The schema `client_decode` decodes packets of.
+pub static CLIENT_SCHEMA: Schema = Schema::new("fuzz", &CLASSES);
+
+/// The handles of `client_decode`'s client.
+pub const CLIENT_HANDLES: usize = 16;
+
+/// The schema `trace_read` reads traces against.
+pub const TRACE_SCHEMA: &str = "\
+enum State { idle, moving, attacking }
+class Unit {
+    pos: vec2<fixed(0, 256, res = 1/32)>;
+    heading: angle(bits = 8);
+    hp: int(0, 200);
+    state: State;
+    alive: bool;
+    orientation: quat(bits = 9);
+    path: [vec3<int(-10, 10)>; 2];
+}
+class Tree { height: fixed(0, 20, bits = 12); }
+";

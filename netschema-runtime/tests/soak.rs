@@ -1,0 +1,205 @@
+//! The soak: sessions over lossy links with damaged copies of packets mixed in, each accepted
+//! packet checked against what the server records that its client holds. Damaged packets are
+//! counted by kind; one the client accepts with values the server never sent is a false
+//! acceptance, the event the 16-bit check value makes rare. The stream must go on after one.
+//!
+//! By default it runs a fixed number of sessions (a few seconds). To soak for as long as you
+//! like: `NETSCHEMA_SOAK_SECONDS=3600 cargo test --release -p netschema-runtime --test soak --
+//! --nocapture` (see also `.ci/soak`).
+
+mod support;
+
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::{Ack, AckOutcome};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use support::*;
+
+const ENTITIES: usize = 120;
+const HANDLES: usize = 96;
+const FRAMES: u32 = 400;
+/// Damaged copies of each datagram decoded before it.
+const DAMAGED_COPIES: usize = 4;
+
+/// Ways a datagram gets damaged.
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    /// One to three bits flipped anywhere.
+    Flip,
+    /// The first bytes (the header) rewritten at random.
+    Header,
+    /// Cut short.
+    Truncate,
+    /// Random bytes appended.
+    Append,
+    /// Every byte random, the length kept.
+    Garbage,
+    /// The start of this packet and the end of an older one.
+    Splice,
+}
+
+const DAMAGES: [Damage; 6] = [
+    Damage::Flip,
+    Damage::Header,
+    Damage::Truncate,
+    Damage::Append,
+    Damage::Garbage,
+    Damage::Splice,
+];
+
+fn damage(kind: Damage, packet: &[u8], older: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut out = packet.to_vec();
+    let len = out.len() as u64;
+    match kind {
+        Damage::Flip => {
+            for _ in 0..=rng.below(3) {
+                let i = rng.below(len) as usize;
+                out[i] ^= 1 << rng.below(8);
+            }
+        }
+        Damage::Header => {
+            for b in out.iter_mut().take(1 + rng.below(4) as usize) {
+                *b = rng.next() as u8;
+            }
+        }
+        Damage::Truncate => out.truncate(rng.below(len) as usize),
+        Damage::Append => out.extend((0..=rng.below(8)).map(|_| rng.next() as u8)),
+        Damage::Garbage => out.iter_mut().for_each(|b| *b = rng.next() as u8),
+        Damage::Splice => {
+            let cut = rng.below(len) as usize;
+            out.truncate(cut);
+            out.extend(older.iter().skip(cut));
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Tally {
+    sessions: u64,
+    frames: u64,
+    accepted: u64,
+    /// Damaged packets decoded, per kind.
+    tried: [u64; DAMAGES.len()],
+    /// Damaged packets accepted as what was sent (the damage changed nothing decoded).
+    harmless: [u64; DAMAGES.len()],
+    /// Damaged packets accepted with values or a frame the server never sent.
+    false_accepts: [u64; DAMAGES.len()],
+    refused_acks: u64,
+}
+
+/// One session: `FRAMES` frames over links with the session's loss and delay, damaged copies
+/// of each datagram delivered just before the real one.
+fn session(seed: u64, tally: &mut Tally) {
+    let schema = &SCHEMA;
+    let mut rng = Rng(seed);
+    let budget = [200, 600, 1200, 4000][rng.below(4) as usize];
+    let latency = (rng.below(3) as u32, 3 + rng.below(6) as u32);
+    let loss = [0.0, 0.05, 0.2][rng.below(3) as usize];
+    let mut wb = WorldBuffers::new(schema, ENTITIES);
+    let mut world = wb.world(schema, ENTITIES).unwrap();
+    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
+    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
+    let mut cb = ClientBuffers::new(schema, HANDLES);
+    let mut client = cb.client(schema, HANDLES).unwrap();
+    let mut sim = Sim::new(seed, ENTITIES);
+    let (mut down, mut up) = (Link::new(latency, loss), Link::new(latency, loss));
+    down.duplicate = 0.05;
+    let mut sent: BTreeMap<u32, View> = BTreeMap::new();
+    let mut older = Vec::new();
+    let mut buf = vec![0u8; budget];
+    let mut accepted_after_false = None;
+    for now in 0..FRAMES {
+        sim.step(&mut world);
+        for id in 0..ENTITIES {
+            if now == 0 || rng.chance(0.01) {
+                peer.set_visible(id, rng.chance(0.8));
+            }
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        let frame = world.frame().unwrap();
+        sent.insert(frame, record(schema, &world, &peer));
+        sent.retain(|&f, _| frame.wrapping_sub(f) < 64);
+        down.send(&mut rng, now, &buf[..len]);
+
+        for packet in down.receive(now) {
+            for _ in 0..DAMAGED_COPIES {
+                let k = rng.below(DAMAGES.len() as u64) as usize;
+                let damaged = damage(DAMAGES[k], &packet, &older, &mut rng);
+                tally.tried[k] += 1;
+                if let Ok(f) = client.decode(&damaged) {
+                    if sent.get(&f) == Some(&frame_view(&client)) {
+                        tally.harmless[k] += 1;
+                    } else {
+                        tally.false_accepts[k] += 1;
+                        accepted_after_false = Some(0);
+                    }
+                }
+            }
+            if let Ok(f) = client.decode(&packet) {
+                tally.accepted += 1;
+                accepted_after_false = accepted_after_false.map(|n| n + 1);
+                assert_eq!(sent.get(&f), Some(&frame_view(&client)), "seed {seed}, frame {f}");
+                assert_eq!(client.model_digest(f), peer.model_digest(f), "seed {seed}, frame {f}");
+                if let Some(ack) = client.ack() {
+                    up.send(&mut rng, now, &ack_bytes(ack));
+                }
+            }
+            older = packet;
+        }
+        for ack in up.receive(now) {
+            if peer.receive_ack(&Ack::read(&ack).unwrap()) == AckOutcome::Refused {
+                tally.refused_acks += 1;
+            }
+        }
+        tally.frames += 1;
+    }
+    if let Some(n) = accepted_after_false {
+        assert!(n > 0 || loss > 0.0, "seed {seed}: no packet accepted after a false acceptance");
+    }
+    tally.sessions += 1;
+}
+
+#[test]
+fn damaged_packets_are_refused_and_the_stream_goes_on() {
+    let seconds = std::env::var("NETSCHEMA_SOAK_SECONDS").ok().and_then(|s| s.parse().ok());
+    let deadline = seconds.map(|s| Instant::now() + Duration::from_secs(s));
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let mut seed = 0x50a4;
+    while match deadline {
+        Some(d) => Instant::now() < d,
+        None => tally.sessions < 40,
+    } {
+        session(seed, &mut tally);
+        seed += 1;
+    }
+    let tried: u64 = tally.tried.iter().sum();
+    let false_accepts: u64 = tally.false_accepts.iter().sum();
+    println!(
+        "{} sessions, {} frames, {} packets accepted, {} acks refused in {:.1} s",
+        tally.sessions,
+        tally.frames,
+        tally.accepted,
+        tally.refused_acks,
+        started.elapsed().as_secs_f64()
+    );
+    println!("{:<9} {:>10} {:>9} {:>6}", "damage", "decoded", "harmless", "false");
+    for (k, kind) in DAMAGES.iter().enumerate() {
+        println!(
+            "{:<9} {:>10} {:>9} {:>6}",
+            format!("{kind:?}"),
+            tally.tried[k],
+            tally.harmless[k],
+            tally.false_accepts[k]
+        );
+    }
+    println!(
+        "false acceptances: {false_accepts} of {tried} ({:.2e}; 2^-16 = {:.2e})",
+        false_accepts as f64 / tried.max(1) as f64,
+        1.0 / 65536.0
+    );
+    // Far above what a 16-bit check lets through, far below a broken one.
+    assert!(false_accepts <= 3 + tried / 8192, "{false_accepts} of {tried} accepted falsely");
+    assert!(tally.accepted > tally.frames / 2, "{} of {} frames", tally.accepted, tally.frames);
+}
