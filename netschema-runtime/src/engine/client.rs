@@ -435,6 +435,19 @@ impl<'a> Client<'a> {
     }
 }
 
+/// An entity as the current view shows it, with where its values come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sample<'s> {
+    /// Its class.
+    pub(crate) class: usize,
+    /// Its newest raw values.
+    pub(crate) row: &'s [i32],
+    /// The frame at which its handle got it: another entity at the same handle has another.
+    pub(crate) born: u32,
+    /// The frame at which the world had the values of its default update group.
+    pub(crate) source: u32,
+}
+
 /// Read access to a client's current and previous views over shared storage, for the
 /// [`Client`] and the owned layer alike.
 #[derive(Clone, Copy, Debug)]
@@ -465,9 +478,21 @@ impl<'s> Reader<'s> {
     /// Class and raw values of `handle` in the current view: the newest values the client
     /// has of it (see [`Reader::freshest`]).
     pub(crate) fn get(&self, handle: u32) -> Option<(usize, &'s [i32])> {
+        self.sample(handle).map(|s| (s.class, s.row))
+    }
+
+    /// The entity at `handle` in the current view with where its values come from: what
+    /// [`Reader::get`] gives, the frame its handle got it and the frame its default update
+    /// group's values were the world's.
+    pub(crate) fn sample(&self, handle: u32) -> Option<Sample<'s>> {
         let slot = self.current_slot()?;
         self.entry(slot, handle)?;
-        self.entry(self.freshest(slot, handle), handle)
+        let p = self.freshest(slot, handle);
+        let (class, row) = self.entry(p, handle)?;
+        let born = *self.born.get(p * self.state.handles as usize + handle as usize)?;
+        let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
+        let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(lag));
+        Some(Sample { class, row, born, source })
     }
 
     /// Class and raw values of `handle` in the current frame exactly as its packet set it.

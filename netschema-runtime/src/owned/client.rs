@@ -129,6 +129,11 @@ impl<P: Protocol> Client<P> {
         self.reader().age(handle)
     }
 
+    /// The entity at `handle` with where its values come from, for interpolation.
+    pub(crate) fn sample(&self, handle: u32) -> Option<client::Sample<'_>> {
+        self.reader().sample(handle)
+    }
+
     /// The entity at `handle`, if it is a `C`: its newest values (see
     /// [`Client::view`](crate::Client::view)).
     pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
