@@ -12,11 +12,11 @@ pub const MAX_DELAY: u32 = 32;
 
 /// Frames the render clock may fall behind its place (the newest frame less the delay) before
 /// it jumps there instead of catching up.
-pub const RESYNC: u32 = 8;
+pub const RESYNC: u32 = 4;
 
-/// Samples kept per handle beyond the delay: enough to bracket the clock while it is up to a
-/// frame behind its place.
-const SPARE: usize = 3;
+/// Samples kept per handle beyond the delay: enough to bracket the clock wherever
+/// [`RESYNC`] lets it be (up to `delay + RESYNC` frames behind the newest, and a frame older).
+const SPARE: usize = RESYNC as usize + 2;
 
 /// One tick of the render clock is `1 / ONE` of a frame.
 const TICK: i64 = ONE as i64;
@@ -30,8 +30,12 @@ struct Track {
     born: u32,
     /// Where the oldest sample is in the ring.
     head: usize,
-    /// How many samples the ring holds; 0 when there is no entity at the handle.
+    /// How many samples the ring holds.
     len: usize,
+    /// Whether the client's current view has the entity. An entity can be missing from a
+    /// view and come back (an entering entity that a byte budget made wait again after a
+    /// lost packet): its samples are kept meanwhile.
+    present: bool,
 }
 
 /// The entities of a [`Client`] at a render time a little behind the newest frame it decoded,
@@ -62,9 +66,11 @@ struct Track {
 ///   delay is what covers late packets.
 /// - **Before the oldest sample** (an entity that has just entered, or a clock far behind):
 ///   the oldest sample.
-/// - An entity is shown from the first packet that has it to the first that does not: entering
-///   and leaving are not delayed. A new entity at a handle another one left (even between two
-///   packets received) starts over and is never blended with the old one.
+/// - An entity is shown while the client's view has it: entering and leaving are not delayed.
+///   A new entity at a handle another one left (even between two packets received) starts
+///   over and is never blended with the old one; the same entity back in the view after a
+///   few frames out of it (an entering entity that a byte budget made wait again) keeps its
+///   samples.
 ///
 /// # The clock
 ///
@@ -77,7 +83,7 @@ struct Track {
 ///
 /// # Cost
 ///
-/// Storage for `delay + 3` samples of every handle is allocated once, by
+/// Storage for `delay + 6` samples of every handle is allocated once, by
 /// [`Interpolator::new`]; recording and advancing allocate nothing and cost one blend per
 /// entity.
 pub struct Interpolator<P: Protocol> {
@@ -180,7 +186,7 @@ impl<P: Protocol> Interpolator<P> {
         for h in 0..self.tracks.len() {
             match client.sample(h as u32) {
                 Some(s) => self.push(h, s.class, s.born, s.source, s.row),
-                None => self.tracks[h].len = 0,
+                None => self.tracks[h].present = false,
             }
         }
         self.refresh();
@@ -210,11 +216,9 @@ impl<P: Protocol> Interpolator<P> {
     fn push(&mut self, h: usize, class: usize, born: u32, source: u32, row: &[i32]) {
         let cap = self.capacity;
         let track = &mut self.tracks[h];
-        if track.len > 0 && (track.born != born || track.class != class) {
-            track.len = 0;
-        }
-        let slot = if track.len == 0 {
-            *track = Track { class, born, head: 0, len: 1 };
+        track.present = true;
+        let slot = if track.len == 0 || track.born != born || track.class != class {
+            *track = Track { class, born, head: 0, len: 1, present: true };
             0
         } else {
             let newest = (track.head + track.len - 1) % cap;
@@ -244,7 +248,7 @@ impl<P: Protocol> Interpolator<P> {
         };
         let (cap, stride) = (self.capacity, self.stride);
         for (h, track) in self.tracks.iter().enumerate() {
-            if track.len == 0 {
+            if !track.present {
                 continue;
             }
             let fields = P::SCHEMA.classes[track.class].fields;
@@ -272,7 +276,7 @@ impl<P: Protocol> Interpolator<P> {
 
     /// The raw values of the entity at `handle` at the render time, with its class.
     fn shown(&self, handle: u32) -> Option<(usize, &[i32])> {
-        let track = self.tracks.get(handle as usize).filter(|t| t.len > 0)?;
+        let track = self.tracks.get(handle as usize).filter(|t| t.present)?;
         let at = handle as usize * self.stride;
         let len = P::SCHEMA.classes[track.class].fields.len();
         Some((track.class, &self.shown[at..at + len]))
