@@ -507,3 +507,36 @@ fn entities_a_byte_budget_holds_are_blended_at_their_source_frames() {
     let n = lossy_session(40, 80);
     assert!(n.between > 20_000 && n.across_gaps > 10_000 && n.budget_held > 2000, "{n:?}");
 }
+
+#[test]
+fn recording_advancing_and_reading_allocate_nothing() {
+    let mut s = Session::new(2);
+    for i in 0..30 {
+        let ships: Vec<(u64, Raw)> = (1..=20).map(|k| (k, path(i + k as u32))).collect();
+        let frame = s.server.begin_frame();
+        for &(id, ship) in &ships {
+            s.server.set(id, &ship.ship()).unwrap();
+            s.server.set_visible(s.id, id, true).unwrap();
+        }
+        let mut buf = [0; 1200];
+        let n = s.server.encode(s.id, &mut buf).unwrap();
+        let deliver = i % 4 != 1;
+        if deliver {
+            assert_eq!(s.client.decode(&buf[..n]), Ok(frame));
+        }
+        let counted = allocation_counter::measure(|| {
+            if deliver {
+                s.interp.record(&s.client);
+            }
+            for _ in 0..3 {
+                s.interp.advance(0.34);
+                let n = s.interp.iter::<Ship>().count();
+                assert!(s.interp.get::<Ship>(0).is_some() && s.interp.entity(0).is_some() && n > 0);
+            }
+        });
+        assert_eq!(counted.count_total, 0, "frame {i}");
+        if deliver {
+            s.server.receive_ack(s.id, &s.client.ack().unwrap()).unwrap();
+        }
+    }
+}
