@@ -540,3 +540,9 @@ fn recording_advancing_and_reading_allocate_nothing() {
         }
     }
 }
+
+#[test]
+fn an_interpolator_can_be_shared_across_threads() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<Interpolator<Space>>();
+}

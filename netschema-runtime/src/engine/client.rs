@@ -423,6 +423,11 @@ impl<'a> Client<'a> {
         self.reader().frame_view()
     }
 
+    /// The entity at `handle` in the current view with where its values come from.
+    pub fn sample(&self, handle: u32) -> Option<Sample<'_>> {
+        self.reader().sample(handle)
+    }
+
     /// How many frames before the current one the world had the values [`Client::get`] gives
     /// for `handle` (0: sent in the current frame), the oldest of its update groups.
     pub fn age(&self, handle: u32) -> Option<u32> {
@@ -435,17 +440,21 @@ impl<'a> Client<'a> {
     }
 }
 
-/// An entity as the current view shows it, with where its values come from.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sample<'s> {
+/// An entity as the current view shows it, with where its values come from: what a client
+/// that interpolates keeps (see [`crate::blend`] and
+/// [`owned::Interpolator`](crate::owned::Interpolator)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample<'s> {
     /// Its class.
-    pub(crate) class: usize,
-    /// Its newest raw values.
-    pub(crate) row: &'s [i32],
-    /// The frame at which its handle got it: another entity at the same handle has another.
-    pub(crate) born: u32,
-    /// The frame at which the world had the values of its default update group.
-    pub(crate) source: u32,
+    pub class: usize,
+    /// Its newest raw values ([`Client::get`]).
+    pub row: &'s [i32],
+    /// The frame at which its handle got it: a later entity at the same handle has a later
+    /// one, so samples with different `born` are of different entities.
+    pub born: u32,
+    /// The frame at which the server's world had the values of its default update group
+    /// ([`Client::age`] frames before the current one for a class of one group).
+    pub source: u32,
 }
 
 /// Read access to a client's current and previous views over shared storage, for the

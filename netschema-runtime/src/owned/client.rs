@@ -129,8 +129,10 @@ impl<P: Protocol> Client<P> {
         self.reader().age(handle)
     }
 
-    /// The entity at `handle` with where its values come from, for interpolation.
-    pub(crate) fn sample(&self, handle: u32) -> Option<client::Sample<'_>> {
+    /// The entity at `handle` in the current view, raw, with where its values come from (the
+    /// frame its handle got it and the frame its values were the world's); see
+    /// [`Client::sample`](crate::Client::sample).
+    pub fn sample(&self, handle: u32) -> Option<client::Sample<'_>> {
         self.reader().sample(handle)
     }
 
