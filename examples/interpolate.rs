@@ -45,7 +45,7 @@ fn ship(id: u64, t: f32) -> Ship {
 /// Drops about one datagram in ten, deterministically; otherwise delays it 2 or 3 ticks.
 fn delay(tick: u32) -> Option<u32> {
     let h = tick.wrapping_mul(2_654_435_761);
-    (h % 10 != 0).then_some(2 + (h >> 16) % 2)
+    (!h.is_multiple_of(10)).then_some(2 + (h >> 16) % 2)
 }
 
 /// How a way of rendering did, from the positions of one ship in successive render frames.

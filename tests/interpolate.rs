@@ -433,7 +433,7 @@ fn lossy_session(ships: i32, budget: usize) -> Counts {
         }
         let mut buf = vec![0; budget];
         let len = s.server.encode(s.id, &mut buf).unwrap();
-        if rng.next() % 5 != 0 && !(300..320).contains(&tick) {
+        if !rng.next().is_multiple_of(5) && !(300..320).contains(&tick) {
             down.push((tick + 2 + (rng.next() % 3) as u32, buf[..len].to_vec()));
         }
         for (_, packet) in down.extract_if(.., |(at, _)| *at <= tick) {
@@ -444,7 +444,7 @@ fn lossy_session(ships: i32, budget: usize) -> Counts {
                     n.budget_held += usize::from(age > 0);
                     sources.entry(h).or_default().insert(frame - age - start);
                 }
-                if rng.next() % 5 != 0 {
+                if !rng.next().is_multiple_of(5) {
                     up.push_back((tick + 2, s.client.ack().unwrap()));
                 }
             }
