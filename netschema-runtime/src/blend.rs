@@ -2,15 +2,14 @@
 //!
 //! A client that renders between the frames it received blends the entity's raw values at
 //! the frame before the render time (`a`) with those at the frame after it (`b`), a weight `t`
-//! of the way from one to the other, `t` in `0..=`[`ONE`] (sixty-five-thousand-five-hundred-
-//! and-thirty-sixths). Each scalar field blends by its kind, read from the class's field
+//! of the way from one to the other, `t` in `0..=`[`ONE`] (in 1/65536ths). Each scalar field blends by its kind, read from the class's field
 //! descriptors ([`Blend::of`]), so one implementation serves every schema, whichever front end
 //! declared it:
 //!
 //! | kind | [`Blend`] | value at weight `t` (raw) |
 //! |---|---|---|
 //! | `fixed` | [`Blend::Linear`] | `a + ⌊(b − a)·t / ONE + ½⌋` |
-//! | `angle` | [`Blend::Arc`] | `a + ⌊d·t / ONE + ½⌋` wrapped, `d` = `b − a` the short way round, in `[−span/2, span/2)` |
+//! | `angle` | [`Blend::Arc`] | `a + ⌊d·t / ONE + ½⌋` wrapped, `d` = `b − a` the short way round, in `[−span/2, span/2)` (half a turn apart: downwards) |
 //! | `quat` | [`Blend::Quat`] | normalised lerp of the rotations, `b` negated if `a·b < 0`, quantised again |
 //! | `int`, `bool`, enums | [`Blend::Step`] | `a` while `t < ONE` |
 //!
@@ -125,7 +124,7 @@ pub fn blend_row(
         };
         let value = match *blend {
             Blend::Step => x,
-            Blend::Linear => x.saturating_add(scale(i64::from(y) - i64::from(x), t) as i32),
+            Blend::Linear => field.clamp(i64::from(x) + scale(i64::from(y) - i64::from(x), t)),
             Blend::Arc => field.clamp(i64::from(x) + scale(i64::from(field.residual(y, x)), t)),
             Blend::Quat(quant) => {
                 if let (Some(qa), Some(qb), Some(o)) =
@@ -319,5 +318,23 @@ mod tests {
         let mut out = [0; 1];
         blend_row(&f, &b, &[10, 20], &[30, 40], ONE / 2, &mut out);
         assert_eq!(out, [20]);
+    }
+
+    #[test]
+    fn whole_i32_ranges_do_not_overflow() {
+        // A hand-written descriptor without a meaning: an int over all of i32 blends linearly.
+        let wide = [Field::numeric("w", i32::MIN, i32::MAX, false, P)];
+        let b = [Blend::of(&wide, 0)];
+        assert_eq!(b, [Blend::Linear]);
+        let mut out = [0];
+        for (x, y, t, want) in [
+            (i32::MIN, i32::MAX, ONE / 2, 0),
+            (i32::MAX, i32::MIN, ONE / 2, 0),
+            (i32::MIN, i32::MAX, ONE - 1, i32::MAX - 65_536),
+            (i32::MAX, i32::MIN, 1, i32::MAX - 65_536),
+        ] {
+            blend_row(&wide, &b, &[x], &[y], t, &mut out);
+            assert_eq!(out[0], want, "{x} → {y} at {t}");
+        }
     }
 }
