@@ -34,6 +34,16 @@ enum Space {
     Ship(Ship),
 }
 
+#[test]
+fn derived_fields_blend_by_their_kind() {
+    use netschema::blend::Blend::{self, *};
+    let fields = Ship::CLASS.fields;
+    let blends: Vec<Blend> = (0..fields.len()).map(|i| Blend::of(fields, i)).collect();
+    let quat = netschema::quant::QuatQuant::new(12).unwrap();
+    // pos.x, pos.y, heading, rot (index and three components), hp, boosting, mode.
+    assert_eq!(blends, [Linear, Linear, Arc, Quat(quat), Part, Part, Part, Step, Step, Step]);
+}
+
 /// Raw steps of `pos` per metre, of `heading` per turn.
 const POS_STEPS: f32 = 64.0;
 const TURN: i32 = 1024;

@@ -61,6 +61,9 @@ struct Track {
 ///   lerp for quaternions, a step for ints, bools and enums), on raw values, so results stay on
 ///   the field's grid. Missing frames make the gap wider, not the blend different.
 /// - **At a sample's frame**: exactly that sample's values, as the client decoded them.
+/// - **Update groups**: a sample is keyed by the source frame of its class's default group;
+///   fields of a slower group change in the sample where the client got them, so they are
+///   blended over that one gap (and ints, bools and enums step there).
 /// - **After the newest sample**: the newest sample, held. There is no extrapolation: the
 ///   limit is zero frames, as guessing past the data overshoots every stop and bounce; the
 ///   delay is what covers late packets.
