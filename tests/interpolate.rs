@@ -385,6 +385,65 @@ fn a_new_entity_at_a_reused_handle_is_not_blended() {
     assert!(matches!(s.interp.entity(h), Some(Space::Ship(_))));
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
+#[netschema(group(name = "slow", every = 4))]
+struct Probe {
+    #[netschema(fixed(0, 1000, res = 1 / 16))]
+    pos: f32,
+    #[netschema(fixed(0, 1000, res = 1 / 16), group = "slow")]
+    fuel: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, netschema::Protocol)]
+#[netschema(name = "probes")]
+enum Probes {
+    Probe(Probe),
+}
+
+#[test]
+fn slower_update_groups_blend_on_the_default_groups_timeline() {
+    // The fuel is sent every 4 frames: the client's values of the probe are up to 3 frames old
+    // (its age), yet there is a sample every frame, keyed by the position's frame, and the fuel
+    // changes over the one frame before the sample that brings it.
+    let mut server = Server::<Probes>::new(ServerConfig { entities: 4, handles: 4 }).unwrap();
+    let mut msg = [0; 64];
+    let n = Client::<Probes>::hello(&mut msg).unwrap();
+    let id = server.connect(&msg[..n]).unwrap();
+    let n = server.welcome(&mut msg).unwrap();
+    let mut client = Client::<Probes>::connect(&msg[..n], 4).unwrap();
+    let mut interp = Interpolator::<Probes>::new(client.handles(), 1);
+    let mut decoded: Vec<Probe> = Vec::new();
+    let mut aged = 0;
+    for f in 0..40u16 {
+        server.begin_frame();
+        let probe = Probe { pos: 100.0 + f32::from(f) * 0.5, fuel: 900.0 - f32::from(f) * 2.0 };
+        server.set(1, &probe).unwrap();
+        server.set_visible(id, 1, true).unwrap();
+        let mut buf = [0; 1200];
+        let n = server.encode(id, &mut buf).unwrap();
+        client.decode(&buf[..n]).unwrap();
+        interp.record(&client);
+        server.receive_ack(id, &client.ack().unwrap()).unwrap();
+        aged += usize::from(client.age(0) != Some(0));
+        decoded.push(client.get::<Probe>(0).unwrap());
+        for quarter in 0..4 {
+            // One frame behind the newest, plus the quarters this frame has advanced.
+            let got = interp.get::<Probe>(0).unwrap();
+            if f >= 1 {
+                let (a, b) = (decoded[usize::from(f) - 1], decoded[usize::from(f)]);
+                let blend = |x: f32, y: f32| {
+                    let (x, y) = ((x * 16.0) as i32, (y * 16.0) as i32);
+                    lerp(x, y, 16_384 * quarter) as f32 / 16.0
+                };
+                assert_eq!(got.pos, blend(a.pos, b.pos), "frame {f} quarter {quarter}");
+                assert_eq!(got.fuel, blend(a.fuel, b.fuel), "frame {f} quarter {quarter}");
+            }
+            interp.advance(0.25);
+        }
+    }
+    assert!(aged > 20, "the fuel made the probe's values older than its packets");
+}
+
 /// A deterministic pseudo-random sequence.
 struct Rng(u64);
 
