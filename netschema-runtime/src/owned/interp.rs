@@ -66,7 +66,9 @@ struct Track {
 ///   blended over that one gap (and ints, bools and enums step there).
 /// - **After the newest sample**: the newest sample, held. There is no extrapolation: the
 ///   limit is zero frames, as guessing past the data overshoots every stop and bounce; the
-///   delay is what covers late packets.
+///   delay is what covers late packets. A sample older than the newest one kept is ignored
+///   (the client's own view can step back to values it held longer than the frames it keeps),
+///   so what an entity shows never steps back in time.
 /// - **Before the oldest sample** (an entity that has just entered, or a clock far behind):
 ///   the oldest sample.
 /// - An entity is shown while the client's view has it: entering and leaving are not delayed.
