@@ -1,10 +1,14 @@
 //! The client's side of the plugin: entities spawned, updated and despawned from netschema's
-//! events, and an ack for every packet.
+//! events, an ack for every packet, and (when the game asks) components interpolated at render
+//! time.
 
+use bevy_ecs::component::Mutable;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::EntityCommands;
 use bevy_replicon::bytes::Bytes;
-use netschema::owned::{Client, Event};
+use bevy_time::Time;
+use netschema::engine::ack::Ack;
+use netschema::owned::{Client, Event, Interpolator};
 use netschema::{ClassOf, Protocol};
 
 use crate::messages::{NsAck, NsPacket, NsWelcome};
@@ -19,26 +23,37 @@ pub struct NsHandle(pub u32);
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct NsOwn;
 
-/// Writes the `C` of a handle into its entity.
-type Write<P> = fn(&Client<P>, u32, &mut EntityCommands);
+/// Inserts the `C` a handle shows into its entity.
+type Write<P> = fn(&Shown<'_, P>, u32, &mut EntityCommands);
+
+/// Render-time interpolation: the delay in frames and the server's ticks per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Interpolation {
+    pub(crate) delay: u32,
+    pub(crate) tick_rate: f32,
+}
 
 /// The netschema client of schema `P`, from the server's welcome to the disconnection, and the
 /// entities it spawned.
 #[derive(Resource)]
 pub struct NsClient<P: Protocol> {
     client: Option<Client<P>>,
+    interpolator: Option<Interpolator<P>>,
+    interpolation: Option<Interpolation>,
     /// Most handles accepted from a server.
     handles: usize,
     /// The entity of each handle.
     entities: Vec<Option<Entity>>,
-    /// How to write each class, by class index; `None` for classes not registered.
+    /// How to insert each class, by class index; `None` for classes not registered.
     writers: Vec<Option<Write<P>>>,
 }
 
 impl<P: Protocol> NsClient<P> {
-    pub(crate) fn new(handles: usize) -> Self {
+    pub(crate) fn new(handles: usize, interpolation: Option<Interpolation>) -> Self {
         NsClient {
             client: None,
+            interpolator: None,
+            interpolation,
             handles,
             entities: Vec::new(),
             writers: vec![None; P::SCHEMA.classes.len()],
@@ -50,6 +65,11 @@ impl<P: Protocol> NsClient<P> {
         self.client.as_ref()
     }
 
+    /// The interpolator whose values the components show, when the plugin interpolates.
+    pub fn interpolator(&self) -> Option<&Interpolator<P>> {
+        self.interpolator.as_ref()
+    }
+
     /// The entity spawned for `handle`, if it is visible.
     pub fn entity(&self, handle: u32) -> Option<Entity> {
         self.entities.get(handle as usize).copied().flatten()
@@ -57,18 +77,33 @@ impl<P: Protocol> NsClient<P> {
 
     /// Registers `C` as the component of its class.
     pub(crate) fn register<C: ClassOf<P> + Component>(&mut self) {
-        self.writers[C::INDEX] = Some(|client, handle, entity| {
-            if let Some(value) = client.get::<C>(handle) {
+        self.writers[C::INDEX] = Some(|shown, handle, entity| {
+            if let Some(value) = shown.get::<C>(handle) {
                 entity.insert(value);
             }
         });
     }
+}
 
-    /// Despawns every entity it spawned.
-    fn clear(&mut self, commands: &mut Commands) {
-        for entity in self.entities.iter_mut().filter_map(Option::take) {
-            commands.entity(entity).despawn();
+/// Where a client's components come from: the newest values, or the interpolator's.
+enum Shown<'a, P: Protocol> {
+    Newest(&'a Client<P>),
+    Interpolated(&'a Interpolator<P>),
+}
+
+impl<P: Protocol> Shown<'_, P> {
+    fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
+        match self {
+            Shown::Newest(client) => client.get(handle),
+            Shown::Interpolated(interpolator) => interpolator.get(handle),
         }
+    }
+}
+
+/// Despawns every entity in `entities`.
+fn despawn_all(entities: &mut [Option<Entity>], commands: &mut Commands) {
+    for entity in entities.iter_mut().filter_map(Option::take) {
+        commands.entity(entity).despawn();
     }
 }
 
@@ -81,8 +116,10 @@ pub(crate) fn welcome<P: Protocol>(
     for NsWelcome(welcome) in welcomes.read() {
         match Client::<P>::connect(welcome, ns.handles) {
             Ok(client) => {
-                ns.clear(&mut commands);
+                despawn_all(&mut ns.entities, &mut commands);
                 ns.entities = vec![None; client.handles()];
+                ns.interpolator =
+                    ns.interpolation.map(|i| Interpolator::new(client.handles(), i.delay));
                 ns.client = Some(client);
             }
             Err(e) => log::error!("netschema refused the server's welcome: {e}"),
@@ -101,17 +138,21 @@ pub(crate) fn decode<P: Protocol>(
     let ns = &mut *ns;
     let Some(client) = &mut ns.client else { return };
     for NsPacket(packet) in packets.read() {
-        let decoded = client.decode(packet);
-        if decoded.is_ok() {
-            apply(client, &ns.writers, &mut ns.entities, &mut commands);
+        if client.decode(packet).is_ok() {
+            let shown = match &mut ns.interpolator {
+                Some(interpolator) => {
+                    interpolator.record(client);
+                    Shown::Interpolated(interpolator)
+                }
+                None => Shown::Newest(client),
+            };
+            apply(client, &shown, &ns.writers, &mut ns.entities, &mut commands);
         } else if client.frame().is_none() {
             // The client forgot its frames to start over: the server sends everything again.
-            for entity in ns.entities.iter_mut().filter_map(Option::take) {
-                commands.entity(entity).despawn();
-            }
+            despawn_all(&mut ns.entities, &mut commands);
         }
         if let Some(ack) = client.ack() {
-            let mut buf = [0; netschema::engine::ack::Ack::WIRE_LEN];
+            let mut buf = [0; Ack::WIRE_LEN];
             if let Ok(n) = ack.write(&mut buf) {
                 acks.write(NsAck(Bytes::copy_from_slice(&buf[..n])));
             }
@@ -119,9 +160,11 @@ pub(crate) fn decode<P: Protocol>(
     }
 }
 
-/// Spawns, updates and despawns entities as the current view's events say.
+/// Spawns, updates and despawns entities as the current view's events say; updates are left
+/// to [`show`] when interpolating.
 fn apply<P: Protocol>(
     client: &Client<P>,
+    shown: &Shown<'_, P>,
     writers: &[Option<Write<P>>],
     entities: &mut [Option<Entity>],
     commands: &mut Commands,
@@ -134,17 +177,17 @@ fn apply<P: Protocol>(
                     entity.insert(NsOwn);
                 }
                 if let Some(write) = writers[value.class()] {
-                    write(client, handle, &mut entity);
+                    write(shown, handle, &mut entity);
                 }
                 if let Some(old) = entities[handle as usize].replace(entity.id()) {
                     commands.entity(old).despawn();
                 }
             }
             Event::Updated { handle, value } => {
-                if let (Some(entity), Some(write)) =
-                    (entities[handle as usize], writers[value.class()])
+                if let (Shown::Newest(_), Some(entity), Some(write)) =
+                    (shown, entities[handle as usize], writers[value.class()])
                 {
-                    write(client, handle, &mut commands.entity(entity));
+                    write(shown, handle, &mut commands.entity(entity));
                 }
             }
             Event::Removed { handle } => {
@@ -156,8 +199,30 @@ fn apply<P: Protocol>(
     }
 }
 
+/// Moves the render clock by the frame's time, in server ticks, before the frame's packets.
+pub(crate) fn advance<P: Protocol>(mut ns: ResMut<NsClient<P>>, time: Res<Time>) {
+    let ns = &mut *ns;
+    if let (Some(interpolator), Some(i)) = (&mut ns.interpolator, ns.interpolation) {
+        interpolator.advance(time.delta_secs() * i.tick_rate);
+    }
+}
+
+/// Writes each `C` as the interpolator shows it at the render time.
+pub(crate) fn show<P: Protocol, C: ClassOf<P> + Component<Mutability = Mutable>>(
+    ns: Res<NsClient<P>>,
+    mut entities: Query<(&NsHandle, &mut C)>,
+) {
+    let Some(interpolator) = &ns.interpolator else { return };
+    for (handle, mut value) in &mut entities {
+        if let Some(shown) = interpolator.get::<C>(handle.0) {
+            *value = shown;
+        }
+    }
+}
+
 /// Forgets the session and its entities when the client disconnects.
 pub(crate) fn disconnected<P: Protocol>(mut ns: ResMut<NsClient<P>>, mut commands: Commands) {
-    ns.clear(&mut commands);
+    despawn_all(&mut ns.entities, &mut commands);
     ns.client = None;
+    ns.interpolator = None;
 }

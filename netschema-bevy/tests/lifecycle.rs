@@ -41,7 +41,11 @@ mod theirs {
     }
 }
 
-fn app<P: Protocol, C: netschema::ClassOf<P> + Component>() -> App {
+fn app<P, C>() -> App
+where
+    P: Protocol,
+    C: netschema::ClassOf<P> + Component<Mutability = bevy::ecs::component::Mutable>,
+{
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
