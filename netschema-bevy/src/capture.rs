@@ -13,9 +13,10 @@ pub struct NsReplicate;
 
 /// Names the replicon client entity (the one with [`bevy_replicon::prelude::ConnectedClient`])
 /// that owns a replicated entity: its avatar, its units. That client sees the entity marked
-/// [`crate::NsOwn`]. Insert another to change owner.
+/// [`crate::NsOwn`]. Insert another to change owner. Implies [`NsReplicate`].
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 #[component(immutable)]
+#[require(NsReplicate)]
 pub struct NsOwner(pub Entity);
 
 /// Starts the frame and applies the removals seen since the last one.

@@ -14,7 +14,7 @@ use bevy_state::prelude::{OnExit, in_state};
 use netschema::owned::ServerConfig;
 use netschema::{ClassOf, Protocol};
 
-use crate::capture::{self, NsOwner, NsReplicate};
+use crate::capture;
 use crate::client::{self, Interpolation, NsClient};
 use crate::server::{self, NsServer};
 use crate::{encode, messages};
@@ -32,7 +32,7 @@ pub enum NetschemaSystems {
 }
 
 /// Replicates the components registered with [`NetschemaPlugin::class`] of the entities marked
-/// [`NsReplicate`], from a replicon server to its clients, through netschema's codec.
+/// [`crate::NsReplicate`], from a replicon server to its clients, through netschema's codec.
 ///
 /// Add it after replicon's plugins, with the same classes in the same order on server and
 /// client. One schema per app.
@@ -149,7 +149,5 @@ impl<P: Protocol> Plugin for NetschemaPlugin<P> {
         for register in &self.classes {
             register(app);
         }
-        // Keeps `NsOwner` and `NsReplicate` registered even before the first spawn.
-        app.register_required_components::<NsOwner, NsReplicate>();
     }
 }
