@@ -23,7 +23,7 @@ pub fn ns_id(entity: Entity) -> u64 {
 
 /// The netschema server of schema `P`: the world of replicated entities and one connection per
 /// authorised client. The plugin captures, encodes and takes acks; game systems use it for
-/// visibility, ownership and priority (in [`crate::NetschemaSystems::Visibility`]).
+/// visibility and priority (in [`crate::NetschemaSystems::Visibility`]).
 #[derive(Resource)]
 pub struct NsServer<P: Protocol> {
     pub(crate) server: Server<P>,
