@@ -66,7 +66,8 @@ impl<P: Protocol> NsServer<P> {
     }
 
     /// Shows or hides `entity` to the client of `peer` from the next packet on. The entity must
-    /// have been captured (it has been since the frame after it was marked).
+    /// be captured: in [`crate::NetschemaSystems::Visibility`] it is from the tick it was
+    /// marked on.
     pub fn set_visible(
         &mut self,
         peer: &NsPeer,

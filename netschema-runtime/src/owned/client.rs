@@ -169,6 +169,13 @@ impl<P: Protocol> Client<P> {
         self.reader().view().filter_map(|(h, class, raw)| Some((h, P::dequantise(class, raw)?)))
     }
 
+    /// Every entity of the current frame exactly as its packet set it, raw, by handle: what the
+    /// server records this client holds ([`Server::client_view`](super::Server::client_view)).
+    /// See [`Client::frame_view`](crate::Client::frame_view).
+    pub fn frame_view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
+        self.reader().frame_view()
+    }
+
     /// What changed from the previous view to the current one, by handle.
     pub fn events(&self) -> impl Iterator<Item = Event<P>> + '_ {
         let reader = self.reader();

@@ -338,7 +338,8 @@ impl<P: Protocol> Server<P> {
     /// a client against: writes its raw values into `out` (at least as long as the class's
     /// fields) and returns the handle the client knows it by and its class, or `None` if the
     /// client does not hold it. Meaningful after [`Server::encode`] for the current frame; a
-    /// client that decodes that packet holds exactly this. See [`Peer::client_view`].
+    /// client that decodes that packet has exactly this in its
+    /// [`frame_view`](super::Client::frame_view). See [`Peer::client_view`].
     pub fn client_view(
         &mut self,
         client: ClientId,
