@@ -129,6 +129,13 @@ impl<P: Protocol> Client<P> {
         self.reader().age(handle)
     }
 
+    /// The entity at `handle` in the current view, raw, with where its values come from (the
+    /// frame its handle got it and the frame its values were the world's); see
+    /// [`Client::sample`](crate::Client::sample).
+    pub fn sample(&self, handle: u32) -> Option<client::Sample<'_>> {
+        self.reader().sample(handle)
+    }
+
     /// The entity at `handle`, if it is a `C`: its newest values (see
     /// [`Client::view`](crate::Client::view)).
     pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
