@@ -9,6 +9,9 @@ use crate::netcode::DEMO_KEY;
 use crate::server::Encoding;
 use crate::shim::Impairment;
 
+/// Most players netcode serves at once.
+const MAX_PLAYERS: usize = 1024;
+
 /// The usage text.
 pub(crate) const USAGE: &str = "\
 usage: udp server [options]   |   udp client [options]
@@ -22,7 +25,7 @@ both:
 server:
   --addr ADDR        where to listen (default 127.0.0.1:40000)
   --ships N          ships in the world (default 1000)
-  --players N        most players at once (default 64)
+  --players N        most players at once, up to 1024 (default 64)
   --seed N           the world's seed (default 1)
   --encode MODE      serial, parallel or alternate (serial on even frames, parallel on odd
                      ones, both timed in one run; default parallel)
@@ -115,7 +118,7 @@ impl Options {
             let value = rest.get(i + 1).ok_or(format!("{name} needs a value"))?.as_str();
             let bad = |what: &str| format!("{name} {value}: {what}");
             match name {
-                "--seconds" => o.seconds = Duration::from_secs_f64(number(value).map_err(bad)?),
+                "--seconds" => o.seconds = seconds(value).map_err(bad)?,
                 "--key" => o.key = key(value).map_err(bad)?,
                 "--loss" => impair.loss = share(value).map_err(bad)?,
                 "--delay" => impair.delay = millis(value).map_err(bad)?,
@@ -128,18 +131,25 @@ impl Options {
                     o.addr = value.parse().map_err(|_| bad("not an address"))?
                 }
                 "--ships" => o.ships = value.parse().map_err(|_| bad("not a number of ships"))?,
-                "--players" => o.players = value.parse().map_err(|_| bad("not a number"))?,
+                "--players" => {
+                    o.players =
+                        value.parse().ok().filter(|n| (1..=MAX_PLAYERS).contains(n)).ok_or_else(
+                            || bad(&format!("not a number of players from 1 to {MAX_PLAYERS}")),
+                        )?
+                }
                 "--seed" => o.seed = value.parse().map_err(|_| bad("not a number"))?,
                 "--encode" => mode = value,
                 "--threads" => threads = value.parse().map_err(|_| bad("not a number"))?,
-                "--timeout" => o.timeout = value.parse().map_err(|_| bad("not a number"))?,
+                "--timeout" => {
+                    o.timeout = value
+                        .parse()
+                        .ok()
+                        .filter(|t| *t > 0)
+                        .ok_or_else(|| bad("not a number of seconds"))?
+                }
                 "--id" => o.id = Some(value.parse().map_err(|_| bad("not a number"))?),
-                "--stall-at" => {
-                    stall_at = Some(Duration::from_secs_f64(number(value).map_err(bad)?))
-                }
-                "--stall-for" => {
-                    stall_for = Some(Duration::from_secs_f64(number(value).map_err(bad)?))
-                }
+                "--stall-at" => stall_at = Some(seconds(value).map_err(bad)?),
+                "--stall-for" => stall_for = Some(seconds(value).map_err(bad)?),
                 _ => return Err(format!("unknown option {name}")),
             }
             i += 2;
@@ -165,8 +175,12 @@ fn number(value: &str) -> Result<f64, &'static str> {
     value.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or("not a number")
 }
 
+fn seconds(value: &str) -> Result<Duration, &'static str> {
+    Duration::try_from_secs_f64(number(value)?).map_err(|_| "too long")
+}
+
 fn millis(value: &str) -> Result<Duration, &'static str> {
-    Ok(Duration::from_secs_f64(number(value)? / 1000.0))
+    Duration::try_from_secs_f64(number(value)? / 1000.0).map_err(|_| "too long")
 }
 
 /// A probability: `0.05` or `5%`.

@@ -119,7 +119,7 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
             let kbps: Vec<f64> = server
                 .take_bytes()
                 .into_iter()
-                .map(|(_, bytes)| bytes as f64 * 8.0 / 1000.0 / (now - report.0).as_secs_f64())
+                .map(|bytes| bytes as f64 * 8.0 / 1000.0 / (now - report.0).as_secs_f64())
                 .collect();
             let mean = kbps.iter().fold(0.0, |sum, k| sum + k) / kbps.len().max(1) as f64;
             let min = kbps.iter().copied().reduce(f64::min).unwrap_or(0.0);

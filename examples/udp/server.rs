@@ -326,8 +326,8 @@ impl GameServer {
         self.packets = packets;
     }
 
-    /// Packet bytes sent to each player since the last call, by netcode id.
-    pub(crate) fn take_bytes(&mut self) -> Vec<(u64, u64)> {
-        self.players.iter_mut().map(|(&id, p)| (id, std::mem::take(&mut p.bytes))).collect()
+    /// Packet bytes sent to each player since the last call.
+    pub(crate) fn take_bytes(&mut self) -> Vec<u64> {
+        self.players.values_mut().map(|p| std::mem::take(&mut p.bytes)).collect()
     }
 }
