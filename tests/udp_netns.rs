@@ -160,9 +160,13 @@ fn the_udp_example_survives_kernel_packet_loss() {
         processes.0.push(spawn("client", &["--seconds", seconds, "--timeout", "1"]));
     }
     processes.0.push(spawn("client", &["--seconds", "3", "--next-version"]));
-    sleep(Duration::from_millis(1500));
-    let killed = processes.0.remove(1);
-    drop(Processes(vec![killed]));
+    sleep(Duration::from_millis(2000));
+    let mut killed = processes.0.remove(1);
+    killed.kill().unwrap();
+    // Its id, from the report it printed after its first second.
+    let said = String::from_utf8_lossy(&killed.wait_with_output().unwrap().stdout).into_owned();
+    let id = said.split("client ").nth(1).and_then(|s| s.split(':').next()).map(str::to_owned);
+    let killed = id.unwrap_or_else(|| panic!("the client to kill said nothing: {said}"));
     processes.0.push(spawn("client", &["--seconds", "4", "--timeout", "1"]));
 
     // Everything stops by itself within seconds; past the deadline the guards kill it.
@@ -181,7 +185,10 @@ fn the_udp_example_survives_kernel_packet_loss() {
     }
     let [server, first, second, refused, replacement] = &outputs[..] else { unreachable!() };
     assert!(server.0, "the server failed: {}", server.2);
-    assert!(server.1.contains("left: timed out"), "the killed client was not timed out");
+    assert!(server.1.contains(&format!("player {killed} joined")), "{killed} never joined");
+    let left = format!("player {killed} (");
+    let gone = server.1.lines().find(|l| l.starts_with(&left)).unwrap_or_default();
+    assert!(gone.ends_with("left: timed out"), "{killed} was not timed out: {gone}");
     assert!(server.1.contains("refused: peer uses a different schema"));
     assert!(!refused.0 && refused.2.contains("different schema"), "{refused:?}");
     for (ok, out, err) in [first, second, replacement] {
