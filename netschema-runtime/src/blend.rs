@@ -151,7 +151,7 @@ fn scale(d: i64, t: u32) -> i64 {
 /// The raw form of the normalised lerp `t / ONE` of the way between the rotations of raw
 /// forms `a` and `b` (four values each), `b` negated first if that makes it nearer to `a` (`q`
 /// and `−q` are the same rotation).
-fn nlerp(quant: &QuatQuant, a: &[i32], b: &[i32], t: u32) -> [i32; 4] {
+pub(crate) fn nlerp(quant: &QuatQuant, a: &[i32], b: &[i32], t: u32) -> [i32; 4] {
     let raw = |r: &[i32]| core::array::from_fn(|k| r.get(k).copied().unwrap_or(0));
     let (qa, qb) = (quant.dequantise(raw(a)), quant.dequantise(raw(b)));
     let dot: f64 = (0..4).map(|k| qa[k] * qb[k]).sum();

@@ -103,19 +103,11 @@ fn hermite(a: i128, b: i128, da: i128, db: i128, s: i128) -> i128 {
 }
 
 /// The rotation at `t` strictly inside the segment from `a` to `b` (raw smallest-three
-/// forms), by normalised lerp on the shorter arc, requantised.
-pub(super) fn quat(q: &QuatQuant, a: Point4, b: Point4, t: Time) -> [i32; 4] {
-    let span = (f64::from(b.0) - f64::from(a.0)) * ONE as f64;
-    let s = (t.0 as f64 - f64::from(a.0) * ONE as f64) / span;
-    let (qa, qb) = (q.dequantise(a.1), q.dequantise(b.1));
-    let dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
-    let sign = if dot < 0.0 { -1.0 } else { 1.0 };
-    let mut mixed = [0.0; 4];
-    for (k, m) in mixed.iter_mut().enumerate() {
-        *m = qa[k] * (1.0 - s) + sign * qb[k] * s;
-    }
-    q.quantise(mixed)
+/// forms): normalised lerp on the shorter arc, requantised ([`crate::blend`]'s, at the
+/// segment's weight in 1/65536ths).
+pub(super) fn quat(q: &QuatQuant, a: (u32, &[i32]), b: (u32, &[i32]), t: Time) -> [i32; 4] {
+    let h = (i128::from(b.0) - i128::from(a.0)) << Time::FRAC_BITS;
+    let u = i128::from(t.0) - (i128::from(a.0) << Time::FRAC_BITS);
+    let w = (u << 16) / h.max(1);
+    crate::blend::nlerp(q, a.1, b.1, w.clamp(0, i128::from(crate::blend::ONE)) as u32)
 }
-
-/// A quaternion keyframe: its frame and raw smallest-three form.
-pub(super) type Point4 = (u32, [i32; 4]);

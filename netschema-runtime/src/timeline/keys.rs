@@ -69,7 +69,7 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
         Some(match self.spec.kind {
             Kind::Quat(q) => {
                 let mut out = a.value;
-                let raw = curve::quat(&q, (a.time, first4(a)), (b.time, first4(b)), t);
+                let raw = curve::quat(&q, (a.time, &a.value), (b.time, &b.value), t);
                 out.iter_mut().zip(raw).for_each(|(o, r)| *o = r);
                 out
             }
@@ -293,12 +293,4 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
         self.keys.copy_within(n..self.len, 0);
         self.len -= n;
     }
-}
-
-/// The first four components of a keyframe (a quaternion's raw form; [`Spec::validate`]
-/// makes `W` 4 for quaternions).
-fn first4<const W: usize>(k: &Keyframe<W>) -> [i32; 4] {
-    let mut out = [0; 4];
-    out.iter_mut().zip(k.value).for_each(|(o, v)| *o = v);
-    out
 }
