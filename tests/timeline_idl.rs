@@ -15,6 +15,28 @@ mod idl {
 
 use idl::Unit;
 
+/// The `Walker` class, derived.
+#[allow(unreachable_pub)]
+mod derived {
+    use netschema::Snapshot;
+    use netschema::timeline::Timeline;
+
+    #[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
+    pub struct Walker {
+        #[netschema(vec2(fixed(0, 256, res = 1 / 16)))]
+        #[netschema(timeline(linear, ahead = 4, history = 2, keep = 240))]
+        pub pos: Timeline<2, 6>,
+        #[netschema(angle(bits = 10), timeline(cubic))]
+        pub heading: Timeline<1, 6>,
+        #[netschema(quat(bits = 9, exact = []), timeline(linear, ahead = 2, history = 1))]
+        pub turret: Timeline<4, 3>,
+        #[netschema(bool, timeline(step))]
+        pub alive: Timeline<1, 6>,
+        #[netschema(int(0, 100), timeline(step, ahead = 2, history = 1, keep = 0))]
+        pub progress: Timeline<1, 3>,
+    }
+}
+
 #[test]
 fn checked_in_code_is_up_to_date() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
@@ -48,6 +70,14 @@ fn slots_are_scalar_fields_and_capacities_constants() {
     assert_eq!(Unit::HEADING_TIMELINE.spec().interp, Interp::Cubic);
     assert_eq!(Unit::HEADING_TIMELINE.spec().keep, u32::MAX);
     assert_eq!(Unit::default().pos, Unit::POS_TIMELINE);
+}
+
+#[test]
+fn the_derive_gives_the_same_class_and_timelines() {
+    use derived::Walker;
+    assert_eq!(<Walker as Snapshot>::CLASS, <idl::Walker as Snapshot>::CLASS);
+    assert_eq!(Walker::POS_TIMELINE, idl::Walker::POS_TIMELINE);
+    assert_eq!(Walker::TURRET_TIMELINE, idl::Walker::TURRET_TIMELINE);
 }
 
 #[test]

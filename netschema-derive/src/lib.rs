@@ -19,6 +19,7 @@
 //! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic` |
 //! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
 //! | `group = "name"` | any field: its update group, declared on the struct (`.netidl`'s `group(name)`) |
+//! | `timeline(interp, ahead = A, history = H, keep = K)` | with a kind (`bool` for bools; enums are not supported here): `netschema::timeline::Timeline<W, A + H>` (`.netidl`'s `timeline(...)`); the struct gets the empty timeline as an associated constant, `POS_TIMELINE` for a field `pos` |
 //!
 //! Struct attributes schedule the fields (`.netidl`'s `class Unit(every = 2, priority = 3)` and
 //! `group slow(every = 8, priority = 2);`): `#[netschema(every = N, priority = P)]` for the fields

@@ -2,7 +2,8 @@
 
 use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::{
-    Class, Enum, Field, FieldType, GridNeeds, Precision, PredictClause, Predictor, Schema, TypeKind,
+    Class, Enum, Field, FieldType, GridNeeds, Interp, Precision, PredictClause, Predictor, Schema,
+    TimelineClause, TypeKind,
 };
 use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
@@ -263,6 +264,7 @@ struct FieldAttrs {
     predict: Option<(Vec<IrSpanned<Predictor>>, IrSpan)>,
     tolerance: Option<IrSpanned<f64>>,
     group: Option<IrSpanned<String>>,
+    timeline: Option<TimelineClause>,
     /// An item could not be read (already reported): it may have been meant as the kind.
     unreadable: bool,
 }
@@ -270,7 +272,8 @@ struct FieldAttrs {
 const KINDS: &str = "`int(min, max)`, `fixed(min, max, res = R)`, `fixed(min, max, bits = N)`, `angle(bits = N)`, `quat(bits = N)`, `vec2(K)`, `vec3(K)` or `bool`";
 
 /// The clauses a field attribute may give besides its kind.
-const CLAUSES: &str = "`predict(...)`, `tolerance = V` or `group = \"name\"`";
+const CLAUSES: &str =
+    "`predict(...)`, `tolerance = V`, `group = \"name\"` or `timeline(interp, ...)`";
 
 fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs::default();
@@ -308,6 +311,10 @@ fn field_attrs(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
                     let value =
                         assigned(cx, &item, "group = \"name\"").and_then(|v| string_value(cx, v));
                     set_once(cx, &mut out.group, value, &item, "group");
+                }
+                Some("timeline") => {
+                    let value = timeline(cx, &item);
+                    set_once(cx, &mut out.timeline, value, &item, "timeline");
                 }
                 Some("int" | "fixed" | "angle" | "quat" | "vec2" | "vec3" | "bool") => {
                     if let Some(first) = &out.kind {
@@ -503,6 +510,13 @@ fn lower_field(
 ) -> Option<Field> {
     let attrs = field_attrs(cx, &f.attrs);
     let ty = match &attrs.kind {
+        // A timeline's Rust type is `Timeline<W, N>`: the kind is checked against its natural
+        // type instead (and `W`, `N` by the compiler, against the generated timeline).
+        Some(kind) if attrs.timeline.is_some() => lower_kind(cx, kind, &natural_type(kind))?,
+        None if attrs.timeline.is_some() => {
+            cx.error(&f.ty, format!("a timeline field needs its kind: {KINDS}"));
+            return None;
+        }
         Some(kind) => {
             let want = kind_depth(kind);
             let have = type_depth(&f.ty);
@@ -538,7 +552,7 @@ fn lower_field(
         predict,
         tolerance: attrs.tolerance,
         group: attrs.group,
-        timeline: None,
+        timeline: attrs.timeline,
         span: cx.span(ident),
     })
 }
@@ -851,6 +865,61 @@ fn leaf_of(ty: &Type) -> &Type {
         Shape::Array { elem, .. } => leaf_of(elem),
         Shape::Leaf(t) => t,
     }
+}
+
+/// The Rust type a field of `kind` would have: what a timeline's kind is checked against.
+fn natural_type(kind: &Expr) -> Type {
+    match head_name(kind).as_deref() {
+        Some("vec2") => syn::parse_quote!([f64; 2]),
+        Some("vec3") => syn::parse_quote!([f64; 3]),
+        Some("quat") => syn::parse_quote!([f64; 4]),
+        Some("int") => syn::parse_quote!(i32),
+        Some("bool") => syn::parse_quote!(bool),
+        _ => syn::parse_quote!(f64),
+    }
+}
+
+/// Reads `timeline(interp, ahead = A, history = H, keep = K)`; ranges are checked by
+/// validation.
+fn timeline(cx: &mut Ctxt, item: &Expr) -> Option<TimelineClause> {
+    const USAGE: &str =
+        "expected `timeline(step | linear | cubic, ahead = A, history = H, keep = K)`";
+    let Expr::Call(call) = item else {
+        cx.error(item, USAGE);
+        return None;
+    };
+    let args: Vec<&Expr> = call.args.iter().collect();
+    let (positional, named) = split_args(cx, &args);
+    let [interp] = positional[..] else {
+        cx.error(item, USAGE);
+        return None;
+    };
+    let value = match head_name(interp).as_deref() {
+        Some("step") => Interp::Step,
+        Some("linear") => Interp::Linear,
+        Some("cubic") => Interp::Cubic,
+        _ => {
+            cx.error(interp, "unknown interpolation: expected `step`, `linear` or `cubic`");
+            return None;
+        }
+    };
+    let mut clause = TimelineClause::new(value);
+    clause.interp = cx.spanned(value, interp);
+    clause.span = cx.span(item);
+    for (key, e) in named {
+        let slot = match key.to_string().as_str() {
+            "ahead" => &mut clause.ahead,
+            "history" => &mut clause.history,
+            "keep" => &mut clause.keep,
+            _ => {
+                cx.error(&key, "a timeline takes `ahead = A`, `history = H` and `keep = K`");
+                continue;
+            }
+        };
+        let v = int_value(cx, e, "a timeline's limits are integers");
+        set_once(cx, slot, v, e, &key.to_string());
+    }
+    Some(clause)
 }
 
 fn split_args<'a>(

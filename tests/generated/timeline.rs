@@ -7,13 +7,15 @@
 /// The classes, in declaration order (its index is the class id on the wire).
 pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new(
     "timeline",
-    &[<Unit as ::netschema::Snapshot>::CLASS],
+    &[<Unit as ::netschema::Snapshot>::CLASS, <Walker as ::netschema::Snapshot>::CLASS],
 );
 /// An entity of the `timeline` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timeline {
     #[allow(missing_docs)]
     Unit(Unit),
+    #[allow(missing_docs)]
+    Walker(Walker),
 }
 #[automatically_derived]
 impl ::netschema::Protocol for Timeline {
@@ -21,6 +23,7 @@ impl ::netschema::Protocol for Timeline {
     fn class(&self) -> usize {
         match self {
             Self::Unit(_) => 0,
+            Self::Walker(_) => 1,
         }
     }
     fn quantise_with(
@@ -30,6 +33,7 @@ impl ::netschema::Protocol for Timeline {
     ) {
         match self {
             Self::Unit(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+            Self::Walker(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
         }
     }
     fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
@@ -37,6 +41,11 @@ impl ::netschema::Protocol for Timeline {
             0 => {
                 ::core::option::Option::Some(
                     Self::Unit(<Unit as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
+            1 => {
+                ::core::option::Option::Some(
+                    Self::Walker(<Walker as ::netschema::Snapshot>::dequantise(raw)),
                 )
             }
             _ => ::core::option::Option::None,
@@ -51,6 +60,16 @@ impl ::netschema::ClassOf<Timeline> for Unit {
 impl ::core::convert::From<Unit> for Timeline {
     fn from(v: Unit) -> Self {
         Self::Unit(v)
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Timeline> for Walker {
+    const INDEX: usize = 1;
+}
+#[automatically_derived]
+impl ::core::convert::From<Walker> for Timeline {
+    fn from(v: Walker) -> Self {
+        Self::Walker(v)
     }
 }
 /// What a unit is doing.
@@ -1052,6 +1071,1001 @@ const _: () = {
                     t
                 },
                 hp: ::netschema::__private::Integer::from_i32(Q_HP.dequantise(raw[59])),
+            }
+        }
+    }
+};
+/// A walker, also derived in `tests/timeline_idl.rs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Walker {
+    /// `vec2<fixed(0.0, 256.0, res = 0.0625)>`.
+    pub pos: ::netschema::timeline::Timeline<2, 6>,
+    /// `angle(bits = 10)`.
+    pub heading: ::netschema::timeline::Timeline<1, 6>,
+    /// `quat(bits = 9, exact = [])`.
+    pub turret: ::netschema::timeline::Timeline<4, 3>,
+    /// `bool`.
+    pub alive: ::netschema::timeline::Timeline<1, 6>,
+    /// `int(0, 100)`.
+    pub progress: ::netschema::timeline::Timeline<1, 3>,
+}
+impl ::core::default::Default for Walker {
+    fn default() -> Self {
+        Self {
+            pos: Self::POS_TIMELINE,
+            heading: Self::HEADING_TIMELINE,
+            turret: Self::TURRET_TIMELINE,
+            alive: Self::ALIVE_TIMELINE,
+            progress: Self::PROGRESS_TIMELINE,
+        }
+    }
+}
+impl Walker {
+    /// This class's index in [`SCHEMA`]: its id on the wire.
+    pub const CLASS_INDEX: usize = 1;
+}
+const _: () = {
+    const Q_POS: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
+        0.0,
+        256.0,
+        0.0625,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Walker.pos`")
+        }
+    };
+    const Q_HEADING: ::netschema::quant::AngleQuant = match ::netschema::quant::AngleQuant::new(
+        10,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Walker.heading`")
+        }
+    };
+    const Q_TURRET: ::netschema::quant::QuatQuant = match ::netschema::quant::QuatQuant::new(
+        9,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Walker.turret`")
+        }
+    };
+    const Q_ALIVE: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Walker.alive`")
+        }
+    };
+    const Q_PROGRESS: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        100,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Walker.progress`")
+        }
+    };
+    impl Walker {
+        ///The empty timeline of field `pos`: `timeline(linear, ahead = 4, history = 2, keep = 240)`.
+        pub const POS_TIMELINE: ::netschema::timeline::Timeline<2, 6> = match ::netschema::timeline::Timeline::new(::netschema::timeline::Spec {
+            fields: &[
+                ::netschema::schema::Field::numeric(
+                        "pos[0].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[0].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+            ],
+            kind: ::netschema::timeline::Kind::Scalars,
+            interp: ::netschema::timeline::Interp::Linear,
+            ahead: 4u16,
+            history: 2u16,
+            keep: 240u32,
+        }) {
+            ::core::result::Result::Ok(t) => t,
+            ::core::result::Result::Err(_) => {
+                ::core::panic!("invalid timeline for field `Walker.pos`")
+            }
+        };
+        ///The empty timeline of field `heading`: `timeline(cubic)`.
+        pub const HEADING_TIMELINE: ::netschema::timeline::Timeline<1, 6> = match ::netschema::timeline::Timeline::new(::netschema::timeline::Spec {
+            fields: &[
+                ::netschema::schema::Field::numeric(
+                        "heading[0]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+            ],
+            kind: ::netschema::timeline::Kind::Scalars,
+            interp: ::netschema::timeline::Interp::Cubic,
+            ahead: 4u16,
+            history: 2u16,
+            keep: 4294967295u32,
+        }) {
+            ::core::result::Result::Ok(t) => t,
+            ::core::result::Result::Err(_) => {
+                ::core::panic!("invalid timeline for field `Walker.heading`")
+            }
+        };
+        ///The empty timeline of field `turret`: `timeline(linear, ahead = 2, history = 1)`.
+        pub const TURRET_TIMELINE: ::netschema::timeline::Timeline<4, 3> = match ::netschema::timeline::Timeline::new(::netschema::timeline::Spec {
+            fields: &[
+                ::netschema::schema::Field::categorical(
+                        "turret[0].largest",
+                        ::netschema::__private::cases(
+                            Q_TURRET.index().raw_min(),
+                            Q_TURRET.index().raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_TURRET.index().fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].c0",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].c1",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].c2",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+            ],
+            kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
+            interp: ::netschema::timeline::Interp::Linear,
+            ahead: 2u16,
+            history: 1u16,
+            keep: 4294967295u32,
+        }) {
+            ::core::result::Result::Ok(t) => t,
+            ::core::result::Result::Err(_) => {
+                ::core::panic!("invalid timeline for field `Walker.turret`")
+            }
+        };
+        ///The empty timeline of field `alive`: `timeline(step)`.
+        pub const ALIVE_TIMELINE: ::netschema::timeline::Timeline<1, 6> = match ::netschema::timeline::Timeline::new(::netschema::timeline::Spec {
+            fields: &[
+                ::netschema::schema::Field::categorical(
+                        "alive[0]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+            ],
+            kind: ::netschema::timeline::Kind::Scalars,
+            interp: ::netschema::timeline::Interp::Step,
+            ahead: 4u16,
+            history: 2u16,
+            keep: 4294967295u32,
+        }) {
+            ::core::result::Result::Ok(t) => t,
+            ::core::result::Result::Err(_) => {
+                ::core::panic!("invalid timeline for field `Walker.alive`")
+            }
+        };
+        ///The empty timeline of field `progress`: `timeline(step, ahead = 2, history = 1, keep = 0)`.
+        pub const PROGRESS_TIMELINE: ::netschema::timeline::Timeline<1, 3> = match ::netschema::timeline::Timeline::new(::netschema::timeline::Spec {
+            fields: &[
+                ::netschema::schema::Field::numeric(
+                        "progress[0]",
+                        Q_PROGRESS.raw_min(),
+                        Q_PROGRESS.raw_max(),
+                        Q_PROGRESS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PROGRESS.fingerprint()),
+            ],
+            kind: ::netschema::timeline::Kind::Scalars,
+            interp: ::netschema::timeline::Interp::Step,
+            ahead: 2u16,
+            history: 1u16,
+            keep: 0u32,
+        }) {
+            ::core::result::Result::Ok(t) => t,
+            ::core::result::Result::Err(_) => {
+                ::core::panic!("invalid timeline for field `Walker.progress`")
+            }
+        };
+    }
+    #[automatically_derived]
+    #[allow(unused_variables)]
+    impl ::netschema::Snapshot for Walker {
+        const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
+            name: "Walker",
+            fields: &[
+                ::netschema::schema::Field::numeric(
+                        "pos[0].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[0].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[0].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[1].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[1].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[1].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[2].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[2].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[2].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[3].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[3].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[3].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[4].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[4].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[4].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[5].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[5].x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos[5].y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[0].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[0]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[1].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[1]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[2].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[2]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[3].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[3]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[4].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[4]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[5].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "heading[5]",
+                        Q_HEADING.raw_min(),
+                        Q_HEADING.raw_max(),
+                        Q_HEADING.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "turret[0].largest",
+                        ::netschema::__private::cases(
+                            Q_TURRET.index().raw_min(),
+                            Q_TURRET.index().raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_TURRET.index().fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].c0",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].c1",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[0].c2",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[1].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "turret[1].largest",
+                        ::netschema::__private::cases(
+                            Q_TURRET.index().raw_min(),
+                            Q_TURRET.index().raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_TURRET.index().fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[1].c0",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[1].c1",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[1].c2",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[2].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "turret[2].largest",
+                        ::netschema::__private::cases(
+                            Q_TURRET.index().raw_min(),
+                            Q_TURRET.index().raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_TURRET.index().fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[2].c0",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[2].c1",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "turret[2].c2",
+                        Q_TURRET.raw_min(),
+                        Q_TURRET.raw_max(),
+                        Q_TURRET.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "alive[0].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive[0]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "alive[1].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive[1]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "alive[2].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive[2]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "alive[3].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive[3]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "alive[4].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive[4]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "alive[5].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "alive[5]",
+                        ::netschema::__private::cases(
+                            Q_ALIVE.raw_min(),
+                            Q_ALIVE.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "progress[0].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "progress[0]",
+                        Q_PROGRESS.raw_min(),
+                        Q_PROGRESS.raw_max(),
+                        Q_PROGRESS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PROGRESS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "progress[1].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "progress[1]",
+                        Q_PROGRESS.raw_min(),
+                        Q_PROGRESS.raw_max(),
+                        Q_PROGRESS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PROGRESS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "progress[2].t",
+                        0,
+                        i32::MAX,
+                        false,
+                        &[
+                            ::netschema::model::predict::Predictor::Zero,
+                            ::netschema::model::predict::Predictor::Hold,
+                        ],
+                    )
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "progress[2]",
+                        Q_PROGRESS.raw_min(),
+                        Q_PROGRESS.raw_max(),
+                        Q_PROGRESS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_PROGRESS.fingerprint()),
+            ],
+            groups: &[],
+        };
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            let _ = self.pos.write_row(&mut raw[0usize..18usize]);
+            let _ = self.heading.write_row(&mut raw[18usize..30usize]);
+            let _ = self.turret.write_row(&mut raw[30usize..45usize]);
+            let _ = self.alive.write_row(&mut raw[45usize..57usize]);
+            let _ = self.progress.write_row(&mut raw[57usize..63usize]);
+        }
+        fn dequantise(raw: &[i32]) -> Self {
+            Self {
+                pos: {
+                    let mut t = Self::POS_TIMELINE;
+                    let _ = t.read_row(&raw[0usize..18usize]);
+                    t
+                },
+                heading: {
+                    let mut t = Self::HEADING_TIMELINE;
+                    let _ = t.read_row(&raw[18usize..30usize]);
+                    t
+                },
+                turret: {
+                    let mut t = Self::TURRET_TIMELINE;
+                    let _ = t.read_row(&raw[30usize..45usize]);
+                    t
+                },
+                alive: {
+                    let mut t = Self::ALIVE_TIMELINE;
+                    let _ = t.read_row(&raw[45usize..57usize]);
+                    t
+                },
+                progress: {
+                    let mut t = Self::PROGRESS_TIMELINE;
+                    let _ = t.read_row(&raw[57usize..63usize]);
+                    t
+                },
             }
         }
     }
