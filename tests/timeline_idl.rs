@@ -58,13 +58,10 @@ fn checked_in_code_is_up_to_date() {
 fn slots_are_scalar_fields_and_capacities_constants() {
     let fields = <Unit as Snapshot>::CLASS.fields;
     let paths: Vec<&str> = fields.iter().map(|f| f.name).collect();
-    assert_eq!(
-        &paths[..7],
-        ["pos[0].t", "pos[0].x", "pos[0].y", "pos[1].t", "pos[1].x", "pos[1].y", "pos[2].t"]
-    );
+    assert_eq!(&paths[..5], ["pos[0].live", "pos[0].t", "pos[0].x", "pos[0].y", "pos[1].live"]);
     assert!(paths.contains(&"turret[2].c2") && paths.contains(&"order[3].t"));
-    // pos 6 slots of 3, heading 6 of 2, turret 3 of 5, order 4 of 2, progress 3 of 2, hp.
-    assert_eq!(fields.len(), 18 + 12 + 15 + 8 + 6 + 1);
+    // pos 6 slots of 4, heading 6 of 3, turret 3 of 6, order 4 of 3, progress 3 of 3, hp.
+    assert_eq!(fields.len(), 24 + 18 + 18 + 12 + 9 + 1);
     assert_eq!(Unit::POS_TIMELINE.spec().capacity(), 6);
     assert_eq!(Unit::POS_TIMELINE.spec().keep, 240);
     assert_eq!(Unit::HEADING_TIMELINE.spec().interp, Interp::Cubic);

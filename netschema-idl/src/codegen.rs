@@ -826,7 +826,7 @@ impl Gen<'_> {
         }
     }
 
-    /// The class-table entries of timeline field `field` (its slots: each time, then the
+    /// The class-table entries of timeline field `field` (its slots: each flag, time, then the
     /// kind's scalars, from `scalars`), pushed to `table`; returns the associated `const` of
     /// its empty timeline.
     fn timeline(
@@ -846,6 +846,11 @@ impl Gen<'_> {
         let mut k = 0;
         let mut components = Vec::new();
         for slot in 0..t.capacity() {
+            if let Some(s) = scalars.get(k) {
+                k += 1;
+                let (path, update) = (&s.path, Self::update(s));
+                table.push(quote!(#krate::schema::Field::categorical(#path, 2).with_meaning(match #krate::quant::BoolQuant::new() { ::core::result::Result::Ok(q) => q.fingerprint(), ::core::result::Result::Err(_) => 0 }) #update));
+            }
             if let Some(s) = scalars.get(k) {
                 k += 1;
                 let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));

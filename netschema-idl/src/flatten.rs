@@ -5,9 +5,10 @@
 //! `c0`, `c1`, `c2` (in index order, skipping the largest). Paths name each scalar stably:
 //! `pos.x`, `color[2]`, `waypoints[1].y`, `orientation.largest`, `orientation.c0`.
 //!
-//! A `timeline(...)` field is its slots in order, each the keyframe's time, `name[s].t`, then
-//! the kind's scalars under `name[s]` (`pos[0].t`, `pos[0].x`, `pos[0].y`, `pos[1].t`, …): the
-//! layout of the runtime's `Timeline::write_row`.
+//! A `timeline(...)` field is its slots in order, each whether it holds a keyframe,
+//! `name[s].live`, the keyframe's frame, `name[s].t`, then the kind's scalars under `name[s]`
+//! (`pos[0].live`, `pos[0].t`, `pos[0].x`, `pos[0].y`, `pos[1].live`, …): the layout of the
+//! runtime's `Timeline::write_row`.
 //!
 //! Update groups do not change the order: each scalar records the index of its field's group,
 //! and [`Class::update_groups`] lists the groups as the runtime numbers them.
@@ -79,7 +80,7 @@ pub enum ScalarKind {
         /// Its number of cases (0 if the name does not resolve, which validation rejects).
         cases: u32,
     },
-    /// A timeline slot's keyframe frame plus one (0: empty), `0..=i32::MAX`.
+    /// A timeline slot's keyframe frame, `0..=i32::MAX`.
     KeyTime {
         /// The timeline's interpolation, part of the scalar's meaning.
         interp: Interp,
@@ -182,6 +183,7 @@ impl Schema {
                 Some(t) => {
                     for slot in 0..t.capacity() {
                         let path = format!("{}[{slot}]", field.name);
+                        out.push(ctx.scalar(format!("{path}.live"), ScalarKind::Bool));
                         let time = ScalarKind::KeyTime { interp: t.interp.value };
                         out.push(ScalarField {
                             predictors: KEY_TIME_PREDICTORS,

@@ -11,7 +11,7 @@ fn errors(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn a_timeline_flattens_into_slots_of_time_then_values() {
+fn a_timeline_flattens_into_slots_of_flag_time_then_values() {
     let text = "class C { pos: vec2<fixed(0, 8, res = 1/4)> timeline(linear, ahead = 2, history = 1, keep = 60); }";
     let schema = parse_str("t", text).unwrap();
     let field = &schema.classes[0].fields[0];
@@ -20,14 +20,13 @@ fn a_timeline_flattens_into_slots_of_time_then_values() {
     let scalars = schema.flatten(&schema.classes[0]);
     let paths: Vec<&str> = scalars.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(
-        paths,
-        [
-            "pos[0].t", "pos[0].x", "pos[0].y", "pos[1].t", "pos[1].x", "pos[1].y", "pos[2].t",
-            "pos[2].x", "pos[2].y"
-        ]
+        &paths[..6],
+        ["pos[0].live", "pos[0].t", "pos[0].x", "pos[0].y", "pos[1].live", "pos[1].t"]
     );
-    assert_eq!(scalars[0].kind, ScalarKind::KeyTime { interp: Interp::Linear });
-    assert_eq!(scalars[0].kind.bits(), Some(31));
+    assert_eq!(paths.len(), 12);
+    assert_eq!(scalars[0].kind, ScalarKind::Bool);
+    assert_eq!(scalars[1].kind, ScalarKind::KeyTime { interp: Interp::Linear });
+    assert_eq!(scalars[1].kind.bits(), Some(31));
     // Printed canonically, it parses back to the same field.
     let printed = schema.to_string();
     assert!(printed.contains("timeline(linear, ahead = 2, history = 1, keep = 60)"), "{printed}");

@@ -38,18 +38,19 @@ fn slot_fields(name: &str, spec: &Spec) -> Vec<Field> {
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     (0..spec.capacity())
         .flat_map(|s| {
+            let live = Field::categorical(leak(format!("{name}[{s}].live")), 2);
             let time = Field::numeric(
                 leak(format!("{name}[{s}].t")),
                 0,
                 i32::MAX,
                 false,
-                &[Predictor::Hold, Predictor::Zero],
+                &[Predictor::Zero, Predictor::Hold],
             );
             let values = spec
                 .fields
                 .iter()
                 .map(move |f| Field { name: leak(format!("{name}[{s}].{}", f.name)), ..*f });
-            std::iter::once(time).chain(values)
+            [live, time].into_iter().chain(values)
         })
         .collect()
 }

@@ -366,6 +366,13 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Unit",
             fields: &[
+                ::netschema::schema::Field::categorical("pos[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -401,6 +408,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -436,6 +450,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -471,6 +492,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[3].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -506,6 +534,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[4].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -541,6 +576,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[5].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -576,6 +618,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -599,6 +648,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -622,6 +678,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -645,6 +708,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[3].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -668,6 +738,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[4].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -691,6 +768,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[5].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -714,6 +798,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("turret[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -769,6 +860,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::categorical("turret[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -824,6 +922,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::categorical("turret[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -879,6 +984,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::categorical("order[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "order[0].t",
                         0,
@@ -895,6 +1007,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
+                    ),
+                ::netschema::schema::Field::categorical("order[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
                     ),
                 ::netschema::schema::Field::numeric(
                         "order[1].t",
@@ -913,6 +1032,13 @@ const _: () = {
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
                     ),
+                ::netschema::schema::Field::categorical("order[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "order[2].t",
                         0,
@@ -930,6 +1056,13 @@ const _: () = {
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
                     ),
+                ::netschema::schema::Field::categorical("order[3].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "order[3].t",
                         0,
@@ -946,6 +1079,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
+                    ),
+                ::netschema::schema::Field::categorical("progress[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
                     ),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
@@ -970,6 +1110,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_PROGRESS.fingerprint()),
+                ::netschema::schema::Field::categorical("progress[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -993,6 +1140,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_PROGRESS.fingerprint()),
+                ::netschema::schema::Field::categorical("progress[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -1036,41 +1190,41 @@ const _: () = {
             raw: &mut [i32],
             clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
         ) {
-            let _ = self.pos.write_row(&mut raw[0usize..18usize]);
-            let _ = self.heading.write_row(&mut raw[18usize..30usize]);
-            let _ = self.turret.write_row(&mut raw[30usize..45usize]);
-            let _ = self.order.write_row(&mut raw[45usize..53usize]);
-            let _ = self.progress.write_row(&mut raw[53usize..59usize]);
-            raw[59] = ::netschema::__private::int(&Q_HP, self.hp, 59, clamped);
+            let _ = self.pos.write_row(&mut raw[0usize..24usize]);
+            let _ = self.heading.write_row(&mut raw[24usize..42usize]);
+            let _ = self.turret.write_row(&mut raw[42usize..60usize]);
+            let _ = self.order.write_row(&mut raw[60usize..72usize]);
+            let _ = self.progress.write_row(&mut raw[72usize..81usize]);
+            raw[81] = ::netschema::__private::int(&Q_HP, self.hp, 81, clamped);
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
                 pos: {
                     let mut t = Self::POS_TIMELINE;
-                    let _ = t.read_row(&raw[0usize..18usize]);
+                    let _ = t.read_row(&raw[0usize..24usize]);
                     t
                 },
                 heading: {
                     let mut t = Self::HEADING_TIMELINE;
-                    let _ = t.read_row(&raw[18usize..30usize]);
+                    let _ = t.read_row(&raw[24usize..42usize]);
                     t
                 },
                 turret: {
                     let mut t = Self::TURRET_TIMELINE;
-                    let _ = t.read_row(&raw[30usize..45usize]);
+                    let _ = t.read_row(&raw[42usize..60usize]);
                     t
                 },
                 order: {
                     let mut t = Self::ORDER_TIMELINE;
-                    let _ = t.read_row(&raw[45usize..53usize]);
+                    let _ = t.read_row(&raw[60usize..72usize]);
                     t
                 },
                 progress: {
                     let mut t = Self::PROGRESS_TIMELINE;
-                    let _ = t.read_row(&raw[53usize..59usize]);
+                    let _ = t.read_row(&raw[72usize..81usize]);
                     t
                 },
-                hp: ::netschema::__private::Integer::from_i32(Q_HP.dequantise(raw[59])),
+                hp: ::netschema::__private::Integer::from_i32(Q_HP.dequantise(raw[81])),
             }
         }
     }
@@ -1329,6 +1483,13 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Walker",
             fields: &[
+                ::netschema::schema::Field::categorical("pos[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -1364,6 +1525,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -1399,6 +1567,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -1434,6 +1609,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[3].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -1469,6 +1651,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[4].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -1504,6 +1693,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("pos[5].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -1539,6 +1735,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -1562,6 +1765,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -1585,6 +1795,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -1608,6 +1825,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[3].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -1631,6 +1855,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[4].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -1654,6 +1885,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("heading[5].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -1677,6 +1915,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_HEADING.fingerprint()),
+                ::netschema::schema::Field::categorical("turret[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -1732,6 +1977,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::categorical("turret[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -1787,6 +2039,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::categorical("turret[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -1842,6 +2101,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_TURRET.fingerprint()),
+                ::netschema::schema::Field::categorical("alive[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "alive[0].t",
                         0,
@@ -1861,6 +2127,13 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("alive[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "alive[1].t",
                         0,
@@ -1880,6 +2153,13 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("alive[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "alive[2].t",
                         0,
@@ -1899,6 +2179,13 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("alive[3].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "alive[3].t",
                         0,
@@ -1918,6 +2205,13 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("alive[4].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "alive[4].t",
                         0,
@@ -1937,6 +2231,13 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("alive[5].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "alive[5].t",
                         0,
@@ -1956,6 +2257,13 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_ALIVE.fingerprint()),
+                ::netschema::schema::Field::categorical("progress[0].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -1979,6 +2287,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_PROGRESS.fingerprint()),
+                ::netschema::schema::Field::categorical("progress[1].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -2002,6 +2317,13 @@ const _: () = {
                         ],
                     )
                     .with_meaning(Q_PROGRESS.fingerprint()),
+                ::netschema::schema::Field::categorical("progress[2].live", 2)
+                    .with_meaning(
+                        match ::netschema::quant::BoolQuant::new() {
+                            ::core::result::Result::Ok(q) => q.fingerprint(),
+                            ::core::result::Result::Err(_) => 0,
+                        },
+                    ),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -2033,37 +2355,37 @@ const _: () = {
             raw: &mut [i32],
             clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
         ) {
-            let _ = self.pos.write_row(&mut raw[0usize..18usize]);
-            let _ = self.heading.write_row(&mut raw[18usize..30usize]);
-            let _ = self.turret.write_row(&mut raw[30usize..45usize]);
-            let _ = self.alive.write_row(&mut raw[45usize..57usize]);
-            let _ = self.progress.write_row(&mut raw[57usize..63usize]);
+            let _ = self.pos.write_row(&mut raw[0usize..24usize]);
+            let _ = self.heading.write_row(&mut raw[24usize..42usize]);
+            let _ = self.turret.write_row(&mut raw[42usize..60usize]);
+            let _ = self.alive.write_row(&mut raw[60usize..78usize]);
+            let _ = self.progress.write_row(&mut raw[78usize..87usize]);
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
                 pos: {
                     let mut t = Self::POS_TIMELINE;
-                    let _ = t.read_row(&raw[0usize..18usize]);
+                    let _ = t.read_row(&raw[0usize..24usize]);
                     t
                 },
                 heading: {
                     let mut t = Self::HEADING_TIMELINE;
-                    let _ = t.read_row(&raw[18usize..30usize]);
+                    let _ = t.read_row(&raw[24usize..42usize]);
                     t
                 },
                 turret: {
                     let mut t = Self::TURRET_TIMELINE;
-                    let _ = t.read_row(&raw[30usize..45usize]);
+                    let _ = t.read_row(&raw[42usize..60usize]);
                     t
                 },
                 alive: {
                     let mut t = Self::ALIVE_TIMELINE;
-                    let _ = t.read_row(&raw[45usize..57usize]);
+                    let _ = t.read_row(&raw[60usize..78usize]);
                     t
                 },
                 progress: {
                     let mut t = Self::PROGRESS_TIMELINE;
-                    let _ = t.read_row(&raw[57usize..63usize]);
+                    let _ = t.read_row(&raw[78usize..87usize]);
                     t
                 },
             }

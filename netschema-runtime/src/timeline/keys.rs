@@ -1,7 +1,7 @@
 //! A timeline's keyframes in fixed storage: lookup, edits and forgetting history.
 
 use super::curve::{self, Window};
-use super::slots::Slots;
+use super::slots::{HEAD, Slots};
 use super::{Interp, Kind, Spec, Time};
 use crate::{Error, Result};
 
@@ -169,15 +169,15 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
     }
 
     /// Scalar fields the timeline takes in its class's row: [`Spec::capacity`] slots of
-    /// `1 + W` (see [`Timeline::write_row`]).
+    /// `2 + W` (see [`Timeline::write_row`]).
     pub fn row_len(&self) -> usize {
-        self.spec.capacity() * (1 + W)
+        self.spec.capacity() * (HEAD + W)
     }
 
     /// Writes the keyframes into `row`, this field's part of its class's row, as the server
-    /// captures it: slot by slot, the frame plus one (0: empty) then the raw values. A keyframe
-    /// keeps its slot while it exists and a new one takes the lowest free slot, so an edit
-    /// changes only the slots it touches. [`Error::StorageTooSmall`] if `row` is shorter than
+    /// captures it: slot by slot, 1 if it holds a keyframe (else 0), the frame, then the raw
+    /// values. A keyframe keeps its slot while it exists and a new one takes the lowest free
+    /// slot, so an edit changes only the slots it touches. [`Error::StorageTooSmall`] if `row` is shorter than
     /// [`Timeline::row_len`].
     pub fn write_row(&self, row: &mut [i32]) -> Result<()> {
         let row = row.get_mut(..self.row_len()).ok_or(Error::StorageTooSmall)?;
@@ -211,7 +211,7 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
     fn check_future(&self, time: u32) -> Result<()> {
         if time <= self.now {
             Err(Error::KeyframeInPast { time, now: self.now })
-        } else if time >= i32::MAX as u32 {
+        } else if time > i32::MAX as u32 {
             Err(Error::OutOfRange)
         } else {
             Ok(())
