@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use clap::builder::PossibleValuesParser;
 use flate2::read::MultiGzDecoder;
 use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::keyframes::KeyframeReport;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::Trace;
 use netschema_lab::{RunConfig, html, profile, techniques};
@@ -80,6 +81,8 @@ pub(crate) struct Args {
 /// The reports of a run and the parameters that produced them.
 struct Profile {
     reports: Vec<ScenarioReport>,
+    /// Per report, which fields would cost less as timelines (when netschema ran).
+    keyframes: Vec<Option<KeyframeReport>>,
     /// (name, value), for the HTML report.
     parameters: Vec<(&'static str, String)>,
 }
@@ -229,6 +232,7 @@ fn measure(
         chosen => chosen.iter().map(String::as_str).collect(),
     };
     let mut reports = Vec::new();
+    let mut keyframes = Vec::new();
     for client in &chosen {
         let snapshots = trace.views(client.as_deref());
         let mean = snapshots.iter().map(|s| s.len()).sum::<usize>() as f64 / snapshots.len() as f64;
@@ -264,6 +268,11 @@ fn measure(
             a.budget,
         )
         .map_err(Error::Technique)?;
+        let fits = report
+            .fields
+            .as_ref()
+            .map(|fields| KeyframeReport::new(runtime.schema, &snapshots, fields, report.rate_hz));
+        keyframes.push(fits);
         reports.push(report);
     }
     let duration = times.as_ref().map(|t| t.last().unwrap_or(&0.0) - t.first().unwrap_or(&0.0));
@@ -301,16 +310,19 @@ fn measure(
         ("techniques", names.join(", ")),
         ("netschema", env!("CARGO_PKG_VERSION").to_owned()),
     ];
-    Ok(Profile { reports, parameters })
+    Ok(Profile { reports, keyframes, parameters })
 }
 
 /// Prints the tables, writes the files asked for and checks every decoded frame.
 fn finish(a: &Args, profile: &Profile) -> Result<Outcome, Error> {
     let reports = &profile.reports;
-    for report in reports {
+    for (report, keyframes) in reports.iter().zip(&profile.keyframes) {
         println!("{}", report.table());
         if let Some(fields) = &report.fields {
             println!("{}", fields.table());
+        }
+        if let Some(keyframes) = keyframes {
+            println!("{}", keyframes.table());
         }
     }
     report::write_files(a.json.as_deref(), a.plot.as_deref(), reports).map_err(Error::Report)?;

@@ -53,6 +53,10 @@ fn profiles_a_trace() {
     }
     assert!(stdout.lines().any(|l| l.starts_with("Dot.hp") && l.contains(" hold ")), "{stdout}");
     assert!(stdout.contains("transition model"), "{stdout}");
+    // Brand's break-even beside the fitted keyframe rate, per field.
+    assert!(stdout.contains("keyframes (Brand 2019, §4.5.1"), "{stdout}");
+    let pos = stdout.lines().filter(|l| l.starts_with("Dot.pos.x")).nth(1).unwrap_or_default();
+    assert!(pos.contains("cheaper") || pos.contains("dearer"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("(structure)")), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("total")), "{stdout}");
     let json = std::fs::read_to_string(json).unwrap();

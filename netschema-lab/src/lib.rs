@@ -50,6 +50,7 @@ pub mod descriptors;
 pub mod fiedler;
 pub mod html;
 mod huffman;
+pub mod keyframes;
 pub mod link;
 pub mod n4e;
 pub mod naia;
