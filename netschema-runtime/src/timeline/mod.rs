@@ -53,8 +53,12 @@
 //! jump: lookups from then on use the new curve, as the seed describes (§2.6.4). Sending
 //! keyframes further ahead than the link's latency avoids it.
 //!
-//! Times: keyframes sit on whole frames (`u32`, from the start of the session); lookups take a
-//! [`Time`], frames in 16.16 fixed point, so a client can sample between frames.
+//! Times: keyframes sit on whole frames, from the start of the session, up to `i32::MAX`
+//! (a keyframe later than that is [`Error::OutOfRange`]); lookups take a [`Time`], frames in
+//! 16.16 fixed point, so a client can sample between frames.
+//!
+//! On the wire a timeline is plain scalar fields of its class, slot by slot
+//! ([`Timeline::write_row`], [`Timeline::read_row`]; `docs/protocol.md`).
 
 mod curve;
 mod keys;
