@@ -354,3 +354,37 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Whatever a row holds (a client trusts what it decoded, but nothing may panic), reading
+    /// it leaves a sorted list or refuses it, and every lookup stays inside the fields' ranges.
+    #[test]
+    fn any_row_reads_and_looks_up_without_panicking(
+        interp in prop_oneof![Just(Interp::Step), Just(Interp::Linear), Just(Interp::Cubic)],
+        row in proptest::collection::vec(any::<i32>(), 40),
+        flags in proptest::collection::vec(any::<bool>(), 10),
+        times in proptest::collection::vec(any::<u64>(), 8),
+    ) {
+        let mut row = row;
+        // Make some slots live with small frames, so that lists are not all empty.
+        for (s, &live) in flags.iter().enumerate() {
+            if live {
+                row[s * 4] = 1;
+                row[s * 4 + 1] = row[s * 4 + 1].rem_euclid(1000);
+            }
+        }
+        let mut t: Timeline<2, 16> =
+            Timeline::new(Spec { ahead: 6, history: 4, ..spec(&[X, ANGLE], interp) }).unwrap();
+        if t.read_row(&row).is_ok() {
+            prop_assert!(t.keys().windows(2).all(|w| w[0].time < w[1].time));
+            for &q in &times {
+                for at in [Time(q), Time(q % (1100 << 16))] {
+                    if let Some([x, a]) = t.value_at(at) {
+                        prop_assert!((0..=1000).contains(&x) || t.keys().iter().any(|k| k.value[0] == x));
+                        prop_assert!((0..=255).contains(&a) || t.keys().iter().any(|k| k.value[1] == a));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -23,7 +23,9 @@
 //!   frame `f`, timelines look the value up at `f + latency` in the lists of frame `f`.
 //!
 //! The errors assume the client holds frame `f`'s lists when it decodes `f`, which
-//! `netschema-runtime/tests/timeline_wire.rs` checks under loss.
+//! `netschema-runtime/tests/timeline_wire.rs` checks under loss. Last, the keyframe table
+//! `netschema profile` prints for the per-frame fields (Brand's break-even rate beside a
+//! greedy fit's).
 
 use std::process::ExitCode;
 
@@ -31,7 +33,9 @@ use netschema::Snapshot as _;
 use netschema::quant::FixedQuant;
 use netschema::schema::Schema;
 use netschema::timeline::{Time, Timeline};
+use netschema_lab::keyframes::KeyframeReport;
 use netschema_lab::netschema::Netschema;
+use netschema_lab::profile::{self, Recording};
 use netschema_lab::report::Summary;
 use netschema_lab::{Rng, RunConfig, Setup, Snapshot, Technique, run_all};
 
@@ -252,28 +256,45 @@ fn main() -> ExitCode {
     }
     let run = simulate(frames, seed);
     let config = RunConfig::new(latency, loss, seed);
+    // Per-frame fields through `netschema profile`'s measurement (for its keyframe table),
+    // timelines through the same run.
+    let recording = Recording { snapshots: &run.per_frame, training: &[], times: None };
+    let per_frame = match profile::measure(
+        "waypoints",
+        &PER_FRAME,
+        recording,
+        RATE,
+        &config,
+        &["netschema"],
+        None,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let technique: Box<dyn Technique> = Box::new(Netschema { budget: None, tolerant: None });
-    let mut bytes = Vec::new();
-    for (schema, snapshots) in [(&PER_FRAME, &run.per_frame), (&TIMELINES, &run.timelines)] {
-        let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(1);
-        let setup = Setup { schema, capacity, training: &[] };
-        let results = match run_all(
-            "waypoints",
-            std::slice::from_ref(&technique),
-            &setup,
-            snapshots,
-            None,
-            &config,
-        ) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let summary = Summary::of(&results[0], RATE);
-        bytes.push((summary.bytes_mean, results[0].mismatches == 0));
-    }
+    let capacity = run.timelines.iter().map(Snapshot::len).max().unwrap_or(1);
+    let setup = Setup { schema: &TIMELINES, capacity, training: &[] };
+    let timelines = match run_all(
+        "waypoints",
+        std::slice::from_ref(&technique),
+        &setup,
+        &run.timelines,
+        None,
+        &config,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let bytes: Vec<(f64, bool)> = [&per_frame.results[0], &timelines[0]]
+        .into_iter()
+        .map(|r| (Summary::of(r, RATE).bytes_mean, r.mismatches == 0))
+        .collect();
     eprintln!();
     let (mut pf_frame, mut pf_now, mut tl_frame, mut tl_now) =
         (Error::default(), Error::default(), Error::default(), Error::default());
@@ -303,5 +324,9 @@ fn main() -> ExitCode {
         println!("{name:<11} {b:>10.1} {verified:>9} {:>15} {:>15}", at.text(), now.text());
     }
     println!("timelines / per-frame bytes: {:.3}", bytes[1].0 / bytes[0].0.max(f64::MIN_POSITIVE));
+    if let Some(fields) = &per_frame.fields {
+        println!("\nthe per-frame fields, as `netschema profile` judges them:");
+        print!("{}", KeyframeReport::new(&PER_FRAME, &run.per_frame, fields, RATE).table());
+    }
     ExitCode::SUCCESS
 }
