@@ -95,7 +95,8 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
     /// Errors: [`Error::KeyframeInPast`] at or before the current frame,
     /// [`Error::KeyframeExists`] if one is already there, [`Error::TimelineFull`] if
     /// [`Spec::ahead`] future keyframes are already held. Values are stored as given: clamp
-    /// them to the fields' ranges first (lookups clamp what they return).
+    /// them to the fields' ranges first (lookups return keyframe values as stored and clamp
+    /// only what they interpolate).
     pub fn add(&mut self, time: u32, value: [i32; W]) -> Result<()> {
         self.check_future(time)?;
         if self.find(time).is_ok() {
