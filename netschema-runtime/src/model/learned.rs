@@ -5,7 +5,7 @@
 //! ends, so a lost packet only means its models are never used as a starting point.
 
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
-use crate::codec::prob::{BitModel, Prob};
+use crate::codec::prob::{BitModel, Prob, mean_in};
 use crate::codec::residual::ResidualModel;
 use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Coding, Field, MAX_CANDIDATES, Schema};
@@ -307,6 +307,28 @@ impl Model {
         self.flags[slot % self.flags.len()]
     }
 
+    /// Moves this model, the mean of `count − 1` models, to the mean of those and `other`:
+    /// every probability, running cost and the value count (see [`Prob::mean_in`]); the
+    /// choice of predictor then follows the mean costs. The batched policy
+    /// ([`ModelPolicy::Batched`](crate::model::ModelPolicy::Batched)) builds a batch's model so.
+    pub fn mean_in(&mut self, other: &Model, count: u32, candidates: &[Predictor]) {
+        for (r, o) in self.residuals.iter_mut().zip(&other.residuals) {
+            r.mean_in(o, count);
+        }
+        self.entry.mean_in(&other.entry, count);
+        for (z, &o) in self.zero.iter_mut().flatten().zip(other.zero.iter().flatten()) {
+            z.mean_in(o, count);
+        }
+        for (f, &o) in self.flags.iter_mut().zip(&other.flags) {
+            f.mean_in(o, count);
+        }
+        for (c, &o) in self.costs.iter_mut().zip(&other.costs) {
+            *c = mean_in(i64::from(*c), i64::from(o), count) as i32;
+        }
+        self.tick = mean_in(i64::from(self.tick), i64::from(other.tick), count) as u32;
+        self.refresh_choice(candidates);
+    }
+
     /// The candidate a field with full history would use now, as an index into its
     /// candidate list.
     pub fn preferred(&self) -> Option<usize> {
@@ -378,6 +400,27 @@ impl ModelLayout {
                     Coding::Numeric(candidates) => Model::for_candidates(candidates),
                     Coding::Categorical => Model::default(),
                 };
+            }
+        }
+    }
+
+    /// Moves `acc` (a set, the mean of `count − 1` sets) to the mean of those and `set` (see
+    /// [`Model::mean_in`]).
+    pub fn mean_in(schema: &Schema, acc: &mut [Model], set: &[Model], count: u32) {
+        let mut pairs = acc.iter_mut().zip(set);
+        if let Some((a, s)) = pairs.next() {
+            a.mean_in(s, count, &[]);
+        }
+        for class in schema.classes {
+            if let Some((a, s)) = pairs.next() {
+                a.mean_in(s, count, &[]);
+            }
+            for (field, (a, s)) in class.fields.iter().zip(pairs.by_ref()) {
+                let candidates = match field.coding {
+                    Coding::Numeric(candidates) => candidates,
+                    Coding::Categorical => &[],
+                };
+                a.mean_in(s, count, candidates);
             }
         }
     }
