@@ -8,9 +8,11 @@ use std::time::{Duration, Instant};
 use clap::builder::PossibleValuesParser;
 use flate2::read::MultiGzDecoder;
 use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::Trace;
 use netschema_lab::{RunConfig, html, profile, techniques};
+use netschema_runtime::model::ModelPolicy;
 
 use crate::error::{Error, Outcome};
 
@@ -59,6 +61,12 @@ pub(crate) struct Args {
     /// what the client holds gets.
     #[arg(long, value_name = "BYTES", value_parser = netschema_lab::parse_budget)]
     budget: Option<usize>,
+    /// How netschema keeps its models in step: per-frame (a model set per frame in flight),
+    /// batched (seed 004: models built from batches of 10 packets the client received whole,
+    /// 7 kept) or batched:B:K; the default is the schema's. The table's server_bytes and
+    /// client_bytes show what each costs per client.
+    #[arg(long, value_name = "POLICY", value_parser = netschema_lab::parse_policy)]
+    policy: Option<ModelPolicy>,
     /// Another recording of the same game to train the techniques' static tables on (Q3's
     /// Huffman table, naia-zd's dictionary), as an engine's offline tables are; by default
     /// they train on the replayed trace itself, which favours them.
@@ -261,7 +269,7 @@ fn measure(
             rate_hz,
             &config,
             &names,
-            a.budget,
+            Netschema { budget: a.budget, policy: a.policy, ..Netschema::default() },
         )
         .map_err(Error::Technique)?;
         reports.push(report);
@@ -297,6 +305,7 @@ fn measure(
                 None => "none".into(),
             },
         ),
+        ("model policy", netschema_lab::policy_name(a.policy.unwrap_or(runtime.schema.policy))),
         ("warm-up", format!("{} frames left out of the statistics", config.warmup)),
         ("techniques", names.join(", ")),
         ("netschema", env!("CARGO_PKG_VERSION").to_owned()),

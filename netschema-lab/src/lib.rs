@@ -67,6 +67,7 @@ mod training;
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::schema::Coding;
 
 pub use link::{Link, Rng};
@@ -310,6 +311,31 @@ pub fn parse_budget(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(bytes) if bytes > 0 => Ok(bytes),
         _ => Err(format!("bad budget `{s}` (a positive number of bytes, e.g. 1200)")),
+    }
+}
+
+/// A model policy for netschema, for a command line's `--policy`: `per-frame`, `batched`
+/// (seed 004's batches of 10 packets, 7 models kept) or `batched:B:K` (batches of `B`
+/// packets, `K` models kept); the error says what is wrong.
+pub fn parse_policy(s: &str) -> Result<ModelPolicy, String> {
+    let bad = || format!("bad policy `{s}` (per-frame, batched or batched:B:K, e.g. batched:10:7)");
+    let policy = match s.split(':').collect::<Vec<_>>().as_slice() {
+        ["per-frame"] => ModelPolicy::PerFrame,
+        ["batched"] => ModelPolicy::BATCHED,
+        ["batched", b, k] => ModelPolicy::Batched {
+            batch: b.parse().map_err(|_| bad())?,
+            kept: k.parse().map_err(|_| bad())?,
+        },
+        _ => return Err(bad()),
+    };
+    if policy.is_valid() { Ok(policy) } else { Err(bad()) }
+}
+
+/// How a policy reads in a report: `per-frame` or `batched:B:K`.
+pub fn policy_name(policy: ModelPolicy) -> String {
+    match policy {
+        ModelPolicy::PerFrame => "per-frame".into(),
+        ModelPolicy::Batched { batch, kept } => format!("batched:{batch}:{kept}"),
     }
 }
 

@@ -27,6 +27,7 @@ use std::rc::Rc;
 
 use netschema_runtime::engine::client::ClientStorage;
 use netschema_runtime::engine::peer::PeerStorage;
+use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
@@ -43,6 +44,8 @@ pub struct Netschema {
     /// tolerances ([`descriptors::with_tolerances`](super::descriptors::with_tolerances)).
     /// The technique is then called `netschema-tol`.
     pub tolerant: Option<&'static Schema>,
+    /// The model policy to code with instead of the schema's, if any.
+    pub policy: Option<ModelPolicy>,
 }
 
 /// Handles for `capacity` visible entities: released handles wait for an ack before reuse.
@@ -95,6 +98,12 @@ impl Netschema {
         costs: Option<Rc<RefCell<FieldCosts>>>,
     ) -> Result<Halves, Error> {
         let schema = self.tolerant.unwrap_or(setup.schema);
+        let schema = match self.policy {
+            Some(policy) if policy != schema.policy => {
+                &*Box::leak(Box::new(schema.with_policy(policy)))
+            }
+            _ => schema,
+        };
         start(schema, setup.capacity, self.budget, costs)
     }
 }
