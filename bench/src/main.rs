@@ -318,8 +318,7 @@ fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, S
 /// tolerances.
 fn tuning(engine: Netschema, tolerances: &[ToleranceOverride]) -> Option<String> {
     let budget = engine.budget.map(|b| format!("netschema: packets of at most {b} bytes"));
-    let policy =
-        engine.policy.map(|p| format!("netschema: models {}", netschema_lab::policy_name(p)));
+    let policy = engine.policy.map(|p| format!("netschema: models {p}"));
     let tolerances = (!tolerances.is_empty()).then(|| {
         let list: Vec<String> = tolerances.iter().map(ToString::to_string).collect();
         format!("netschema-tol: tolerances {} (raw steps)", list.join(", "))

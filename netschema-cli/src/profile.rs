@@ -305,7 +305,7 @@ fn measure(
                 None => "none".into(),
             },
         ),
-        ("model policy", netschema_lab::policy_name(a.policy.unwrap_or(runtime.schema.policy))),
+        ("model policy", a.policy.unwrap_or(runtime.schema.policy).to_string()),
         ("warm-up", format!("{} frames left out of the statistics", config.warmup)),
         ("techniques", names.join(", ")),
         ("netschema", env!("CARGO_PKG_VERSION").to_owned()),

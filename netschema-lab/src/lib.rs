@@ -318,25 +318,9 @@ pub fn parse_budget(s: &str) -> Result<usize, String> {
 /// (seed 004's batches of 10 packets, 7 models kept) or `batched:B:K` (batches of `B`
 /// packets, `K` models kept); the error says what is wrong.
 pub fn parse_policy(s: &str) -> Result<ModelPolicy, String> {
-    let bad = || format!("bad policy `{s}` (per-frame, batched or batched:B:K, e.g. batched:10:7)");
-    let policy = match s.split(':').collect::<Vec<_>>().as_slice() {
-        ["per-frame"] => ModelPolicy::PerFrame,
-        ["batched"] => ModelPolicy::BATCHED,
-        ["batched", b, k] => ModelPolicy::Batched {
-            batch: b.parse().map_err(|_| bad())?,
-            kept: k.parse().map_err(|_| bad())?,
-        },
-        _ => return Err(bad()),
-    };
-    if policy.is_valid() { Ok(policy) } else { Err(bad()) }
-}
-
-/// How a policy reads in a report: `per-frame` or `batched:B:K`.
-pub fn policy_name(policy: ModelPolicy) -> String {
-    match policy {
-        ModelPolicy::PerFrame => "per-frame".into(),
-        ModelPolicy::Batched { batch, kept } => format!("batched:{batch}:{kept}"),
-    }
+    s.parse().map_err(|()| {
+        format!("bad policy `{s}` (per-frame, batched or batched:B:K, e.g. batched:10:7)")
+    })
 }
 
 /// A loss probability written as `0.05` or `5%`, in `[0, 1)`.

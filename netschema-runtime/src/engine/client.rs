@@ -34,7 +34,7 @@ pub struct ClientStorage<'a> {
     /// For every handle and update group in every frame slot, how many frames before the
     /// slot's frame the server sent the values held.
     pub lags: &'a mut [u8],
-    /// Model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): per frame, one stored with
+    /// Model sets (see [`ModelPolicy`]): per frame, one stored with
     /// each frame slot; batched, the models kept, the accumulator of the batch being decoded
     /// and the set a packet is decoded in.
     pub models: &'a mut [Model],

@@ -59,7 +59,7 @@ pub struct PeerStorage<'a> {
     /// Scratch bitsets of the handles selected for, sent in, and at the core of a packet
     /// (three bits per handle).
     pub marks: &'a mut [u64],
-    /// Model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): per frame, one stored with
+    /// Model sets (see [`ModelPolicy`]): per frame, one stored with
     /// each frame slot; batched, the model in use, one accumulator per batch in flight and the
     /// set a packet is coded in; and one more set for undoing an entity that did not fit.
     pub models: &'a mut [Model],

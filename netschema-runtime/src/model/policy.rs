@@ -1,6 +1,9 @@
 //! How learned statistics are kept in step between the ends: a [`ModelPolicy`], chosen per
 //! schema ([`Schema::with_policy`](crate::schema::Schema::with_policy)) and part of its hash.
 
+use core::fmt;
+use core::str::FromStr;
+
 use crate::engine::frame::WINDOW;
 
 /// Most models a client keeps under [`ModelPolicy::Batched`].
@@ -64,6 +67,38 @@ impl ModelPolicy {
     }
 }
 
+/// Reads `per-frame`, `batched` ([`ModelPolicy::BATCHED`]) or `batched:B:K` (batches of `B`
+/// frames, `K` models kept), as [`ModelPolicy`]'s `Display` writes it; `Err(())` for anything
+/// else or an invalid policy.
+impl FromStr for ModelPolicy {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        let policy = match s {
+            "per-frame" => ModelPolicy::PerFrame,
+            "batched" => ModelPolicy::BATCHED,
+            _ => {
+                let (b, k) = s.strip_prefix("batched:").and_then(|p| p.split_once(':')).ok_or(())?;
+                ModelPolicy::Batched {
+                    batch: b.parse().map_err(|_| ())?,
+                    kept: k.parse().map_err(|_| ())?,
+                }
+            }
+        };
+        if policy.is_valid() { Ok(policy) } else { Err(()) }
+    }
+}
+
+/// `per-frame` or `batched:B:K`.
+impl fmt::Display for ModelPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelPolicy::PerFrame => f.write_str("per-frame"),
+            ModelPolicy::Batched { batch, kept } => write!(f, "batched:{batch}:{kept}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +113,16 @@ mod tests {
         assert!(!ModelPolicy::Batched { batch: 4, kept: MAX_KEPT + 1 }.is_valid());
         assert!(ModelPolicy::BATCHED.is_valid());
         assert_eq!(ModelPolicy::PerFrame.code(), 0);
+    }
+
+    #[test]
+    fn reads_what_it_writes() {
+        for p in [ModelPolicy::PerFrame, ModelPolicy::Batched { batch: 3, kept: 16 }] {
+            assert_eq!(std::format!("{p}").parse(), Ok(p));
+        }
+        assert_eq!("batched".parse(), Ok(ModelPolicy::BATCHED));
+        for bad in ["", "batched:0:1", "batched:4", "batched:4:17", "frames", "batched:a:1"] {
+            assert_eq!(bad.parse::<ModelPolicy>(), Err(()), "{bad}");
+        }
     }
 }
