@@ -4,6 +4,8 @@
 //! - [`codec`]: the entropy-coding layer — bit I/O, a binary range coder, adaptive
 //!   probabilities and the integer residual model;
 //! - [`quant`]: the quantisers that turn natural values into integers and back;
+//! - [`blend`]: the raw values between two samples of an entity, per field kind, for clients
+//!   that interpolate;
 //! - [`schema`] and the [`Snapshot`] / [`SnapshotEnum`] traits: field descriptors and what
 //!   generated code implements;
 //! - [`model`]: integer polynomial predictors and the per-field learned statistics that choose
@@ -22,6 +24,7 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod blend;
 pub mod codec;
 pub mod engine;
 mod error;

@@ -437,6 +437,11 @@ impl<'a> Client<'a> {
         self.reader().frame_view()
     }
 
+    /// The entity at `handle` in the current view with where its values come from.
+    pub fn sample(&self, handle: u32) -> Option<Sample<'_>> {
+        self.reader().sample(handle)
+    }
+
     /// How many frames before the current one the world had the values [`Client::get`] gives
     /// for `handle` (0: sent in the current frame), the oldest of its update groups.
     pub fn age(&self, handle: u32) -> Option<u32> {
@@ -447,6 +452,23 @@ impl<'a> Client<'a> {
     pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
         self.reader().events()
     }
+}
+
+/// An entity as the current view shows it, with where its values come from: what a client
+/// that interpolates keeps (see [`crate::blend`] and
+/// [`owned::Interpolator`](crate::owned::Interpolator)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample<'s> {
+    /// Its class.
+    pub class: usize,
+    /// Its newest raw values ([`Client::get`]).
+    pub row: &'s [i32],
+    /// The frame at which its handle got it: a later entity at the same handle has a later
+    /// one, so samples with different `born` are of different entities.
+    pub born: u32,
+    /// The frame at which the server's world had the values of its default update group
+    /// ([`Client::age`] frames before the current one for a class of one group).
+    pub source: u32,
 }
 
 /// Read access to a client's current and previous views over shared storage, for the
@@ -479,9 +501,21 @@ impl<'s> Reader<'s> {
     /// Class and raw values of `handle` in the current view: the newest values the client
     /// has of it (see [`Reader::freshest`]).
     pub(crate) fn get(&self, handle: u32) -> Option<(usize, &'s [i32])> {
+        self.sample(handle).map(|s| (s.class, s.row))
+    }
+
+    /// The entity at `handle` in the current view with where its values come from: what
+    /// [`Reader::get`] gives, the frame its handle got it and the frame its default update
+    /// group's values were the world's.
+    pub(crate) fn sample(&self, handle: u32) -> Option<Sample<'s>> {
         let slot = self.current_slot()?;
         self.entry(slot, handle)?;
-        self.entry(self.freshest(slot, handle), handle)
+        let p = self.freshest(slot, handle);
+        let (class, row) = self.entry(p, handle)?;
+        let born = *self.born.get(p * self.state.handles as usize + handle as usize)?;
+        let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
+        let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(lag));
+        Some(Sample { class, row, born, source })
     }
 
     /// Class and raw values of `handle` in the current frame exactly as its packet set it.

@@ -129,6 +129,13 @@ impl<P: Protocol> Client<P> {
         self.reader().age(handle)
     }
 
+    /// The entity at `handle` in the current view, raw, with where its values come from (the
+    /// frame its handle got it and the frame its values were the world's); see
+    /// [`Client::sample`](crate::Client::sample).
+    pub fn sample(&self, handle: u32) -> Option<client::Sample<'_>> {
+        self.reader().sample(handle)
+    }
+
     /// The entity at `handle`, if it is a `C`: its newest values (see
     /// [`Client::view`](crate::Client::view)).
     pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
@@ -160,6 +167,13 @@ impl<P: Protocol> Client<P> {
     /// Every entity in the current view, by handle.
     pub fn entities(&self) -> impl Iterator<Item = (u32, P)> + '_ {
         self.reader().view().filter_map(|(h, class, raw)| Some((h, P::dequantise(class, raw)?)))
+    }
+
+    /// Every entity of the current frame exactly as its packet set it, raw, by handle: what the
+    /// server records this client holds ([`Server::client_view`](super::Server::client_view)).
+    /// See [`Client::frame_view`](crate::Client::frame_view).
+    pub fn frame_view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
+        self.reader().frame_view()
     }
 
     /// What changed from the previous view to the current one, by handle.

@@ -7,6 +7,8 @@
 //! - [`Client`] owns its storage and hands out typed values and [`Event`]s.
 //! - [`WorldBuffers`], [`PeerBuffers`] and [`ClientBuffers`] own the storage of the borrowing
 //!   core for programs that drive it directly.
+//! - [`Interpolator`] gives a client's entities at a render time a few frames behind the newest,
+//!   blended between the samples it received: a jitter buffer and render clock.
 //! - [`Interest`] decides which entities each client sees from their positions on a grid, with
 //!   enter and leave radii, and hands [`Server`] only the changes.
 //!
@@ -18,9 +20,11 @@ mod buffers;
 mod client;
 mod ids;
 mod interest;
+mod interp;
 mod server;
 
 pub use buffers::{ClientBuffers, PeerBuffers, WorldBuffers};
 pub use client::{Client, Event};
 pub use interest::{Change, Interest, View};
+pub use interp::{Interpolator, MAX_DELAY, RESYNC};
 pub use server::{ClientId, Connection, Frame, Server, ServerConfig};

@@ -334,6 +334,28 @@ impl<P: Protocol> Server<P> {
         Ok(c.buffers.resume(P::SCHEMA, c.state).staleness(frame, slot))
     }
 
+    /// What the server records `client` holds of entity `id` at the current frame, for checking
+    /// a client against: writes its raw values into `out` (at least as long as the class's
+    /// fields) and returns the handle the client knows it by and its class, or `None` if the
+    /// client does not hold it. Meaningful after [`Server::encode`] for the current frame; a
+    /// client that decodes that packet has exactly this in its
+    /// [`frame_view`](super::Client::frame_view). See [`Peer::client_view`].
+    pub fn client_view(
+        &mut self,
+        client: ClientId,
+        id: u64,
+        out: &mut [i32],
+    ) -> Result<Option<(u32, usize)>> {
+        let slot = self.slot(id)?;
+        let at = self.index_of(client)?;
+        let frame = self.world_state.frame().ok_or(Error::FrameNotStarted)?;
+        let world = self.world.resume(P::SCHEMA, self.world_state);
+        let c = &mut self.connections[at];
+        let peer = c.buffers.resume(P::SCHEMA, c.state);
+        let Some(handle) = peer.handle_of(slot) else { return Ok(None) };
+        Ok(peer.client_view(&world, frame, slot, out).map(|class| (handle, class)))
+    }
+
     /// Writes `client`'s packet for the current frame into `buf`, never past its end (the
     /// byte budget; [`DEFAULT_BUDGET`](crate::engine::peer::DEFAULT_BUDGET) is the usual
     /// length); see [`Peer::encode`].
