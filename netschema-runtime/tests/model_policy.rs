@@ -2,7 +2,7 @@
 
 mod support;
 
-use netschema_runtime::model::ModelPolicy;
+use netschema_runtime::model::{ModelLayout, ModelPolicy};
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::{ClientStorage, Error, PeerStorage};
 use support::*;
@@ -95,4 +95,44 @@ fn the_policy_joins_the_schema_hash() {
     assert_eq!(SCHEMA.with_policy(ModelPolicy::PerFrame).hash, SCHEMA.hash);
     let invalid = SCHEMA.with_policy(ModelPolicy::Batched { batch: 0, kept: 1 });
     assert_eq!(invalid.validate(), Err(Error::InvalidSchema));
+}
+
+/// A prior written from what a peer learned starts every connection of a schema that embeds
+/// it: its first packets are smaller than cold ones, both ends agree, and a prior written for
+/// another schema is refused.
+#[test]
+fn a_prior_starts_connections_warm() {
+    fn first_bytes(schema: &netschema_runtime::schema::Schema, frames: u32) -> (usize, Vec<u8>) {
+        let mut wb = WorldBuffers::new(schema, ENTITIES);
+        let mut world = wb.world(schema, ENTITIES).unwrap();
+        let mut pb = PeerBuffers::new(schema, ENTITIES, ENTITIES);
+        let mut peer = pb.peer(schema, ENTITIES, ENTITIES).unwrap();
+        let mut cb = ClientBuffers::new(schema, ENTITIES);
+        let mut client = cb.client(schema, ENTITIES).unwrap();
+        for id in 0..ENTITIES {
+            peer.set_visible(id, true);
+        }
+        let mut sim = Sim::new(11, ENTITIES);
+        let (mut buf, mut total) = (vec![0u8; 1 << 14], 0);
+        for _ in 0..frames {
+            sim.step(&mut world);
+            let len = peer.encode(&world, &mut buf).unwrap();
+            total += len;
+            let f = client.decode(&buf[..len]).unwrap();
+            assert_eq!(client.model_digest(f), peer.model_digest(f));
+            peer.receive_ack(&client.ack().unwrap());
+        }
+        let mut prior = vec![0u8; ModelLayout::prior_len(schema)];
+        ModelLayout::write_prior(schema, peer.learned().unwrap(), &mut prior).unwrap();
+        (total, prior)
+    }
+    let (_, prior) = first_bytes(&SCHEMA, 300);
+    let warm = SCHEMA.with_prior(Box::leak(prior.clone().into_boxed_slice()));
+    assert_eq!(warm.validate(), Ok(()));
+    assert_ne!(warm.hash, SCHEMA.hash);
+    let (cold, _) = first_bytes(&SCHEMA, 20);
+    let (started, _) = first_bytes(&warm, 20);
+    assert!(started < cold, "{started} bytes with the prior, {cold} cold");
+    let other = BATCHED.with_prior(Box::leak(prior.into_boxed_slice()));
+    assert_eq!(other.validate(), Err(Error::InvalidSchema));
 }

@@ -50,6 +50,12 @@ impl Prob {
         Prob(p as u16)
     }
 
+    /// The probability whose [`BitModel::p0`] is `p0`, as a model stores it (clamped into
+    /// `1..PROB_ONE`, the codable range).
+    pub(crate) fn from_p0(p0: u32) -> Self {
+        Prob(p0.clamp(1, PROB_ONE - 1) as u16)
+    }
+
     /// Moves this probability, the mean of `count - 1` others, to the mean of those and `x`:
     /// `p + ⌊(x − p) / count⌋`, which stays between `p` and `x` (so in the codable range).
     pub fn mean_in(&mut self, x: Prob, count: u32) {

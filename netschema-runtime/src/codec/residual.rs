@@ -109,14 +109,10 @@ impl<M: BitModel> ResidualModel<M> {
 }
 
 impl ResidualModel<Prob> {
-    /// Moves every probability to its running mean with `other`'s (see [`Prob::mean_in`]).
-    pub fn mean_in(&mut self, other: &ResidualModel, count: u32) {
-        self.zero.mean_in(other.zero, count);
-        self.sign.mean_in(other.sign, count);
-        let mine = self.unary.iter_mut().chain(&mut self.escape);
-        for (m, &o) in mine.zip(other.unary.iter().chain(&other.escape)) {
-            m.mean_in(o, count);
-        }
+    /// Every probability of the model, in a fixed order (that of
+    /// [`ResidualModel::for_each_prob`]).
+    pub(crate) fn probs_mut(&mut self) -> impl Iterator<Item = &mut Prob> {
+        [&mut self.zero, &mut self.sign].into_iter().chain(&mut self.unary).chain(&mut self.escape)
     }
 }
 

@@ -473,6 +473,14 @@ impl<'a> Peer<'a> {
         Some((start, self.state.book.kept_digest(self.store.models, start)?))
     }
 
+    /// The model set the newest packet ended with (what the peer has learned by then), if it is
+    /// still held: [`ModelLayout::write_prior`] turns it into a prior.
+    pub fn learned(&self) -> Option<&[Model]> {
+        let p = self.state.slots.find(self.state.newest_sent)?;
+        let (set, len) = (self.state.book.ended_in(p, true)?, self.state.layout.len);
+        self.store.models.get(set * len..(set + 1) * len)
+    }
+
     /// The model of scalar `field` of `class` as the packet for `frame` left it, if the frame
     /// is held (batched: only the newest frame sent): what the peer has learned about that
     /// field by then.
