@@ -74,6 +74,7 @@ struct Options {
     techniques: Vec<String>,
     budget: Option<usize>,
     policy: Option<ModelPolicy>,
+    prior: Option<&'static [u8]>,
     tolerances: Vec<ToleranceOverride>,
     json: Option<PathBuf>,
     plot: PathBuf,
@@ -82,7 +83,7 @@ struct Options {
 
 const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|all] [--frames N] \
                      [--latency F] [--loss P] [--technique NAME]... [--budget BYTES] \
-                     [--policy POLICY] [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
+                     [--policy POLICY] [--prior FILE] [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
                      [--record DIR]";
 
 /// The `--help` text: usage, options, the technique legend and the table's columns.
@@ -106,6 +107,8 @@ options:
                     per frame in flight), batched (seed 004: models built from batches of
                     10 packets the client received whole, 7 kept) or batched:B:K;
                     server_bytes and client_bytes show what it costs per client
+  --prior FILE      netschema starts every connection from this prior (`netschema train`
+                    on a trace of the one --scenario, for the same policy) instead of cold
   --tolerance PATH=STEPS
                     also run netschema-tol: netschema with a tolerance of STEPS raw steps
                     (at most 127) on every numeric field at or under PATH (`pos` covers
@@ -139,6 +142,7 @@ fn parse_args() -> Result<Options, String> {
         techniques: techniques::NAMES.iter().map(|s| s.to_string()).collect(),
         budget: None,
         policy: None,
+        prior: None,
         tolerances: Vec::new(),
         json: None,
         plot: PathBuf::new(),
@@ -189,6 +193,11 @@ fn parse_args() -> Result<Options, String> {
                 o.budget = Some(netschema_lab::parse_budget(&value("a number of bytes")?)?)
             }
             "--policy" => o.policy = Some(netschema_lab::parse_policy(&value("a policy")?)?),
+            "--prior" => {
+                let path = value("a file")?;
+                let bytes = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+                o.prior = Some(Box::leak(bytes.into_boxed_slice()));
+            }
             "--tolerance" => o.tolerances.push(value("PATH=STEPS")?.parse()?),
             "--json" => o.json = Some(PathBuf::from(value("a file")?)),
             "--plot" => plot = Some(PathBuf::from(value("a file")?)),
@@ -200,11 +209,15 @@ fn parse_args() -> Result<Options, String> {
     if !chosen_techniques.is_empty() {
         o.techniques = chosen_techniques;
     }
-    let tuned = o.budget.is_some() || o.policy.is_some() || !o.tolerances.is_empty();
+    let tuned =
+        o.budget.is_some() || o.policy.is_some() || o.prior.is_some() || !o.tolerances.is_empty();
     if tuned && !o.techniques.iter().any(|t| t == "netschema") {
-        return Err("--budget, --policy and --tolerance apply to netschema, which --technique \
-                    leaves out"
+        return Err("--budget, --policy, --prior and --tolerance apply to netschema, which \
+                    --technique leaves out"
             .into());
+    }
+    if o.prior.is_some() && o.scenarios.len() != 1 {
+        return Err("--prior is trained for one scenario: choose it with --scenario".into());
     }
     let scenario = if o.scenarios.len() == 1 { o.scenarios[0].as_str() } else { "all" };
     o.plot = plot.unwrap_or_else(|| report::plot_path(scenario, o.latency, o.loss));
@@ -319,11 +332,12 @@ fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, S
 fn tuning(engine: Netschema, tolerances: &[ToleranceOverride]) -> Option<String> {
     let budget = engine.budget.map(|b| format!("netschema: packets of at most {b} bytes"));
     let policy = engine.policy.map(|p| format!("netschema: models {p}"));
+    let prior = engine.prior.map(|p| format!("netschema: a prior of {} bytes", p.len()));
     let tolerances = (!tolerances.is_empty()).then(|| {
         let list: Vec<String> = tolerances.iter().map(ToString::to_string).collect();
         format!("netschema-tol: tolerances {} (raw steps)", list.join(", "))
     });
-    let parts: Vec<String> = [budget, policy, tolerances].into_iter().flatten().collect();
+    let parts: Vec<String> = [budget, policy, prior, tolerances].into_iter().flatten().collect();
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
@@ -341,7 +355,8 @@ fn main() -> ExitCode {
     };
     let start = Instant::now();
     let config = RunConfig::new(o.latency, o.loss, o.seed);
-    let engine = Netschema { budget: o.budget, policy: o.policy, ..Netschema::default() };
+    let engine =
+        Netschema { budget: o.budget, policy: o.policy, prior: o.prior, ..Netschema::default() };
     if let Some(line) = tuning(engine, &o.tolerances) {
         println!("{line}\n");
     }

@@ -67,6 +67,10 @@ pub(crate) struct Args {
     /// client_bytes show what each costs per client.
     #[arg(long, value_name = "POLICY", value_parser = netschema_lab::parse_policy)]
     policy: Option<ModelPolicy>,
+    /// Start netschema's connection from this prior (`netschema train` on another recording
+    /// of the same schema, for the same policy) instead of cold models.
+    #[arg(long, value_name = "FILE")]
+    prior: Option<PathBuf>,
     /// Another recording of the same game to train the techniques' static tables on (Q3's
     /// Huffman table, naia-zd's dictionary), as an engine's offline tables are; by default
     /// they train on the replayed trace itself, which favours them.
@@ -139,7 +143,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
 }
 
 /// Reads the trace with progress on stderr, and warns about what it had to clamp.
-fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, Error> {
+pub(crate) fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, Error> {
     let cannot = |source| Error::Read { path: path.to_owned(), source };
     let mut file = BufReader::new(File::open(path).map_err(cannot)?);
     // A gzip stream (magic bytes 1f 8b) is decompressed on the fly; the progress then counts
@@ -232,6 +236,14 @@ fn measure(
         }
         None => String::new(),
     };
+    let prior = match &a.prior {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|source| Error::Read { path: path.clone(), source })?;
+            Some(&*Box::leak(bytes.into_boxed_slice()))
+        }
+        None => None,
+    };
     let names: Vec<&str> = match a.techniques.as_slice() {
         [] => techniques::NAMES.to_vec(),
         chosen => chosen.iter().map(String::as_str).collect(),
@@ -269,7 +281,7 @@ fn measure(
             rate_hz,
             &config,
             &names,
-            Netschema { budget: a.budget, policy: a.policy, ..Netschema::default() },
+            Netschema { budget: a.budget, policy: a.policy, prior, ..Netschema::default() },
         )
         .map_err(Error::Technique)?;
         reports.push(report);
@@ -306,6 +318,12 @@ fn measure(
             },
         ),
         ("model policy", a.policy.unwrap_or(runtime.schema.policy).to_string()),
+        (
+            "prior",
+            a.prior
+                .as_ref()
+                .map_or_else(|| "none (cold models)".into(), |p| p.display().to_string()),
+        ),
         ("warm-up", format!("{} frames left out of the statistics", config.warmup)),
         ("techniques", names.join(", ")),
         ("netschema", env!("CARGO_PKG_VERSION").to_owned()),
