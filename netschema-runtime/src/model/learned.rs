@@ -5,7 +5,7 @@
 //! ends, so a lost packet only means its models are never used as a starting point.
 
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
-use crate::codec::prob::{BitModel, Prob, mean_in};
+use crate::codec::prob::{BitModel, Count, Prob};
 use crate::codec::residual::ResidualModel;
 use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
@@ -320,15 +320,23 @@ impl Model {
     /// every probability, running cost and the value count (see [`Prob::mean_in`]); the
     /// choice of predictor then follows the mean costs. The batched policy
     /// ([`ModelPolicy::Batched`](crate::model::ModelPolicy::Batched)) builds a batch's model so.
-    pub fn mean_in(&mut self, other: &Model, count: u32, candidates: &[Predictor]) {
-        let mut other = *other;
-        for (p, o) in self.probs_mut().zip(other.probs_mut()) {
-            p.mean_in(*o, count);
+    pub fn mean_in(&mut self, other: &Model, count: &Count, candidates: &[Predictor]) {
+        for (r, o) in self.residuals.iter_mut().zip(&other.residuals) {
+            r.mean_in(o, count);
+        }
+        self.entry.mean_in(&other.entry, count);
+        for (z, o) in self.zero.iter_mut().zip(&other.zero) {
+            for (p, &o) in z.iter_mut().zip(o) {
+                p.mean_in(o, count);
+            }
+        }
+        for (p, &o) in self.flags.iter_mut().zip(&other.flags) {
+            p.mean_in(o, count);
         }
         for (c, &o) in self.costs.iter_mut().zip(&other.costs) {
-            *c = mean_in(i64::from(*c), i64::from(o), count) as i32;
+            *c = count.mean_in(i64::from(*c), i64::from(o)) as i32;
         }
-        self.tick = mean_in(i64::from(self.tick), i64::from(other.tick), count) as u32;
+        self.tick = count.mean_in(i64::from(self.tick), i64::from(other.tick)) as u32;
         self.refresh_choice(candidates);
     }
 
@@ -459,8 +467,9 @@ impl ModelLayout {
     /// Moves `acc` (a set, the mean of `count − 1` sets) to the mean of those and `set` (see
     /// [`Model::mean_in`]).
     pub fn mean_in(schema: &Schema, acc: &mut [Model], set: &[Model], count: u32) {
+        let count = Count::new(count);
         for ((a, s), candidates) in acc.iter_mut().zip(set).zip(Self::candidates(schema)) {
-            a.mean_in(s, count, candidates);
+            a.mean_in(s, &count, candidates);
         }
     }
 
