@@ -9,18 +9,25 @@ use netschema_idl::codegen;
 use netschema_idl::ir::ModelPolicy;
 
 /// `#[derive(Protocol)]` on an enum whose variants each hold one `Snapshot` type, in class
-/// order; `#[netschema(name = "...")]` names the schema (default: the enum's name) and
+/// order; `#[netschema(name = "...")]` names the schema (default: the enum's name),
 /// `#[netschema(models = "...")]` chooses its model policy (`per-frame`, the default,
-/// `batched` or `batched:B:K`; the `.netidl` `models` statement).
+/// `batched` or `batched:B:K`; the `.netidl` `models` statement) and
+/// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest).
 pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let mut name: Option<syn::LitStr> = None;
     let mut policy: Option<ModelPolicy> = None;
+    let mut prior: Option<syn::LitStr> = None;
     let read = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
         if meta.path.is_ident("name") {
             let lit: syn::LitStr = meta.value()?.parse()?;
             if name.replace(lit).is_some() {
                 cx.error(&meta.path, "duplicate `name` attribute");
+            }
+        } else if meta.path.is_ident("prior") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            if prior.replace(lit).is_some() {
+                cx.error(&meta.path, "duplicate `prior` attribute");
             }
         } else if meta.path.is_ident("models") {
             let lit: syn::LitStr = meta.value()?.parse()?;
@@ -45,7 +52,7 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
         &input.attrs,
         read,
         "unknown netschema attribute on the enum: expected `name = \"schema\"`, \
-         `models = \"policy\"` or `crate = \"path\"`",
+         `models = \"policy\"`, `prior = \"file\"` or `crate = \"path\"`",
     );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Protocol` cannot be derived for generic enums");
@@ -86,6 +93,8 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     cx.finish()?;
     let ident = &input.ident;
     let name = name.map_or_else(|| ident.to_string(), |n| n.value());
-    let policy = policy.unwrap_or_default();
-    Ok(codegen::protocol_impl(&name, &quote!(#ident), &variants, None, policy, &options))
+    // A prior's path is relative to the crate's manifest, as `include_bytes!` cannot be.
+    let prior = prior.map(|p| quote!(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #p))));
+    let start = codegen::starting(policy.unwrap_or_default(), prior, &options);
+    Ok(codegen::protocol_impl(&name, &quote!(#ident), &variants, None, start, &options))
 }

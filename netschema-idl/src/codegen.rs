@@ -52,6 +52,7 @@ pub struct Options {
     crate_path: syn::Path,
     enum_types: HashMap<String, TokenStream>,
     float: Float,
+    prior: Option<String>,
 }
 
 impl Default for Options {
@@ -60,6 +61,7 @@ impl Default for Options {
             crate_path: syn::parse_quote!(::netschema),
             enum_types: HashMap::new(),
             float: Float::F32,
+            prior: None,
         }
     }
 }
@@ -71,6 +73,7 @@ impl std::fmt::Debug for Options {
             .field("crate_path", &quote!(#krate).to_string())
             .field("enum_types", &self.enum_types)
             .field("float", &self.float)
+            .field("prior", &self.prior)
             .finish()
     }
 }
@@ -104,6 +107,14 @@ impl Options {
     /// exactly as computed, without first rounding it to `f32`.
     pub fn float(mut self, float: Float) -> Options {
         self.float = float;
+        self
+    }
+
+    /// Embeds the prior at `path` (a file `netschema train` wrote; absolute, as
+    /// `include_bytes!` reads it from the generated file) in the schema: every connection
+    /// starts from it (see `Schema::with_prior`).
+    pub fn prior(mut self, path: impl Into<String>) -> Options {
+        self.prior = Some(path.into());
         self
     }
 
@@ -173,16 +184,17 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
         &quote!(#protocol),
         &variants,
         Some(&quote!(&SCHEMA)),
-        ModelPolicy::PerFrame,
+        TokenStream::new(),
         options,
     );
-    let policy = with_policy(schema.models.map(|m| m.value).unwrap_or_default(), options);
+    let prior = options.prior.as_ref().map(|path| quote!(include_bytes!(#path)));
+    let start = starting(schema.models.map(|m| m.value).unwrap_or_default(), prior, options);
     quote! {
         #schema_docs
         pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
             #name,
             &[#(<#class_tys as #krate::Snapshot>::CLASS),*],
-        )#policy;
+        )#start;
         #protocol_docs
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
@@ -214,30 +226,33 @@ pub fn protocol_name(schema: &Schema) -> String {
     }
 }
 
-/// `.with_policy(..)` applied to a `Schema` expression for `policy`, nothing per frame (the
-/// default, which leaves the hash alone).
-fn with_policy(policy: ModelPolicy, options: &Options) -> TokenStream {
+/// What follows `Schema::new(..)` for a schema's model policy and prior (`prior`: an
+/// expression of type `&'static [u8]`): `.with_policy(..)` unless per frame (the default,
+/// which leaves the hash alone), then `.with_prior(..)` if any.
+pub fn starting(policy: ModelPolicy, prior: Option<TokenStream>, options: &Options) -> TokenStream {
     let krate = &options.crate_path;
-    match policy {
+    let policy = match policy {
         ModelPolicy::PerFrame => TokenStream::new(),
         ModelPolicy::Batched { batch, kept } => {
             let (batch, kept) = (Literal::u8_unsuffixed(batch), Literal::u8_unsuffixed(kept));
             quote!(.with_policy(#krate::model::ModelPolicy::Batched { batch: #batch, kept: #kept }))
         }
-    }
+    };
+    let prior = prior.map(|p| quote!(.with_prior(#p)));
+    quote!(#policy #prior)
 }
 
 /// Generates `impl Protocol for #enum_ty` over `variants` (variant name, class type), in
 /// class order, with `impl ClassOf<#enum_ty>` and `From` for each class (the derive's
 /// `#[derive(Protocol)]`; [`generate`] uses it for the schema's enum). `schema` is an
 /// expression of type `&'static Schema` naming the descriptors, or `None` to build them from
-/// the classes and `name` with model policy `policy`.
+/// the classes and `name`, followed by `start` ([`starting`]).
 pub fn protocol_impl(
     name: &str,
     enum_ty: &TokenStream,
     variants: &[(syn::Ident, TokenStream)],
     schema: Option<&TokenStream>,
-    policy: ModelPolicy,
+    start: TokenStream,
     options: &Options,
 ) -> TokenStream {
     let krate = &options.crate_path;
@@ -246,13 +261,10 @@ pub fn protocol_impl(
     let index: Vec<Literal> = (0..variants.len()).map(Literal::usize_unsuffixed).collect();
     let schema = match schema {
         Some(e) => e.clone(),
-        None => {
-            let policy = with_policy(policy, options);
-            quote!(&#krate::schema::Schema::new(
-                #name,
-                &[#(<#tys as #krate::Snapshot>::CLASS),*],
-            )#policy)
-        }
+        None => quote!(&#krate::schema::Schema::new(
+            #name,
+            &[#(<#tys as #krate::Snapshot>::CLASS),*],
+        )#start),
     };
     quote! {
         #[automatically_derived]

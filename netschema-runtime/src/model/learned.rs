@@ -519,6 +519,7 @@ mod tests {
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
         assert_eq!(core::mem::size_of::<Model>(), 484);
+        assert_eq!(Model::BYTES, 476, "a prior's model, docs/protocol.md");
     }
 
     #[test]
