@@ -66,9 +66,18 @@ mod derived {
         pub contested: bool,
     }
 
-    /// The classes in the order of the `.netidl` file.
+    /// The classes in the order of the `.netidl` file, with its model policy.
     pub const SCHEMA: netschema::schema::Schema =
-        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS]);
+        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS])
+            .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
+
+    /// The same schema as a `Protocol` enum.
+    #[derive(Clone, Copy, Debug, PartialEq, netschema::Protocol)]
+    #[netschema(name = "equiv", models = "batched:4:3")]
+    pub enum Equiv {
+        Unit(Unit),
+        Flag(Flag),
+    }
 }
 
 #[test]
@@ -120,6 +129,9 @@ fn class_tables_and_hash_are_identical() {
     assert_eq!(<idl::Flag as Snapshot>::CLASS, <derived::Flag as Snapshot>::CLASS);
     assert_eq!(idl::SCHEMA, derived::SCHEMA);
     assert_eq!(idl::SCHEMA.hash, derived::SCHEMA.hash);
+    let protocol = <derived::Equiv as netschema::Protocol>::SCHEMA;
+    assert_eq!(*protocol, idl::SCHEMA, "the derive's `models` is the `.netidl` statement");
+    assert_ne!(idl::SCHEMA.hash, netschema::schema::Schema::new("equiv", idl::SCHEMA.classes).hash);
     assert_eq!(<idl::Mood as SnapshotEnum>::CASES, <derived::Mood as SnapshotEnum>::CASES);
     let names: Vec<&str> =
         <derived::Unit as Snapshot>::CLASS.fields.iter().map(|f| f.name).collect();

@@ -27,6 +27,7 @@ use std::rc::Rc;
 
 use netschema_runtime::engine::client::ClientStorage;
 use netschema_runtime::engine::peer::PeerStorage;
+use netschema_runtime::model::{ModelLayout, ModelPolicy};
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
@@ -43,6 +44,11 @@ pub struct Netschema {
     /// tolerances ([`descriptors::with_tolerances`](super::descriptors::with_tolerances)).
     /// The technique is then called `netschema-tol`.
     pub tolerant: Option<&'static Schema>,
+    /// The model policy to code with instead of the schema's, if any.
+    pub policy: Option<ModelPolicy>,
+    /// The prior every connection starts from (`netschema train`'s output for the schema with
+    /// this policy), if any: see [`Schema::with_prior`].
+    pub prior: Option<&'static [u8]>,
 }
 
 /// Handles for `capacity` visible entities: released handles wait for an ack before reuse.
@@ -94,8 +100,23 @@ impl Netschema {
         setup: &Setup<'_>,
         costs: Option<Rc<RefCell<FieldCosts>>>,
     ) -> Result<Halves, Error> {
-        let schema = self.tolerant.unwrap_or(setup.schema);
-        start(schema, setup.capacity, self.budget, costs)
+        start(self.schema_for(setup.schema)?, setup.capacity, self.budget, costs)
+    }
+
+    /// The schema this technique codes with for a scenario of `schema`: its tolerant one if
+    /// any, with its policy and prior. Fails if the prior was not trained for that schema.
+    pub fn schema_for(&self, schema: &'static Schema) -> Result<&'static Schema, Error> {
+        let mut schema = *self.tolerant.unwrap_or(schema);
+        if let Some(policy) = self.policy.filter(|&p| p != schema.policy) {
+            schema = schema.with_policy(policy);
+        }
+        if let Some(prior) = self.prior {
+            schema = schema.with_prior(prior);
+            schema.validate().map_err(|_| {
+                Error::Unsupported("the prior was trained for another schema or policy".into())
+            })?;
+        }
+        Ok(Box::leak(Box::new(schema)))
     }
 }
 
@@ -107,6 +128,40 @@ fn start(
     budget: Option<usize>,
     costs: Option<Rc<RefCell<FieldCosts>>>,
 ) -> Result<Halves, Error> {
+    let (encoder, decoder) = engine(schema, capacity, budget, costs)?;
+    Ok((Box::new(encoder), Box::new(decoder)))
+}
+
+/// A prior for `schema` (see [`Schema::with_prior`]) learned from `snapshots`, a recording of
+/// the game: they are replayed through the engine over a lossless link, every packet
+/// acknowledged, and the models the last packet ended with are written as the prior
+/// ([`ModelLayout::write_prior`]). What `netschema train` writes.
+pub fn train(schema: &'static Schema, snapshots: &[Snapshot]) -> Result<Vec<u8>, Error> {
+    let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
+    let (mut encoder, mut decoder) = engine(schema, capacity, None, None)?;
+    let (mut packet, mut decoded) = (Vec::new(), Snapshot::new());
+    for (frame, snapshot) in (0u32..).zip(snapshots) {
+        encoder.capture(frame, snapshot)?;
+        encoder.encode(frame, snapshot, &mut packet)?;
+        decoder.decode(&packet, &mut decoded)?;
+        if let Some(ack) = decoder.ack() {
+            encoder.receive_ack(&ack);
+        }
+    }
+    let learned = encoder.peer.learned().ok_or_else(|| Error::Encode("no frames".into()))?;
+    let mut prior = vec![0; ModelLayout::prior_len(schema)];
+    ModelLayout::write_prior(schema, learned, &mut prior)
+        .ok_or_else(|| Error::Encode("the learned models do not fit the schema".into()))?;
+    Ok(prior)
+}
+
+/// [`start`]'s halves, as their types.
+fn engine(
+    schema: &'static Schema,
+    capacity: usize,
+    budget: Option<usize>,
+    costs: Option<Rc<RefCell<FieldCosts>>>,
+) -> Result<(EngineEncoder, EngineDecoder), Error> {
     let handles = handles_for(capacity);
     let ids = handles;
     let world = Box::leak(Box::new(WorldBuffers::new(schema, ids))).world(schema, ids)?;
@@ -116,7 +171,7 @@ fn start(
         Box::leak(Box::new(ClientBuffers::new(schema, handles))).client(schema, handles)?;
     let max_row = schema.max_fields;
     Ok((
-        Box::new(EngineEncoder {
+        EngineEncoder {
             schema,
             handles,
             ids,
@@ -130,8 +185,8 @@ fn start(
             frame: 0,
             holds: budget.is_some() || holds_inexactly(schema),
             costs,
-        }),
-        Box::new(EngineDecoder { schema, handles, client }),
+        },
+        EngineDecoder { schema, handles, client },
     ))
 }
 

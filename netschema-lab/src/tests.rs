@@ -249,7 +249,7 @@ fn netschema_under_a_small_budget_verifies_what_its_client_holds() {
     assert!(exact.verified() && exact.held.is_none());
     assert!(exact.bytes.iter().any(|&b| b > BUDGET), "the budget must bind");
 
-    let budget = Netschema { budget: Some(BUDGET), tolerant: None };
+    let budget = Netschema { budget: Some(BUDGET), ..Netschema::default() };
     let r = run(&budget, &setup, &snapshots, None, &config, |_| {}).unwrap();
     assert!(r.verified(), "{:?} ({} frames verified)", r.first_error, r.verified_frames);
     assert!(r.bytes.iter().all(|&b| b <= BUDGET), "{:?}", r.bytes);
@@ -288,7 +288,7 @@ fn tolerance_overrides_change_the_schema_and_bound_the_error() {
     let snapshots = frames(200, 5);
     let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
     let config = RunConfig { latency: 3, loss: 0.1, seed: 4, warmup: 10 };
-    let technique = Netschema { budget: None, tolerant: Some(tolerant) };
+    let technique = Netschema { tolerant: Some(tolerant), ..Netschema::default() };
     let r = run(&technique, &setup, &snapshots, None, &config, |_| {}).unwrap();
     assert_eq!(r.name, "netschema-tol");
     assert!(r.verified(), "{:?}", r.first_error);

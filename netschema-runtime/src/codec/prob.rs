@@ -49,6 +49,24 @@ impl Prob {
         };
         Prob(p as u16)
     }
+
+    /// The probability whose [`BitModel::p0`] is `p0`, as a model stores it (clamped into
+    /// `1..PROB_ONE`, the codable range).
+    pub(crate) fn from_p0(p0: u32) -> Self {
+        Prob(p0.clamp(1, PROB_ONE - 1) as u16)
+    }
+
+    /// Moves this probability, the mean of `count - 1` others, to the mean of those and `x`:
+    /// `p + ⌊(x − p) / count⌋`, which stays between `p` and `x` (so in the codable range).
+    pub fn mean_in(&mut self, x: Prob, count: u32) {
+        self.0 = mean_in(i64::from(self.0), i64::from(x.0), count) as u16;
+    }
+}
+
+/// `a + ⌊(x − a) / count⌋`: the running mean of `count` values whose first `count − 1`
+/// averaged `a`, with one rounding rule on every platform (`count` 0 counts as 1).
+pub fn mean_in(a: i64, x: i64, count: u32) -> i64 {
+    a + (x - a).div_euclid(i64::from(count.max(1)))
 }
 
 impl Default for Prob {

@@ -108,6 +108,14 @@ impl<M: BitModel> ResidualModel<M> {
     }
 }
 
+impl ResidualModel<Prob> {
+    /// Every probability of the model, in a fixed order (that of
+    /// [`ResidualModel::for_each_prob`]).
+    pub(crate) fn probs_mut(&mut self) -> impl Iterator<Item = &mut Prob> {
+        [&mut self.zero, &mut self.sign].into_iter().chain(&mut self.unary).chain(&mut self.escape)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
