@@ -26,6 +26,7 @@
 //! the four players sees (client `0` is the bench's).
 
 mod cubes;
+mod fleet;
 mod particles;
 mod rts;
 mod save;
@@ -39,6 +40,7 @@ use std::time::Instant;
 use netschema::model::ModelPolicy;
 use netschema::schema::Schema;
 use netschema_lab::descriptors::{RuntimeSchema, ToleranceOverride, with_tolerances};
+use netschema_lab::fleet::FleetConfig;
 use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::TraceFrame;
@@ -79,12 +81,14 @@ struct Options {
     json: Option<PathBuf>,
     plot: PathBuf,
     record: Option<PathBuf>,
+    clients: Option<usize>,
+    threads: Vec<usize>,
 }
 
 const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|all] [--frames N] \
                      [--latency F] [--loss P] [--technique NAME]... [--budget BYTES] \
                      [--policy POLICY] [--prior FILE] [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
-                     [--record DIR]";
+                     [--record DIR] [--clients N [--threads T]...]";
 
 /// The `--help` text: usage, options, the technique legend and the table's columns.
 fn help() -> String {
@@ -121,6 +125,12 @@ options:
                     target/bench/<scenario>-latency<F>-loss<P>.svg)
   --record DIR      write each scenario's schema and trace, DIR/<scenario>.netidl and
                     DIR/<scenario>.jsonl, for `netschema profile`
+  --clients N       instead of the techniques: one netschema server with N clients, each
+                    over a link of its own (acks simulated), its packets encoded on a pool
+                    of threads; prints the time to encode all clients per frame (median),
+                    client-entity updates per second per core and the scaling against the
+                    first thread count (--budget, --policy and --prior apply)
+  --threads T       thread counts for --clients (repeatable; default 1 and 2)
   -h, --help        print this message
 
 techniques:
@@ -147,6 +157,8 @@ fn parse_args() -> Result<Options, String> {
         json: None,
         plot: PathBuf::new(),
         record: None,
+        clients: None,
+        threads: Vec::new(),
     };
     let mut plot = None;
     let mut chosen_techniques = Vec::new();
@@ -202,6 +214,24 @@ fn parse_args() -> Result<Options, String> {
             "--json" => o.json = Some(PathBuf::from(value("a file")?)),
             "--plot" => plot = Some(PathBuf::from(value("a file")?)),
             "--record" => o.record = Some(PathBuf::from(value("a folder")?)),
+            "--clients" => {
+                let v = value("a number")?;
+                o.clients = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("bad client count `{v}` (at least 1)"))?,
+                );
+            }
+            "--threads" => {
+                let v = value("a number")?;
+                o.threads.push(
+                    v.parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("bad thread count `{v}` (at least 1)"))?,
+                );
+            }
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument `{arg}`")),
         }
@@ -215,6 +245,9 @@ fn parse_args() -> Result<Options, String> {
         return Err("--budget, --policy, --prior and --tolerance apply to netschema, which \
                     --technique leaves out"
             .into());
+    }
+    if !o.threads.is_empty() && o.clients.is_none() {
+        return Err("--threads applies to --clients".into());
     }
     if o.prior.is_some() && o.scenarios.len() != 1 {
         return Err("--prior is trained for one scenario: choose it with --scenario".into());
@@ -386,6 +419,26 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        if let Some(clients) = o.clients {
+            let base = FleetConfig {
+                clients,
+                threads: 1,
+                latency: o.latency,
+                loss: o.loss,
+                seed: o.seed,
+                budget: o.budget,
+            };
+            let threads = if o.threads.is_empty() { vec![1, 2] } else { o.threads.clone() };
+            let run = engine
+                .schema_for(rec.schema)
+                .map_err(|e| e.to_string())
+                .and_then(|schema| fleet::run(&rec, schema, base, &threads));
+            if let Err(e) = run {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+            continue;
+        }
         let trained = chosen.iter().any(|t| techniques::TRAINED.contains(&t.name()));
         let training = match trained.then(|| training_run(name, o.frames, o.seed)).transpose() {
             Ok(training) => training.unwrap_or_default(),
@@ -414,6 +467,10 @@ fn main() -> ExitCode {
         };
         println!("{}", report.table());
         reports.push(report);
+    }
+    if o.clients.is_some() {
+        eprintln!("done in {:.1} s", start.elapsed().as_secs_f64());
+        return ExitCode::SUCCESS;
     }
     if let Err(e) = report::write_files(o.json.as_deref(), Some(&o.plot), &reports) {
         eprintln!("error: {e}");

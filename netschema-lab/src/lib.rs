@@ -48,6 +48,7 @@ mod bitstream;
 pub mod bytes;
 pub mod descriptors;
 pub mod fiedler;
+pub mod fleet;
 pub mod html;
 mod huffman;
 pub mod link;

@@ -52,7 +52,7 @@ pub struct Netschema {
 }
 
 /// Handles for `capacity` visible entities: released handles wait for an ack before reuse.
-fn handles_for(capacity: usize) -> usize {
+pub(crate) fn handles_for(capacity: usize) -> usize {
     capacity + capacity / 2 + 64
 }
 
@@ -177,10 +177,7 @@ fn engine(
             ids,
             world,
             peer,
-            slots: HashMap::new(),
-            free: (0..ids).rev().collect(),
-            pending: Vec::new(),
-            previous: Vec::new(),
+            ids_map: Capture::new(ids),
             buf: vec![0; budget.unwrap_or(4096 + handles * (8 + 6 * max_row))],
             frame: 0,
             holds: budget.is_some() || holds_inexactly(schema),
@@ -196,14 +193,8 @@ struct EngineEncoder {
     ids: usize,
     world: World<'static>,
     peer: Peer<'static>,
-    /// World id of each snapshot id present.
-    slots: HashMap<u32, usize>,
-    /// World ids free for new entities.
-    free: Vec<usize>,
-    /// World ids released this frame, free from the next one.
-    pending: Vec<usize>,
-    /// Snapshot ids of the previous frame.
-    previous: Vec<u32>,
+    /// Where each snapshot id lives in the world.
+    ids_map: Capture,
     /// The packet buffer: its length is the byte budget.
     buf: Vec<u8>,
     /// The frame last encoded.
@@ -217,44 +208,10 @@ struct EngineEncoder {
 impl Encoder for EngineEncoder {
     /// Updates the world archive (shared by every client of a real server).
     fn capture(&mut self, frame: u32, s: &Snapshot) -> Result<(), Error> {
-        let world_frame = self.world.begin_frame();
-        if world_frame != frame {
-            return Err(Error::Encode(format!(
-                "frame {frame} out of order (engine at {world_frame})"
-            )));
-        }
-        self.free.append(&mut self.pending);
-        // Entities that left.
-        let mut j = 0;
-        for &old in &self.previous {
-            while j < s.ids.len() && s.ids[j] < old {
-                j += 1;
-            }
-            if (j >= s.ids.len() || s.ids[j] != old)
-                && let Some(slot) = self.slots.remove(&old)
-            {
-                self.world.remove(slot);
-                self.peer.set_visible(slot, false);
-                self.pending.push(slot);
-            }
-        }
-        for i in 0..s.len() {
-            let id = s.ids[i];
-            let slot = match self.slots.get(&id) {
-                Some(&slot) => slot,
-                None => {
-                    let slot = self.free.pop().ok_or_else(|| {
-                        Error::Unsupported(format!("more than {} entities", self.ids))
-                    })?;
-                    self.slots.insert(id, slot);
-                    self.peer.set_visible(slot, true);
-                    slot
-                }
-            };
-            self.world.set(slot, usize::from(s.classes[i]), s.row(i))?;
-        }
-        self.previous.clone_from(&s.ids);
-        Ok(())
+        let peer = &mut self.peer;
+        self.ids_map.frame(&mut self.world, frame, s, |slot, visible| {
+            peer.set_visible(slot, visible);
+        })
     }
 
     fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
@@ -319,7 +276,7 @@ impl EngineEncoder {
     fn by_handle(&self, s: &Snapshot) -> Vec<(u32, usize, usize)> {
         let mut out: Vec<(u32, usize, usize)> = (0..s.len())
             .filter_map(|i| {
-                let slot = *self.slots.get(&s.ids[i])?;
+                let slot = self.ids_map.slot(s.ids[i])?;
                 Some((self.peer.handle_of(slot)?, slot, i))
             })
             .collect();
@@ -360,5 +317,86 @@ impl Decoder for EngineDecoder {
 
     fn memory_bytes(&self) -> usize {
         ClientStorage::sizes(self.schema, self.handles).bytes()
+    }
+}
+
+/// Snapshot ids mapped onto world ids `0..ids`: an id that leaves frees its world id one frame
+/// later, so the world sees a new entity when the id is reused.
+pub(crate) struct Capture {
+    ids: usize,
+    /// World id of each snapshot id present.
+    slots: HashMap<u32, usize>,
+    /// World ids free for new entities.
+    free: Vec<usize>,
+    /// World ids released this frame, free from the next one.
+    pending: Vec<usize>,
+    /// Snapshot ids of the previous frame.
+    previous: Vec<u32>,
+}
+
+impl Capture {
+    /// No snapshot id placed yet, world ids `0..ids` free.
+    pub(crate) fn new(ids: usize) -> Self {
+        Capture {
+            ids,
+            slots: HashMap::new(),
+            free: (0..ids).rev().collect(),
+            pending: Vec::new(),
+            previous: Vec::new(),
+        }
+    }
+
+    /// The world id of snapshot id `id`, if present.
+    pub(crate) fn slot(&self, id: u32) -> Option<usize> {
+        self.slots.get(&id).copied()
+    }
+
+    /// Starts `frame` in `world` and writes snapshot `s` into it: entities that left are
+    /// removed, and `visible(world id, entered)` is told of every entity that enters or leaves.
+    pub(crate) fn frame(
+        &mut self,
+        world: &mut World<'_>,
+        frame: u32,
+        s: &Snapshot,
+        mut visible: impl FnMut(usize, bool),
+    ) -> Result<(), Error> {
+        let world_frame = world.begin_frame();
+        if world_frame != frame {
+            return Err(Error::Encode(format!(
+                "frame {frame} out of order (engine at {world_frame})"
+            )));
+        }
+        self.free.append(&mut self.pending);
+        // Entities that left.
+        let mut j = 0;
+        for &old in &self.previous {
+            while j < s.ids.len() && s.ids[j] < old {
+                j += 1;
+            }
+            if (j >= s.ids.len() || s.ids[j] != old)
+                && let Some(slot) = self.slots.remove(&old)
+            {
+                world.remove(slot);
+                visible(slot, false);
+                self.pending.push(slot);
+            }
+        }
+        for i in 0..s.len() {
+            let id = s.ids[i];
+            let slot = match self.slots.get(&id) {
+                Some(&slot) => slot,
+                None => {
+                    let slot = self.free.pop().ok_or_else(|| {
+                        Error::Unsupported(format!("more than {} entities", self.ids))
+                    })?;
+                    self.slots.insert(id, slot);
+                    visible(slot, true);
+                    slot
+                }
+            };
+            world.set(slot, usize::from(s.classes[i]), s.row(i))?;
+        }
+        self.previous.clone_from(&s.ids);
+        Ok(())
     }
 }

@@ -319,3 +319,22 @@ fn held_stats_count_staleness_and_error() {
     assert_eq!((stats.values, stats.error_sum, stats.error_max), (7, 4 + 6 + 10, 10));
     assert_eq!(HeldStats::default().staleness_p99(), 0);
 }
+
+/// A server of several clients writes the same packets on one thread or three, counts every
+/// client's visible entities as updates, and its clients' acks bring packets down from cold.
+#[test]
+fn a_fleet_writes_the_same_packets_on_any_number_of_threads() {
+    use super::fleet::{self, FleetConfig};
+    let snapshots = frames(120, 5);
+    let base = FleetConfig { clients: 4, threads: 1, latency: 2, loss: 0.1, seed: 3, budget: None };
+    let one = fleet::run(&SCHEMA, 60, &snapshots, base).unwrap();
+    let three = fleet::run(&SCHEMA, 60, &snapshots, FleetConfig { threads: 3, ..base }).unwrap();
+    assert_eq!(one.digest, three.digest);
+    assert_eq!(one.bytes_mean, three.bytes_mean);
+    let visible: usize = snapshots.iter().map(Snapshot::len).sum();
+    assert_eq!(one.updates, 4 * visible as u64);
+    // Without acks every packet is cold, all 60 entities in full (the crates' random words
+    // cost as much either way).
+    let cold = fleet::run(&SCHEMA, 60, &snapshots, FleetConfig { loss: 1.0, ..base }).unwrap();
+    assert!(one.bytes_mean < cold.bytes_mean * 0.7, "{} vs {}", one.bytes_mean, cold.bytes_mean);
+}

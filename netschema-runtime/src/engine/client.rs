@@ -816,11 +816,19 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
         let (g, distance) = (self.groups, self.refs.distance());
         let (base, new) = (self.at(self.history[0], h) * g, self.at(self.new, h) * g);
-        if let Some((base_lags, lags)) = split_pair(self.lags, base, new, g) {
-            let staleness = |group: usize| u32::from(base_lags[group]) + distance;
-            let largest = write_lags(lags, class.group_count(), due, staleness);
-            self.max_lag = self.max_lag.max(largest);
-        }
+        let largest = match split_pair(self.lags, base, new, g) {
+            Some((base_lags, lags)) => {
+                let staleness = |group: usize| u32::from(base_lags[group]) + distance;
+                write_lags(lags, class.group_count(), due, staleness)
+            }
+            // Without a baseline, `history[0]` may be the new slot itself; only entering
+            // entities, every group sent, are written then, and nothing is read from it.
+            None => match self.lags.get_mut(new..new + g) {
+                Some(lags) => write_lags(lags, class.group_count(), due, |_| distance),
+                None => 0,
+            },
+        };
+        self.max_lag = self.max_lag.max(largest);
     }
 
     fn hold(&mut self, h: u32, class: &Class) {

@@ -1,0 +1,266 @@
+//! The game client: a netcode connection on a UDP socket, netschema's handshake, then
+//! packets decoded, checked against the recomputed world and acknowledged. It reconnects when
+//! the connection times out.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use netschema::Error;
+use netschema::owned::Client;
+use renetcode::{NETCODE_KEY_BYTES, NETCODE_MAX_PACKET_BYTES, NetcodeClient};
+
+use crate::game::{self, Fleet, FleetV2};
+use crate::netcode;
+use crate::shim::Shim;
+use crate::socket::Socket;
+use crate::wire::{MAX_MESSAGE, Message};
+
+/// Most ships a client holds: it refuses a server that may show it more.
+const MAX_HANDLES: usize = 4096;
+/// How often a client that has not been welcomed says hello again.
+const HELLO_EVERY: Duration = Duration::from_millis(100);
+
+/// What a client is started with.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// The server's address.
+    pub(crate) server: SocketAddr,
+    /// The private key it mints its connect tokens with (see [`crate::netcode`]).
+    pub(crate) key: [u8; NETCODE_KEY_BYTES],
+    /// Its netcode id; each reconnection takes the next one.
+    pub(crate) id: u64,
+    /// Seconds of silence after which either end drops the connection.
+    pub(crate) timeout: i32,
+    /// Says hello with the game's next schema, [`FleetV2`], which the server refuses.
+    pub(crate) next_version: bool,
+    /// A loss shim in front of the socket, if any.
+    pub(crate) shim: Option<Shim>,
+}
+
+/// Counts since the client started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Stats {
+    /// Packets that arrived (netcode drops duplicates and damaged ones).
+    pub(crate) packets: u64,
+    /// Frames the server sent while this client played: from the first frame decoded to the
+    /// newest, per connection.
+    pub(crate) sent: u64,
+    /// Packets decoded.
+    pub(crate) decoded: u64,
+    /// Packets refused as stale or coded against a frame this client lacks (normal on a lossy
+    /// link).
+    pub(crate) stale: u64,
+    /// Packets refused for anything else.
+    pub(crate) refused: u64,
+    /// Decoded frames in which every ship shown equals the world at the frame its values came
+    /// from.
+    pub(crate) verified: u64,
+    /// Decoded frames in which some ship does not.
+    pub(crate) wrong: u64,
+    /// Ships shown, summed over decoded frames.
+    pub(crate) ships: u64,
+    /// Frames of age of the values shown, summed over ships and decoded frames.
+    pub(crate) age: u64,
+    /// Connections after the first.
+    pub(crate) reconnects: u64,
+    /// UDP payload bytes received.
+    pub(crate) bytes: u64,
+}
+
+impl Stats {
+    /// What changed since `earlier`.
+    pub(crate) fn since(self, earlier: Stats) -> Stats {
+        Stats {
+            packets: self.packets - earlier.packets,
+            sent: self.sent - earlier.sent,
+            decoded: self.decoded - earlier.decoded,
+            stale: self.stale - earlier.stale,
+            refused: self.refused - earlier.refused,
+            verified: self.verified - earlier.verified,
+            wrong: self.wrong - earlier.wrong,
+            ships: self.ships - earlier.ships,
+            age: self.age - earlier.age,
+            reconnects: self.reconnects - earlier.reconnects,
+            bytes: self.bytes - earlier.bytes,
+        }
+    }
+
+    /// The share of the server's packets that never arrived.
+    pub(crate) fn loss(&self) -> f64 {
+        1.0 - self.packets.min(self.sent) as f64 / self.sent.max(1) as f64
+    }
+}
+
+enum Phase {
+    /// Connecting, or connected and saying hello.
+    Joining { hello_at: Option<Duration> },
+    /// Welcomed: decoding packets.
+    Playing { client: Box<Client<Fleet>>, seed: u64, newest: Option<u32> },
+    /// Refused, or failed: stays so.
+    Stopped(String),
+}
+
+/// The client.
+pub(crate) struct GameClient {
+    config: Config,
+    socket: Socket,
+    netcode: NetcodeClient,
+    attempt: u64,
+    phase: Phase,
+    clock: Duration,
+    stats: Stats,
+}
+
+impl GameClient {
+    /// A client of `config.server`, connecting from an ephemeral port, its clock at `now`.
+    pub(crate) fn connect(
+        mut config: Config,
+        now: Duration,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let any = if config.server.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
+        let socket = Socket::bind(any.parse()?, config.shim.take())?;
+        let netcode = netcode_client(&config, 0)?;
+        let phase = Phase::Joining { hello_at: None };
+        Ok(GameClient {
+            config,
+            socket,
+            netcode,
+            attempt: 0,
+            phase,
+            clock: now,
+            stats: Stats::default(),
+        })
+    }
+
+    /// Counts so far.
+    pub(crate) fn stats(&self) -> Stats {
+        Stats { bytes: self.socket.received, ..self.stats }
+    }
+
+    /// Why the client stopped (refused by the server, or failed), if it did.
+    pub(crate) fn stopped(&self) -> Option<&str> {
+        match &self.phase {
+            Phase::Stopped(why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// Its netcode id on the current connection.
+    pub(crate) fn id(&self) -> u64 {
+        self.netcode.client_id()
+    }
+
+    /// Everything due at `now`: netcode's own traffic, what arrived, a hello while waiting for
+    /// the welcome. `on_frame` sees the client after each packet it decodes.
+    pub(crate) fn tick(&mut self, now: Duration, mut on_frame: impl FnMut(&Client<Fleet>)) {
+        if let Some((datagram, addr)) = self.netcode.update(now.saturating_sub(self.clock)) {
+            self.socket.send(now, addr, datagram);
+        }
+        self.clock = now;
+        if let Some(reason) = self.netcode.disconnect_reason()
+            && !matches!(self.phase, Phase::Stopped(_))
+        {
+            self.reconnect(&reason.to_string());
+        }
+        let mut buf = [0; NETCODE_MAX_PACKET_BYTES];
+        while let Some((n, _)) = self.socket.recv(&mut buf) {
+            if let Some(payload) = self.netcode.process_packet(&mut buf[..n]) {
+                self.on_message(now, payload, &mut on_frame);
+            }
+        }
+        if let Phase::Joining { hello_at } = &mut self.phase
+            && self.netcode.is_connected()
+            && hello_at.is_none_or(|at| now >= at + HELLO_EVERY)
+        {
+            *hello_at = Some(now);
+            let mut hello = [0; 64];
+            let n = if self.config.next_version {
+                Client::<FleetV2>::hello(&mut hello)
+            } else {
+                Client::<Fleet>::hello(&mut hello)
+            };
+            if let Ok(n) = n {
+                self.send(now, Message::Hello(&hello[..n]));
+            }
+        }
+        self.socket.flush(now);
+    }
+
+    fn on_message(
+        &mut self,
+        now: Duration,
+        bytes: &[u8],
+        on_frame: &mut impl FnMut(&Client<Fleet>),
+    ) {
+        match (Message::read(bytes), &mut self.phase) {
+            (Some(Message::Welcome { seed, welcome }), Phase::Joining { .. }) => {
+                self.phase = match Client::<Fleet>::connect(welcome, MAX_HANDLES) {
+                    Ok(mut client) => {
+                        client.set_session(self.netcode.client_id());
+                        Phase::Playing { client: Box::new(client), seed, newest: None }
+                    }
+                    Err(e) => Phase::Stopped(format!("the server's welcome is refused: {e}")),
+                };
+            }
+            (Some(Message::Refused(why)), Phase::Joining { .. }) => {
+                self.phase = Phase::Stopped(why.to_owned());
+                if let Ok((addr, datagram)) = self.netcode.disconnect() {
+                    self.socket.send(now, addr, datagram);
+                }
+            }
+            (Some(Message::Packet(packet)), Phase::Playing { client, seed, newest }) => {
+                self.stats.packets += 1;
+                match client.decode(packet) {
+                    Ok(frame) => {
+                        self.stats.sent += newest.map_or(1, |n| u64::from(frame.saturating_sub(n)));
+                        *newest = Some(frame.max(newest.unwrap_or(0)));
+                        let check = game::check(*seed, client);
+                        self.stats.decoded += 1;
+                        self.stats.ships += check.ships as u64;
+                        self.stats.age += check.age;
+                        if check.wrong == 0 {
+                            self.stats.verified += 1;
+                        } else {
+                            self.stats.wrong += 1;
+                        }
+                        on_frame(client);
+                    }
+                    Err(Error::StalePacket | Error::UnknownBaseline) => self.stats.stale += 1,
+                    Err(_) => self.stats.refused += 1,
+                }
+                if let Some(ack) = client.ack() {
+                    self.send(now, Message::Ack(ack));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn send(&mut self, now: Duration, message: Message<'_>) {
+        let mut out = [0; MAX_MESSAGE];
+        if let Ok((addr, datagram)) = self.netcode.generate_payload_packet(message.write(&mut out))
+        {
+            self.socket.send(now, addr, datagram);
+        }
+    }
+
+    /// Starts a new connection, with the next netcode id, after the last one ended.
+    fn reconnect(&mut self, why: &str) {
+        println!("client {:#x}: connection lost ({why}); reconnecting", self.netcode.client_id());
+        self.attempt += 1;
+        self.stats.reconnects += 1;
+        match netcode_client(&self.config, self.attempt) {
+            Ok(netcode) => {
+                self.netcode = netcode;
+                self.phase = Phase::Joining { hello_at: None };
+            }
+            Err(e) => self.phase = Phase::Stopped(format!("cannot reconnect: {e}")),
+        }
+    }
+}
+
+/// The netcode client of connection `attempt` (0 first), its clock at the wall clock's time.
+fn netcode_client(config: &Config, attempt: u64) -> Result<NetcodeClient, renetcode::NetcodeError> {
+    let id = config.id.wrapping_add(attempt);
+    netcode::client(config.server, config.key, id, config.timeout, netcode::unix_time())
+}
