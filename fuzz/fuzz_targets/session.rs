@@ -1,7 +1,7 @@
 //! A real server session whose packets and acks the input drops, duplicates, delays, truncates
-//! and damages, under a byte budget and model policy the input picks: the client never panics, every packet it
-//! accepts decodes to exactly what the server records that client holds, and a refused packet
-//! changes nothing. Reaches warm packets, held entities and restarts that `client_decode`'s
+//! and damages, under a byte budget and model policy the input picks: the client never panics,
+//! every packet it accepts decodes to exactly what the server records that client holds, and a
+//! refused packet changes nothing. Reaches warm packets, held entities and restarts that `client_decode`'s
 //! random bytes do not.
 #![no_main]
 
