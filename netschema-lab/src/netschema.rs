@@ -113,7 +113,7 @@ impl Netschema {
         if let Some(prior) = self.prior {
             schema = schema.with_prior(prior);
             schema.validate().map_err(|_| {
-                Error::Unsupported("the prior was trained for another schema or policy".into())
+                Error::Encode("the prior was trained for another schema or policy".into())
             })?;
         }
         Ok(Box::leak(Box::new(schema)))
