@@ -395,27 +395,48 @@ impl Model {
     }
 
     /// Folds the model into a 64-bit digest (for checking that two ends are in step).
-    pub fn digest(&self, mut h: u64) -> u64 {
-        let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
-        let mut probs = |m: &ResidualModel| m.for_each_prob(|p| mix(u64::from(p)));
+    pub fn digest(&self, h: u64) -> u64 {
+        let mut fold = Fold { h, word: 0, n: 0 };
+        let mut probs = |m: &ResidualModel| m.for_each_prob(|p| fold.add(p as u16));
         for r in &self.residuals {
             probs(r);
         }
         probs(&self.entry);
-        for z in self.zero.iter().flatten() {
-            mix(u64::from(z.p0()));
+        for z in self.zero.iter().flatten().chain(&self.flags) {
+            fold.add(z.p0() as u16);
         }
-        for c in self.costs {
-            mix(c as u32 as u64);
+        for v in self.costs.map(|c| c as u32).into_iter().chain([self.tick]) {
+            fold.add(v as u16);
+            fold.add((v >> 16) as u16);
         }
-        for f in &self.flags {
-            mix(u64::from(f.p0()));
-        }
-        mix(u64::from(self.tick));
         for c in self.choice {
-            mix(u64::from(c));
+            fold.add(u16::from(c));
         }
-        h
+        fold.finish()
+    }
+}
+
+/// A running FNV-style hash taking 16-bit values four to a multiply (a digest is taken of
+/// every batched packet's models, so it should be quick).
+struct Fold {
+    h: u64,
+    word: u64,
+    n: u32,
+}
+
+impl Fold {
+    #[inline(always)]
+    fn add(&mut self, v: u16) {
+        self.word = self.word << 16 | u64::from(v);
+        self.n += 1;
+        if self.n == 4 {
+            self.h = (self.h ^ self.word).wrapping_mul(0x0000_0100_0000_01b3);
+            (self.word, self.n) = (0, 0);
+        }
+    }
+
+    fn finish(self) -> u64 {
+        (self.h ^ self.word ^ u64::from(self.n) << 62).wrapping_mul(0x0000_0100_0000_01b3)
     }
 }
 
