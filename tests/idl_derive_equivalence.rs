@@ -66,9 +66,27 @@ mod derived {
         pub contested: bool,
     }
 
-    /// The classes in the order of the `.netidl` file.
+    /// The classes in the order of the `.netidl` file, with its model policy.
     pub const SCHEMA: netschema::schema::Schema =
-        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS]);
+        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS])
+            .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
+
+    /// The same schema starting from a prior (`tests/generated/equiv.prior`, see
+    /// `checked_in_prior_is_up_to_date`).
+    #[derive(Clone, Copy, Debug, PartialEq, netschema::Protocol)]
+    #[netschema(name = "equiv", models = "batched:4:3", prior = "tests/generated/equiv.prior")]
+    pub enum WarmEquiv {
+        Unit(Unit),
+        Flag(Flag),
+    }
+
+    /// The same schema as a `Protocol` enum.
+    #[derive(Clone, Copy, Debug, PartialEq, netschema::Protocol)]
+    #[netschema(name = "equiv", models = "batched:4:3")]
+    pub enum Equiv {
+        Unit(Unit),
+        Flag(Flag),
+    }
 }
 
 #[test]
@@ -85,6 +103,51 @@ fn checked_in_code_is_up_to_date() {
     }
     let committed = std::fs::read_to_string(&path).unwrap();
     assert!(committed == text, "tests/generated/equiv.rs is stale: rerun with NETSCHEMA_BLESS=1");
+}
+
+/// The prior the derive embeds is what the engine learns over a minute of a flag changing
+/// hands (rewritten with `NETSCHEMA_BLESS=1`), and the derived schema starts from it.
+#[test]
+fn checked_in_prior_is_up_to_date() {
+    use netschema::model::ModelLayout;
+    const N: usize = 4;
+    let schema = &derived::SCHEMA;
+    let mut wb = WorldBuffers::new(schema, N);
+    let mut world = wb.world(schema, N).unwrap();
+    let mut pb = PeerBuffers::new(schema, N, N);
+    let mut peer = pb.peer(schema, N, N).unwrap();
+    let mut cb = ClientBuffers::new(schema, N);
+    let mut client = cb.client(schema, N).unwrap();
+    let mut buf = [0u8; 1024];
+    for tick in 0..3600 {
+        world.begin_frame();
+        for id in 0..N {
+            let flag = derived::Flag {
+                owner: ((tick / 600 + id) % 4) as i32,
+                progress: (tick % 600) as f32 / 600.0,
+                contested: (tick + id) % 7 == 0,
+            };
+            let mut row = [0; 3];
+            flag.quantise(&mut row);
+            world.set(id, 1, &row).unwrap();
+            peer.set_visible(id, true);
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+    }
+    let mut prior = vec![0u8; ModelLayout::prior_len(schema)];
+    ModelLayout::write_prior(schema, peer.learned().unwrap(), &mut prior).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/generated/equiv.prior");
+    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
+        std::fs::write(&path, &prior).unwrap();
+    }
+    assert!(std::fs::read(&path).unwrap() == prior, "equiv.prior is stale: NETSCHEMA_BLESS=1");
+    let warm = <derived::WarmEquiv as netschema::Protocol>::SCHEMA;
+    let embedded: &'static [u8] = include_bytes!("generated/equiv.prior");
+    assert_eq!(*warm, derived::SCHEMA.with_prior(embedded));
+    assert_eq!(warm.validate(), Ok(()));
+    assert_ne!(warm.hash, derived::SCHEMA.hash);
 }
 
 #[test]
@@ -120,6 +183,9 @@ fn class_tables_and_hash_are_identical() {
     assert_eq!(<idl::Flag as Snapshot>::CLASS, <derived::Flag as Snapshot>::CLASS);
     assert_eq!(idl::SCHEMA, derived::SCHEMA);
     assert_eq!(idl::SCHEMA.hash, derived::SCHEMA.hash);
+    let protocol = <derived::Equiv as netschema::Protocol>::SCHEMA;
+    assert_eq!(*protocol, idl::SCHEMA, "the derive's `models` is the `.netidl` statement");
+    assert_ne!(idl::SCHEMA.hash, netschema::schema::Schema::new("equiv", idl::SCHEMA.classes).hash);
     assert_eq!(<idl::Mood as SnapshotEnum>::CASES, <derived::Mood as SnapshotEnum>::CASES);
     let names: Vec<&str> =
         <derived::Unit as Snapshot>::CLASS.fields.iter().map(|f| f.name).collect();

@@ -26,6 +26,7 @@
 //! the four players sees (client `0` is the bench's).
 
 mod cubes;
+mod fleet;
 mod particles;
 mod rts;
 mod save;
@@ -36,8 +37,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use netschema::model::ModelPolicy;
 use netschema::schema::Schema;
 use netschema_lab::descriptors::{RuntimeSchema, ToleranceOverride, with_tolerances};
+use netschema_lab::fleet::FleetConfig;
 use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::TraceFrame;
@@ -72,16 +75,20 @@ struct Options {
     seed: u64,
     techniques: Vec<String>,
     budget: Option<usize>,
+    policy: Option<ModelPolicy>,
+    prior: Option<&'static [u8]>,
     tolerances: Vec<ToleranceOverride>,
     json: Option<PathBuf>,
     plot: PathBuf,
     record: Option<PathBuf>,
+    clients: Option<usize>,
+    threads: Vec<usize>,
 }
 
 const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|all] [--frames N] \
                      [--latency F] [--loss P] [--technique NAME]... [--budget BYTES] \
-                     [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
-                     [--record DIR]";
+                     [--policy POLICY] [--prior FILE] [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
+                     [--record DIR] [--clients N [--threads T]...]";
 
 /// The `--help` text: usage, options, the technique legend and the table's columns.
 fn help() -> String {
@@ -100,6 +107,12 @@ options:
   --technique NAME  only this technique (repeatable; default all)
   --budget BYTES    netschema's packets have at most BYTES bytes (1200: a usual datagram);
                     entities that do not fit wait, as the client holds them
+  --policy POLICY   how netschema keeps its models in step: per-frame (default; a model set
+                    per frame in flight), batched (seed 004: models built from batches of
+                    10 packets the client received whole, 7 kept) or batched:B:K;
+                    server_bytes and client_bytes show what it costs per client
+  --prior FILE      netschema starts every connection from this prior (`netschema train`
+                    on a trace of the one --scenario, for the same policy) instead of cold
   --tolerance PATH=STEPS
                     also run netschema-tol: netschema with a tolerance of STEPS raw steps
                     (at most 127) on every numeric field at or under PATH (`pos` covers
@@ -112,6 +125,12 @@ options:
                     target/bench/<scenario>-latency<F>-loss<P>.svg)
   --record DIR      write each scenario's schema and trace, DIR/<scenario>.netidl and
                     DIR/<scenario>.jsonl, for `netschema profile`
+  --clients N       instead of the techniques: one netschema server with N clients, each
+                    over a link of its own (acks simulated), its packets encoded on a pool
+                    of threads; prints the time to encode all clients per frame (median),
+                    client-entity updates per second per core and the scaling against the
+                    first thread count (--budget, --policy and --prior apply)
+  --threads T       thread counts for --clients (repeatable; default 1 and 2)
   -h, --help        print this message
 
 techniques:
@@ -132,10 +151,14 @@ fn parse_args() -> Result<Options, String> {
         seed: 1,
         techniques: techniques::NAMES.iter().map(|s| s.to_string()).collect(),
         budget: None,
+        policy: None,
+        prior: None,
         tolerances: Vec::new(),
         json: None,
         plot: PathBuf::new(),
         record: None,
+        clients: None,
+        threads: Vec::new(),
     };
     let mut plot = None;
     let mut chosen_techniques = Vec::new();
@@ -181,10 +204,34 @@ fn parse_args() -> Result<Options, String> {
             "--budget" => {
                 o.budget = Some(netschema_lab::parse_budget(&value("a number of bytes")?)?)
             }
+            "--policy" => o.policy = Some(netschema_lab::parse_policy(&value("a policy")?)?),
+            "--prior" => {
+                let path = value("a file")?;
+                let bytes = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+                o.prior = Some(Box::leak(bytes.into_boxed_slice()));
+            }
             "--tolerance" => o.tolerances.push(value("PATH=STEPS")?.parse()?),
             "--json" => o.json = Some(PathBuf::from(value("a file")?)),
             "--plot" => plot = Some(PathBuf::from(value("a file")?)),
             "--record" => o.record = Some(PathBuf::from(value("a folder")?)),
+            "--clients" => {
+                let v = value("a number")?;
+                o.clients = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("bad client count `{v}` (at least 1)"))?,
+                );
+            }
+            "--threads" => {
+                let v = value("a number")?;
+                o.threads.push(
+                    v.parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("bad thread count `{v}` (at least 1)"))?,
+                );
+            }
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument `{arg}`")),
         }
@@ -192,11 +239,18 @@ fn parse_args() -> Result<Options, String> {
     if !chosen_techniques.is_empty() {
         o.techniques = chosen_techniques;
     }
-    let tuned = o.budget.is_some() || !o.tolerances.is_empty();
+    let tuned =
+        o.budget.is_some() || o.policy.is_some() || o.prior.is_some() || !o.tolerances.is_empty();
     if tuned && !o.techniques.iter().any(|t| t == "netschema") {
-        return Err(
-            "--budget and --tolerance apply to netschema, which --technique leaves out".into()
-        );
+        return Err("--budget, --policy, --prior and --tolerance apply to netschema, which \
+                    --technique leaves out"
+            .into());
+    }
+    if !o.threads.is_empty() && o.clients.is_none() {
+        return Err("--threads applies to --clients".into());
+    }
+    if o.prior.is_some() && o.scenarios.len() != 1 {
+        return Err("--prior is trained for one scenario: choose it with --scenario".into());
     }
     let scenario = if o.scenarios.len() == 1 { o.scenarios[0].as_str() } else { "all" };
     o.plot = plot.unwrap_or_else(|| report::plot_path(scenario, o.latency, o.loss));
@@ -270,12 +324,13 @@ fn record(
 }
 
 /// The techniques called `names` for a scenario of `schema` (the same descriptors as the
-/// scenario's): netschema with packets of at most `budget` bytes, followed by `netschema-tol`
-/// (netschema with `tolerances`) if any. Fails if a tolerance's path names no numeric field.
+/// scenario's): netschema as `engine` says (byte budget, model policy), followed by
+/// `netschema-tol` (the same with `tolerances`) if any. Fails if a tolerance's path names no
+/// numeric field.
 fn techniques_for(
     names: &[String],
     schema: &'static Schema,
-    budget: Option<usize>,
+    engine: Netschema,
     tolerances: &[ToleranceOverride],
 ) -> Result<Vec<Box<dyn Technique>>, String> {
     let tolerant =
@@ -286,9 +341,9 @@ fn techniques_for(
             list.extend(techniques::by_name(name));
             continue;
         }
-        list.push(Box::new(Netschema { budget, tolerant: None }));
+        list.push(Box::new(engine));
         if tolerant.is_some() {
-            list.push(Box::new(Netschema { budget, tolerant }));
+            list.push(Box::new(Netschema { tolerant, ..engine }));
         }
     }
     Ok(list)
@@ -304,18 +359,19 @@ fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, S
     Ok(rec.snapshots)
 }
 
-/// `netschema: packets of at most 1200 bytes; netschema-tol: tolerances pos=2 (raw steps)`,
-/// or `None` without a budget or tolerances.
-fn tuning(budget: Option<usize>, tolerances: &[ToleranceOverride]) -> Option<String> {
-    let budget = budget.map(|b| format!("netschema: packets of at most {b} bytes"));
+/// `netschema: packets of at most 1200 bytes; netschema: models batched:10:7;
+/// netschema-tol: tolerances pos=2 (raw steps)`, or `None` without a budget, policy or
+/// tolerances.
+fn tuning(engine: Netschema, tolerances: &[ToleranceOverride]) -> Option<String> {
+    let budget = engine.budget.map(|b| format!("netschema: packets of at most {b} bytes"));
+    let policy = engine.policy.map(|p| format!("netschema: models {p}"));
+    let prior = engine.prior.map(|p| format!("netschema: a prior of {} bytes", p.len()));
     let tolerances = (!tolerances.is_empty()).then(|| {
         let list: Vec<String> = tolerances.iter().map(ToString::to_string).collect();
         format!("netschema-tol: tolerances {} (raw steps)", list.join(", "))
     });
-    match (budget, tolerances) {
-        (Some(b), Some(t)) => Some(format!("{b}; {t}")),
-        (b, t) => b.or(t),
-    }
+    let parts: Vec<String> = [budget, policy, prior, tolerances].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 fn main() -> ExitCode {
@@ -332,7 +388,9 @@ fn main() -> ExitCode {
     };
     let start = Instant::now();
     let config = RunConfig::new(o.latency, o.loss, o.seed);
-    if let Some(line) = tuning(o.budget, &o.tolerances) {
+    let engine =
+        Netschema { budget: o.budget, policy: o.policy, prior: o.prior, ..Netschema::default() };
+    if let Some(line) = tuning(engine, &o.tolerances) {
         println!("{line}\n");
     }
     // Every scenario's techniques first, so that a bad --tolerance fails before any runs.
@@ -341,7 +399,7 @@ fn main() -> ExitCode {
         .iter()
         .map(|name| {
             let schema = runtime_schema(name)?.schema;
-            techniques_for(&o.techniques, schema, o.budget, &o.tolerances)
+            techniques_for(&o.techniques, schema, engine, &o.tolerances)
                 .map_err(|e| format!("{name}: {e}"))
         })
         .collect();
@@ -361,6 +419,26 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        if let Some(clients) = o.clients {
+            let base = FleetConfig {
+                clients,
+                threads: 1,
+                latency: o.latency,
+                loss: o.loss,
+                seed: o.seed,
+                budget: o.budget,
+            };
+            let threads = if o.threads.is_empty() { vec![1, 2] } else { o.threads.clone() };
+            let run = engine
+                .schema_for(rec.schema)
+                .map_err(|e| e.to_string())
+                .and_then(|schema| fleet::run(&rec, schema, base, &threads));
+            if let Err(e) = run {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+            continue;
+        }
         let trained = chosen.iter().any(|t| techniques::TRAINED.contains(&t.name()));
         let training = match trained.then(|| training_run(name, o.frames, o.seed)).transpose() {
             Ok(training) => training.unwrap_or_default(),
@@ -389,6 +467,10 @@ fn main() -> ExitCode {
         };
         println!("{}", report.table());
         reports.push(report);
+    }
+    if o.clients.is_some() {
+        eprintln!("done in {:.1} s", start.elapsed().as_secs_f64());
+        return ExitCode::SUCCESS;
     }
     if let Err(e) = report::write_files(o.json.as_deref(), Some(&o.plot), &reports) {
         eprintln!("error: {e}");

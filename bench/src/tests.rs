@@ -59,9 +59,16 @@ fn profiling_a_recorded_trace_matches_the_bench() {
     let times = trace.times().expect("the bench writes times");
     let names = ["BC", "netschema"];
     let recording = profile::Recording { snapshots: &views, training: &[], times: Some(&times) };
-    let report =
-        profile::measure("particles", runtime.schema, recording, 60.0, &config, &names, None)
-            .unwrap();
+    let report = profile::measure(
+        "particles",
+        runtime.schema,
+        recording,
+        60.0,
+        &config,
+        &names,
+        Netschema::default(),
+    )
+    .unwrap();
     let names: Vec<&str> = report.results.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["BC", "netschema"]);
     let profiled = &report.results[1];
@@ -118,7 +125,13 @@ fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
     for (name, position) in [("particles", "pos"), ("cubes", "position"), ("rts", "pos")] {
         let schema = runtime_schema(name).unwrap().schema;
         let tolerances = [format!("{position}=2").parse().unwrap()];
-        let list = techniques_for(&names, schema, Some(1200), &tolerances).unwrap();
+        let list = techniques_for(
+            &names,
+            schema,
+            Netschema { budget: Some(1200), ..Netschema::default() },
+            &tolerances,
+        )
+        .unwrap();
         let list: Vec<&str> = list.iter().map(|t| t.name()).collect();
         assert_eq!(list, ["BC", "netschema", "netschema-tol"], "{name}");
         let tolerant = with_tolerances(schema, &tolerances).unwrap();
@@ -135,7 +148,9 @@ fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
         }
     }
     let schema = runtime_schema("cubes").unwrap().schema;
-    let err = techniques_for(&names, schema, None, &["pos=2".parse().unwrap()]).err().unwrap();
+    let err = techniques_for(&names, schema, Netschema::default(), &["pos=2".parse().unwrap()])
+        .err()
+        .unwrap();
     assert!(err.contains("Cube.position.x"), "{err}");
 }
 
@@ -144,9 +159,36 @@ fn a_budget_holds_netschema_packets_to_it() {
     let rec = simulate("particles", 90, 1, false).unwrap();
     let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
     let config = RunConfig::new(2, 0.05, 1);
-    let budget = Netschema { budget: Some(1200), tolerant: None };
+    let budget = Netschema { budget: Some(1200), ..Netschema::default() };
     let r = netschema_lab::run(&budget, &setup, &rec.snapshots, None, &config, |_| {}).unwrap();
     assert!(r.verified(), "{:?}", r.first_error);
     assert!(r.bytes.iter().all(|&b| b <= 1200));
     assert!(r.held.expect("a budget records what the client holds").staleness_p99() > 0);
+}
+
+/// A prior trained on one seed's run of each scenario lowers the bytes of another seed's first
+/// 60 frames, for both model policies, every frame still decoded exactly.
+#[test]
+fn a_prior_from_another_seed_lowers_the_start() {
+    for (name, frames) in [("particles", 120), ("rts", 240)] {
+        for policy in [ModelPolicy::PerFrame, ModelPolicy::BATCHED] {
+            let training = simulate(name, frames, 2, false).unwrap();
+            let schema = Netschema { policy: Some(policy), ..Netschema::default() }
+                .schema_for(training.schema)
+                .unwrap();
+            let prior = netschema_lab::netschema::train(schema, &training.snapshots).unwrap();
+            let rec = simulate(name, 60, 1, false).unwrap();
+            let config = RunConfig::new(6, 0.05, 1);
+            let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+            let start = |prior: Option<&'static [u8]>| {
+                let engine = Netschema { policy: Some(policy), prior, ..Netschema::default() };
+                let r = netschema_lab::run(&engine, &setup, &rec.snapshots, None, &config, |_| {})
+                    .unwrap();
+                assert!(r.verified(), "{name}");
+                r.bytes.iter().sum::<usize>()
+            };
+            let (cold, warm) = (start(None), start(Some(Box::leak(prior.into_boxed_slice()))));
+            assert!(warm < cold, "{name} {policy}: {warm} bytes with a prior, {cold} cold");
+        }
+    }
 }

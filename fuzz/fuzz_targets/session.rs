@@ -1,17 +1,18 @@
 //! A real server session whose packets and acks the input drops, duplicates, delays, truncates
-//! and damages, under a byte budget the input picks: the client never panics, every packet it
-//! accepts decodes to exactly what the server records that client holds, and a refused packet
-//! changes nothing. Reaches warm packets, held entities and restarts that `client_decode`'s
+//! and damages, under a byte budget and model policy the input picks: the client never panics,
+//! every packet it accepts decodes to exactly what the server records that client holds, and a
+//! refused packet changes nothing. Reaches warm packets, held entities and restarts that `client_decode`'s
 //! random bytes do not.
 #![no_main]
 
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
+use netschema_runtime::Ack;
+use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Group, Schema};
-use netschema_runtime::Ack;
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
 static UNIT: [Field; 4] = [
@@ -25,6 +26,9 @@ static MARK: [Field; 1] = [Field::categorical("on", 2)];
 static CLASSES: [Class; 2] =
     [Class::new("unit", &UNIT).with_groups(&SLOW), Class::new("mark", &MARK)];
 static SCHEMA: Schema = Schema::new("session", &CLASSES);
+/// The same under the batched model policy, in small batches so that models change often.
+static BATCHED: Schema =
+    Schema::new("session", &CLASSES).with_policy(ModelPolicy::Batched { batch: 2, kept: 2 });
 
 const ENTITIES: usize = 24;
 const HANDLES: usize = 16;
@@ -42,14 +46,16 @@ impl Input<'_> {
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
-    let schema = &SCHEMA;
+    let first = input.byte();
+    // The first byte's top bit picks the model policy, the rest the byte budget.
+    let schema = if first & 0x80 == 0 { &SCHEMA } else { &BATCHED };
     let mut wb = WorldBuffers::new(schema, ENTITIES);
     let mut world = wb.world(schema, ENTITIES).unwrap();
     let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
     let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
     let mut cb = ClientBuffers::new(schema, HANDLES);
     let mut client = cb.client(schema, HANDLES).unwrap();
-    let mut buf = vec![0u8; 16 + usize::from(input.byte()) * 8];
+    let mut buf = vec![0u8; 16 + usize::from(first & 0x7f) * 16];
     let mut sent: BTreeMap<u32, BTreeMap<u32, (usize, Vec<i32>)>> = BTreeMap::new();
     let mut down: Vec<Vec<u8>> = Vec::new();
     let mut up: Vec<Ack> = Vec::new();

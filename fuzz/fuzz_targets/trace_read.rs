@@ -6,9 +6,9 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use netschema_lab::trace::{Trace, TraceWriter};
-use netschema_lab::descriptors::RuntimeSchema;
 use netschema_fuzz::TRACE_SCHEMA;
+use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::trace::{Trace, TraceWriter};
 
 fn schema() -> &'static RuntimeSchema {
     static SCHEMA_CELL: OnceLock<RuntimeSchema> = OnceLock::new();

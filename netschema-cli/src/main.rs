@@ -1,5 +1,5 @@
-//! The `netschema` command-line tool: check, format, generate, inspect and profile `.netidl`
-//! schemas. `netschema --help` lists the commands and `netschema COMMAND --help` their options.
+//! The `netschema` command-line tool: check, format, generate, inspect, profile and train
+//! `.netidl` schemas. `netschema --help` lists the commands and `netschema COMMAND --help` their options.
 //!
 //! Exit status: 0 when everything is in order, 1 when a command has findings (a schema with
 //! errors, or with warnings under `--deny-warnings`, a file `fmt --check` would change, a
@@ -18,6 +18,7 @@ mod fmt;
 mod generate;
 mod inspect;
 mod profile;
+mod train;
 
 use error::{Error, Outcome};
 
@@ -27,7 +28,7 @@ Exit status: 0 when all is in order; 1 when a command has findings (schema error
 warnings, files `fmt --check` would change, frames a profiled technique decoded wrongly) or a
 file cannot be read or written; 2 for a usage error.";
 
-/// Check, format, generate, inspect and profile netschema schemas.
+/// Check, format, generate, inspect, profile and train netschema schemas.
 #[derive(Debug, Parser)]
 #[command(name = "netschema", version, propagate_version = true, after_help = EXIT_CODES)]
 struct Cli {
@@ -42,6 +43,7 @@ enum Command {
     Gen(generate::Args),
     Inspect(inspect::Args),
     Profile(profile::Args),
+    Train(train::Args),
     Completions(completions::Args),
 }
 
@@ -53,6 +55,7 @@ impl Command {
             Command::Gen(args) => generate::run(args),
             Command::Inspect(args) => inspect::run(&args),
             Command::Profile(args) => profile::run(&args),
+            Command::Train(args) => train::run(&args),
             Command::Completions(args) => completions::run(&args),
         }
     }

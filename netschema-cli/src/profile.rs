@@ -9,9 +9,11 @@ use clap::builder::PossibleValuesParser;
 use flate2::read::MultiGzDecoder;
 use netschema_lab::descriptors::RuntimeSchema;
 use netschema_lab::keyframes::KeyframeReport;
+use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::Trace;
 use netschema_lab::{RunConfig, html, profile, techniques};
+use netschema_runtime::model::ModelPolicy;
 
 use crate::error::{Error, Outcome};
 
@@ -60,6 +62,16 @@ pub(crate) struct Args {
     /// what the client holds gets.
     #[arg(long, value_name = "BYTES", value_parser = netschema_lab::parse_budget)]
     budget: Option<usize>,
+    /// How netschema keeps its models in step: per-frame (a model set per frame in flight),
+    /// batched (seed 004: models built from batches of 10 packets the client received whole,
+    /// 7 kept) or batched:B:K; the default is the schema's. The table's server_bytes and
+    /// client_bytes show what each costs per client.
+    #[arg(long, value_name = "POLICY", value_parser = netschema_lab::parse_policy)]
+    policy: Option<ModelPolicy>,
+    /// Start netschema's connection from this prior (`netschema train` on another recording
+    /// of the same schema, for the same policy) instead of cold models.
+    #[arg(long, value_name = "FILE")]
+    prior: Option<PathBuf>,
     /// Another recording of the same game to train the techniques' static tables on (Q3's
     /// Huffman table, naia-zd's dictionary), as an engine's offline tables are; by default
     /// they train on the replayed trace itself, which favours them.
@@ -134,7 +146,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
 }
 
 /// Reads the trace with progress on stderr, and warns about what it had to clamp.
-fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, Error> {
+pub(crate) fn read_trace(path: &Path, runtime: &RuntimeSchema) -> Result<Trace, Error> {
     let cannot = |source| Error::Read { path: path.to_owned(), source };
     let mut file = BufReader::new(File::open(path).map_err(cannot)?);
     // A gzip stream (magic bytes 1f 8b) is decompressed on the fly; the progress then counts
@@ -227,6 +239,14 @@ fn measure(
         }
         None => String::new(),
     };
+    let prior = match &a.prior {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|source| Error::Read { path: path.clone(), source })?;
+            Some(&*Box::leak(bytes.into_boxed_slice()))
+        }
+        None => None,
+    };
     let names: Vec<&str> = match a.techniques.as_slice() {
         [] => techniques::NAMES.to_vec(),
         chosen => chosen.iter().map(String::as_str).collect(),
@@ -265,7 +285,7 @@ fn measure(
             rate_hz,
             &config,
             &names,
-            a.budget,
+            Netschema { budget: a.budget, policy: a.policy, prior, ..Netschema::default() },
         )
         .map_err(Error::Technique)?;
         let fits = report
@@ -305,6 +325,13 @@ fn measure(
                 Some(bytes) => format!("{bytes} bytes per netschema packet"),
                 None => "none".into(),
             },
+        ),
+        ("model policy", a.policy.unwrap_or(runtime.schema.policy).to_string()),
+        (
+            "prior",
+            a.prior
+                .as_ref()
+                .map_or_else(|| "none (cold models)".into(), |p| p.display().to_string()),
         ),
         ("warm-up", format!("{} frames left out of the statistics", config.warmup)),
         ("techniques", names.join(", ")),

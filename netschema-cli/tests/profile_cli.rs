@@ -191,3 +191,43 @@ fn a_budget_and_tolerances_show_what_the_client_holds() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("bad budget `0`"), "{}", text(&out.stderr));
 }
+
+/// `netschema train` writes a prior from a trace; `profile --prior` starts netschema from it
+/// (fewer bytes over the first frames than cold), for the policy it was trained for only.
+#[test]
+fn a_trained_prior_starts_netschema_warm() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (schema, trace) = (data("dots.netidl"), data("dots.jsonl"));
+    let (schema, trace) = (schema.to_str().unwrap(), trace.to_str().unwrap());
+    for policy in ["per-frame", "batched:4:4"] {
+        let prior = dir.join(format!("dots-{policy}.prior"));
+        let prior = prior.to_str().unwrap();
+        let out = netschema(&[
+            "train", "--schema", schema, "--trace", trace, "--policy", policy, "-o", prior,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(&format!("models {policy}")), "{}", text(&out.stderr));
+        let start = |prior: Option<&str>| {
+            let mut args = vec!["profile", "--schema", schema, "--trace", trace];
+            args.extend(["--technique", "netschema", "--policy", policy]);
+            args.extend(prior.map(|p| ["--prior", p]).into_iter().flatten());
+            let out = netschema(&args);
+            let stdout = text(&out.stdout);
+            assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+            let row = stdout.lines().find(|l| l.starts_with("netschema ")).unwrap().to_owned();
+            let columns: Vec<&str> = row.split_whitespace().collect();
+            assert_eq!(columns.last(), Some(&"yes"), "{row}");
+            columns[columns.len() - 3].parse::<usize>().unwrap()
+        };
+        let (cold, warm) = (start(None), start(Some(prior)));
+        assert!(warm < cold, "{policy}: {warm} bytes from the prior, {cold} cold");
+    }
+    let prior = dir.join("dots-per-frame.prior");
+    let args = ["--technique", "netschema", "--policy", "batched", "--prior"];
+    let mut all = vec!["profile", "--schema", schema, "--trace", trace];
+    all.extend(args);
+    all.push(prior.to_str().unwrap());
+    let out = netschema(&all);
+    assert!(!out.status.success(), "a prior for another policy is refused");
+}

@@ -75,7 +75,10 @@ pub fn derive_snapshot_enum(input: TokenStream) -> TokenStream {
 /// Implements `netschema::Protocol` for an enum with one variant per class, each holding the
 /// class's `Snapshot` type, in class order (`enum Game { Player(Player), Shot(Shot) }`), with
 /// `ClassOf<Game>` and `From` for each class. `#[netschema(name = "game")]` names the schema
-/// (default: the enum's name).
+/// (default: the enum's name); `#[netschema(models = "batched:10:7")]` chooses its model policy
+/// (`per-frame`, the default, `batched` or `batched:B:K`: the `.netidl` `models` statement);
+/// `#[netschema(prior = "file")]` embeds a prior `netschema train` wrote (a path relative to
+/// the crate's manifest), which every connection starts from.
 #[proc_macro_derive(Protocol, attributes(netschema))]
 pub fn derive_protocol(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

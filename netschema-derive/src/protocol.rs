@@ -6,27 +6,53 @@ use syn::{Data, DeriveInput, Fields};
 
 use crate::lower::{Ctxt, item_options};
 use netschema_idl::codegen;
+use netschema_idl::ir::ModelPolicy;
 
 /// `#[derive(Protocol)]` on an enum whose variants each hold one `Snapshot` type, in class
-/// order; `#[netschema(name = "...")]` names the schema (default: the enum's name).
+/// order; `#[netschema(name = "...")]` names the schema (default: the enum's name),
+/// `#[netschema(models = "...")]` chooses its model policy (`per-frame`, the default,
+/// `batched` or `batched:B:K`; the `.netidl` `models` statement) and
+/// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest).
 pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let mut name: Option<syn::LitStr> = None;
-    let read_name = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
-        if !meta.path.is_ident("name") {
+    let mut policy: Option<ModelPolicy> = None;
+    let mut prior: Option<syn::LitStr> = None;
+    let read = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
+        if meta.path.is_ident("name") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            if name.replace(lit).is_some() {
+                cx.error(&meta.path, "duplicate `name` attribute");
+            }
+        } else if meta.path.is_ident("prior") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            if prior.replace(lit).is_some() {
+                cx.error(&meta.path, "duplicate `prior` attribute");
+            }
+        } else if meta.path.is_ident("models") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            match lit.value().parse() {
+                Ok(p) if policy.replace(p).is_some() => {
+                    cx.error(&meta.path, "duplicate `models` attribute");
+                }
+                Ok(_) => {}
+                Err(()) => cx.error(
+                    &lit,
+                    "`models` is `per-frame`, `batched` or `batched:B:K` (batches of B frames, \
+                     K models kept; B from 1 to 255, K from 1 to 16)",
+                ),
+            }
+        } else {
             return Ok(false);
-        }
-        let lit: syn::LitStr = meta.value()?.parse()?;
-        if name.replace(lit).is_some() {
-            cx.error(&meta.path, "duplicate `name` attribute");
         }
         Ok(true)
     };
     let options = item_options(
         &mut cx,
         &input.attrs,
-        read_name,
-        "unknown netschema attribute on the enum: expected `name = \"schema\"` or `crate = \"path\"`",
+        read,
+        "unknown netschema attribute on the enum: expected `name = \"schema\"`, \
+         `models = \"policy\"`, `prior = \"file\"` or `crate = \"path\"`",
     );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Protocol` cannot be derived for generic enums");
@@ -67,5 +93,8 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     cx.finish()?;
     let ident = &input.ident;
     let name = name.map_or_else(|| ident.to_string(), |n| n.value());
-    Ok(codegen::protocol_impl(&name, &quote!(#ident), &variants, None, &options))
+    // A prior's path is relative to the crate's manifest, as `include_bytes!` cannot be.
+    let prior = prior.map(|p| quote!(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #p))));
+    let start = codegen::starting(policy.unwrap_or_default(), prior, &options);
+    Ok(codegen::protocol_impl(&name, &quote!(#ident), &variants, None, start, &options))
 }

@@ -32,7 +32,8 @@ use quote::{format_ident, quote};
 
 use crate::flatten::ScalarField;
 use crate::ir::{
-    Class, Enum, Field, FieldType, Interp, Precision, Predictor, Schema, TimelineClause, TypeKind,
+    Class, Enum, Field, FieldType, Interp, ModelPolicy, Precision, Predictor, Schema,
+    TimelineClause, TypeKind,
 };
 
 /// The first line of every generated file.
@@ -54,6 +55,7 @@ pub struct Options {
     crate_path: syn::Path,
     enum_types: HashMap<String, TokenStream>,
     float: Float,
+    prior: Option<String>,
 }
 
 impl Default for Options {
@@ -62,6 +64,7 @@ impl Default for Options {
             crate_path: syn::parse_quote!(::netschema),
             enum_types: HashMap::new(),
             float: Float::F32,
+            prior: None,
         }
     }
 }
@@ -73,6 +76,7 @@ impl std::fmt::Debug for Options {
             .field("crate_path", &quote!(#krate).to_string())
             .field("enum_types", &self.enum_types)
             .field("float", &self.float)
+            .field("prior", &self.prior)
             .finish()
     }
 }
@@ -106,6 +110,14 @@ impl Options {
     /// exactly as computed, without first rounding it to `f32`.
     pub fn float(mut self, float: Float) -> Options {
         self.float = float;
+        self
+    }
+
+    /// Embeds the prior at `path` (a file `netschema train` wrote; absolute, as
+    /// `include_bytes!` reads it from the generated file) in the schema: every connection
+    /// starts from it (see `Schema::with_prior`).
+    pub fn prior(mut self, path: impl Into<String>) -> Options {
+        self.prior = Some(path.into());
         self
     }
 
@@ -170,14 +182,22 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
     ));
     let variants: Vec<(syn::Ident, TokenStream)> =
         class_tys.iter().map(|c| (c.clone(), quote!(#c))).collect();
-    let protocol_impl =
-        protocol_impl(name, &quote!(#protocol), &variants, Some(&quote!(&SCHEMA)), options);
+    let protocol_impl = protocol_impl(
+        name,
+        &quote!(#protocol),
+        &variants,
+        Some(&quote!(&SCHEMA)),
+        TokenStream::new(),
+        options,
+    );
+    let prior = options.prior.as_ref().map(|path| quote!(include_bytes!(#path)));
+    let start = starting(schema.models.map(|m| m.value).unwrap_or_default(), prior, options);
     quote! {
         #schema_docs
         pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
             #name,
             &[#(<#class_tys as #krate::Snapshot>::CLASS),*],
-        );
+        )#start;
         #protocol_docs
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
@@ -209,16 +229,33 @@ pub fn protocol_name(schema: &Schema) -> String {
     }
 }
 
+/// What follows `Schema::new(..)` for a schema's model policy and prior (`prior`: an
+/// expression of type `&'static [u8]`): `.with_policy(..)` unless per frame (the default,
+/// which leaves the hash alone), then `.with_prior(..)` if any.
+pub fn starting(policy: ModelPolicy, prior: Option<TokenStream>, options: &Options) -> TokenStream {
+    let krate = &options.crate_path;
+    let policy = match policy {
+        ModelPolicy::PerFrame => TokenStream::new(),
+        ModelPolicy::Batched { batch, kept } => {
+            let (batch, kept) = (Literal::u8_unsuffixed(batch), Literal::u8_unsuffixed(kept));
+            quote!(.with_policy(#krate::model::ModelPolicy::Batched { batch: #batch, kept: #kept }))
+        }
+    };
+    let prior = prior.map(|p| quote!(.with_prior(#p)));
+    quote!(#policy #prior)
+}
+
 /// Generates `impl Protocol for #enum_ty` over `variants` (variant name, class type), in
 /// class order, with `impl ClassOf<#enum_ty>` and `From` for each class (the derive's
 /// `#[derive(Protocol)]`; [`generate`] uses it for the schema's enum). `schema` is an
 /// expression of type `&'static Schema` naming the descriptors, or `None` to build them from
-/// the classes and `name`.
+/// the classes and `name`, followed by `start` ([`starting`]).
 pub fn protocol_impl(
     name: &str,
     enum_ty: &TokenStream,
     variants: &[(syn::Ident, TokenStream)],
     schema: Option<&TokenStream>,
+    start: TokenStream,
     options: &Options,
 ) -> TokenStream {
     let krate = &options.crate_path;
@@ -230,7 +267,7 @@ pub fn protocol_impl(
         None => quote!(&#krate::schema::Schema::new(
             #name,
             &[#(<#tys as #krate::Snapshot>::CLASS),*],
-        )),
+        )#start),
     };
     quote! {
         #[automatically_derived]

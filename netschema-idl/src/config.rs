@@ -31,6 +31,8 @@ pub struct Config {
     float: Float,
     emit_rerun_if_changed: bool,
     source: Box<dyn FileSource>,
+    /// Priors to embed, by schema name.
+    priors: Vec<(String, PathBuf)>,
 }
 
 impl Default for Config {
@@ -60,6 +62,7 @@ impl Config {
             float: Float::F32,
             emit_rerun_if_changed: env::var_os("CARGO").is_some(),
             source: Box::new(FsSource),
+            priors: Vec::new(),
         }
     }
 
@@ -86,6 +89,17 @@ impl Config {
     /// Whether to print `cargo:rerun-if-changed=PATH` for every file read.
     pub fn emit_rerun_if_changed(&mut self, on: bool) -> &mut Config {
         self.emit_rerun_if_changed = on;
+        self
+    }
+
+    /// Embeds the prior at `path` (a file `netschema train` wrote for it) in the schema called
+    /// `schema` (its root file's stem): every connection starts from it
+    /// (`Schema::with_prior`). The path is made absolute against the current directory (a
+    /// build script's is the crate's manifest directory).
+    pub fn prior(&mut self, schema: impl Into<String>, path: impl Into<PathBuf>) -> &mut Config {
+        let path: PathBuf = path.into();
+        let path = env::current_dir().map(|d| d.join(&path)).unwrap_or(path);
+        self.priors.push((schema.into(), path));
         self
     }
 
@@ -131,6 +145,14 @@ impl Config {
                         ));
                         continue;
                     }
+                    let prior = self.priors.iter().find(|(name, _)| *name == stem);
+                    let options = match prior {
+                        Some((_, path)) => {
+                            self.rerun(std::slice::from_ref(path));
+                            options.clone().prior(path.display().to_string())
+                        }
+                        None => options.clone(),
+                    };
                     let text = codegen::generate_file(&loaded.schema, &options);
                     outputs.push((out_dir.join(format!("{stem}.rs")), text));
                 }

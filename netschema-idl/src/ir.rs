@@ -10,6 +10,7 @@
 
 use core::fmt;
 
+pub use netschema_runtime::model::ModelPolicy;
 pub use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::{AngleQuant, FixedQuant, QuatQuant};
 pub use netschema_runtime::timeline::Interp;
@@ -27,6 +28,9 @@ pub struct Schema {
     pub enums: Vec<Enum>,
     /// Declared classes, in the same order as `enums`.
     pub classes: Vec<Class>,
+    /// The model policy the root file declares (`models batched(batch = 10, kept = 7);`),
+    /// if any: per frame otherwise.
+    pub models: Option<Spanned<ModelPolicy>>,
 }
 
 /// An enum: a field kind with a fixed list of named cases, coded by index.
@@ -470,6 +474,9 @@ impl Schema {
     /// Replaces every span with [`Span::DETACHED`], so that schemas from different front-ends
     /// (or hand-built ones) compare equal when their content is equal.
     pub fn erase_spans(&mut self) {
+        if let Some(models) = &mut self.models {
+            models.span = Span::DETACHED;
+        }
         for e in &mut self.enums {
             e.span = Span::DETACHED;
             for c in &mut e.cases {
@@ -851,6 +858,18 @@ impl fmt::Display for Schema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write_docs(f, &self.docs, "//!", "")?;
         let mut first = self.docs.is_empty();
+        if let Some(models) = &self.models {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            match models.value {
+                ModelPolicy::PerFrame => writeln!(f, "models per_frame;")?,
+                ModelPolicy::Batched { batch, kept } => {
+                    writeln!(f, "models batched(batch = {batch}, kept = {kept});")?;
+                }
+            }
+        }
         for e in &self.enums {
             if !first {
                 writeln!(f)?;

@@ -8,6 +8,7 @@
 
 mod clause;
 mod kind;
+mod models;
 
 use crate::diagnostic::Diagnostic;
 use crate::hints;
@@ -182,7 +183,8 @@ impl<'a> Parser<'a, '_> {
     /// or `word X {` with a misspelled keyword).
     fn at_item_start(&self) -> bool {
         let next = self.nth(1).kind;
-        (self.at_word("enum") || self.at_word("class")) && next == Tok::Ident
+        (self.at_word("enum") || self.at_word("class") || self.at_word("models"))
+            && next == Tok::Ident
             || self.at_word("import") && matches!(next, Tok::Str | Tok::BadStr)
             || self.at(Tok::Ident) && next == Tok::Ident && self.nth(2).kind == Tok::LBrace
     }
@@ -305,11 +307,21 @@ impl<'a> Parser<'a, '_> {
                 }
                 (Tok::Ident, "enum") => self.enumeration(docs_text),
                 (Tok::Ident, "class") => self.class(docs_text),
+                (Tok::Ident, "models") => {
+                    if let Some((_, span)) = docs {
+                        self.error(
+                            Diagnostic::error("doc comments cannot document the model policy")
+                                .with_label(span, "this doc comment documents nothing")
+                                .with_help("use `//` for a comment on `models`"),
+                        );
+                    }
+                    self.models();
+                }
                 (Tok::Ident, word) if self.at_misspelled_item(word) => {
                     self.misspelled_item(word, t.span, docs_text);
                 }
                 _ => {
-                    self.expected("`enum`, `class` or `import`");
+                    self.expected("`enum`, `class`, `import` or `models`");
                     self.bump();
                     self.skip_item();
                 }

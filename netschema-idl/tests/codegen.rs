@@ -40,3 +40,23 @@ fn crate_path_is_used_everywhere() {
     assert!(text.starts_with(codegen::HEADER));
     assert!(!text.contains("#!["), "generated files have no inner attributes");
 }
+
+/// A prior given to the generator (`Options::prior`, `Config::prior`) is embedded after the
+/// schema's policy, so `SCHEMA` starts every connection from it.
+#[test]
+fn a_prior_is_embedded() {
+    let schema = netschema_idl::parse_str(
+        "warm.netidl",
+        "models batched(batch = 4, kept = 2);\nclass A { x: int(0, 9); }",
+    )
+    .unwrap();
+    let text = codegen::generate_file(&schema, &Options::new().prior("/priors/warm.prior"));
+    let flat: String = text.split_whitespace().collect();
+    assert!(
+        flat.contains(
+            ".with_policy(::netschema::model::ModelPolicy::Batched{batch:4,kept:2,})\
+             .with_prior(include_bytes!(\"/priors/warm.prior\"));"
+        ),
+        "{text}"
+    );
+}

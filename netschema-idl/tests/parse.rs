@@ -65,6 +65,7 @@ fn expected_game() -> Schema {
             Enum::new("Rank", ["private", "sergeant", "captain"]),
         ],
         classes: vec![particle, unit],
+        models: None,
     }
 }
 
@@ -413,4 +414,41 @@ fn errors_are_send_sync_and_static() {
     fn check<T: Send + Sync + 'static + std::error::Error>() {}
     check::<netschema_idl::Error>();
     check::<netschema_idl::Diagnostics>();
+}
+
+/// `models` sets the schema's model policy: parameters default to seed 004's, the statement
+/// prints and formats back to itself, and a bad one is reported where it is written.
+#[test]
+fn the_models_statement_sets_the_policy() {
+    use netschema_idl::ir::ModelPolicy;
+    let class = "\nclass A { x: int(0, 3); }\n";
+    let policy = |text: &str| parse_str("m.netidl", &format!("{text}{class}")).map(|s| s.models);
+    let batched = |batch, kept| ModelPolicy::Batched { batch, kept };
+    assert_eq!(policy("").unwrap(), None);
+    assert_eq!(policy("models per_frame;").unwrap().unwrap().value, ModelPolicy::PerFrame);
+    assert_eq!(policy("models batched;").unwrap().unwrap().value, ModelPolicy::BATCHED);
+    assert_eq!(policy("models batched(kept = 2);").unwrap().unwrap().value, batched(10, 2));
+    let text = "models batched(batch = 4, kept = 3);";
+    let schema = parse_str("m.netidl", &format!("{text}{class}")).unwrap();
+    assert_eq!(schema.models.unwrap().value, batched(4, 3));
+    assert!(schema.to_string().starts_with(&format!("{text}\n\nclass A")), "{schema}");
+    let formatted =
+        netschema_idl::format("m.netidl", "models  batched( batch=4,kept=3 ) ;").unwrap();
+    assert_eq!(formatted, format!("{text}\n"));
+    for (bad, message) in [
+        ("models fancy;", "unknown model policy `fancy`"),
+        ("models batched(batch = 0);", "`batch` must be an integer from 1 to 255"),
+        ("models batched(kept = 17);", "`kept` must be an integer from 1 to 16"),
+        ("models batched(size = 3);", "`batched` has no parameter `size`"),
+        ("models per_frame(batch = 3);", "`per_frame` takes no parameters"),
+        ("models batched; models per_frame;", "the model policy is given twice"),
+    ] {
+        let err = policy(bad).expect_err(bad).to_string();
+        assert!(err.contains(message), "{bad}: {err}");
+    }
+    let files = MemorySource::new()
+        .with("root.netidl", "import \"other.netidl\";\nmodels batched;\nclass R { x: bool; }")
+        .with("other.netidl", "models per_frame;");
+    let err = load_with(&files, "root.netidl").expect_err("imported policy").to_string();
+    assert!(err.contains("an imported file declares a model policy"), "{err}");
 }

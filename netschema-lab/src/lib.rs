@@ -48,6 +48,7 @@ mod bitstream;
 pub mod bytes;
 pub mod descriptors;
 pub mod fiedler;
+pub mod fleet;
 pub mod html;
 mod huffman;
 pub mod keyframes;
@@ -68,6 +69,7 @@ mod training;
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::schema::Coding;
 
 pub use link::{Link, Rng};
@@ -312,6 +314,15 @@ pub fn parse_budget(s: &str) -> Result<usize, String> {
         Ok(bytes) if bytes > 0 => Ok(bytes),
         _ => Err(format!("bad budget `{s}` (a positive number of bytes, e.g. 1200)")),
     }
+}
+
+/// A model policy for netschema, for a command line's `--policy`: `per-frame`, `batched`
+/// (seed 004's batches of 10 packets, 7 models kept) or `batched:B:K` (batches of `B`
+/// packets, `K` models kept); the error says what is wrong.
+pub fn parse_policy(s: &str) -> Result<ModelPolicy, String> {
+    s.parse().map_err(|()| {
+        format!("bad policy `{s}` (per-frame, batched or batched:B:K, e.g. batched:10:7)")
+    })
 }
 
 /// A loss probability written as `0.05` or `5%`, in `[0, 1)`.

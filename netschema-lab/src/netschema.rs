@@ -27,6 +27,7 @@ use std::rc::Rc;
 
 use netschema_runtime::engine::client::ClientStorage;
 use netschema_runtime::engine::peer::PeerStorage;
+use netschema_runtime::model::{ModelLayout, ModelPolicy};
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
@@ -43,10 +44,15 @@ pub struct Netschema {
     /// tolerances ([`descriptors::with_tolerances`](super::descriptors::with_tolerances)).
     /// The technique is then called `netschema-tol`.
     pub tolerant: Option<&'static Schema>,
+    /// The model policy to code with instead of the schema's, if any.
+    pub policy: Option<ModelPolicy>,
+    /// The prior every connection starts from (`netschema train`'s output for the schema with
+    /// this policy), if any: see [`Schema::with_prior`].
+    pub prior: Option<&'static [u8]>,
 }
 
 /// Handles for `capacity` visible entities: released handles wait for an ack before reuse.
-fn handles_for(capacity: usize) -> usize {
+pub(crate) fn handles_for(capacity: usize) -> usize {
     capacity + capacity / 2 + 64
 }
 
@@ -94,8 +100,23 @@ impl Netschema {
         setup: &Setup<'_>,
         costs: Option<Rc<RefCell<FieldCosts>>>,
     ) -> Result<Halves, Error> {
-        let schema = self.tolerant.unwrap_or(setup.schema);
-        start(schema, setup.capacity, self.budget, costs)
+        start(self.schema_for(setup.schema)?, setup.capacity, self.budget, costs)
+    }
+
+    /// The schema this technique codes with for a scenario of `schema`: its tolerant one if
+    /// any, with its policy and prior. Fails if the prior was not trained for that schema.
+    pub fn schema_for(&self, schema: &'static Schema) -> Result<&'static Schema, Error> {
+        let mut schema = *self.tolerant.unwrap_or(schema);
+        if let Some(policy) = self.policy.filter(|&p| p != schema.policy) {
+            schema = schema.with_policy(policy);
+        }
+        if let Some(prior) = self.prior {
+            schema = schema.with_prior(prior);
+            schema.validate().map_err(|_| {
+                Error::Encode("the prior was trained for another schema or policy".into())
+            })?;
+        }
+        Ok(Box::leak(Box::new(schema)))
     }
 }
 
@@ -107,6 +128,40 @@ fn start(
     budget: Option<usize>,
     costs: Option<Rc<RefCell<FieldCosts>>>,
 ) -> Result<Halves, Error> {
+    let (encoder, decoder) = engine(schema, capacity, budget, costs)?;
+    Ok((Box::new(encoder), Box::new(decoder)))
+}
+
+/// A prior for `schema` (see [`Schema::with_prior`]) learned from `snapshots`, a recording of
+/// the game: they are replayed through the engine over a lossless link, every packet
+/// acknowledged, and the models the last packet ended with are written as the prior
+/// ([`ModelLayout::write_prior`]). What `netschema train` writes.
+pub fn train(schema: &'static Schema, snapshots: &[Snapshot]) -> Result<Vec<u8>, Error> {
+    let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
+    let (mut encoder, mut decoder) = engine(schema, capacity, None, None)?;
+    let (mut packet, mut decoded) = (Vec::new(), Snapshot::new());
+    for (frame, snapshot) in (0u32..).zip(snapshots) {
+        encoder.capture(frame, snapshot)?;
+        encoder.encode(frame, snapshot, &mut packet)?;
+        decoder.decode(&packet, &mut decoded)?;
+        if let Some(ack) = decoder.ack() {
+            encoder.receive_ack(&ack);
+        }
+    }
+    let learned = encoder.peer.learned().ok_or_else(|| Error::Encode("no frames".into()))?;
+    let mut prior = vec![0; ModelLayout::prior_len(schema)];
+    ModelLayout::write_prior(schema, learned, &mut prior)
+        .ok_or_else(|| Error::Encode("the learned models do not fit the schema".into()))?;
+    Ok(prior)
+}
+
+/// [`start`]'s halves, as their types.
+fn engine(
+    schema: &'static Schema,
+    capacity: usize,
+    budget: Option<usize>,
+    costs: Option<Rc<RefCell<FieldCosts>>>,
+) -> Result<(EngineEncoder, EngineDecoder), Error> {
     let handles = handles_for(capacity);
     let ids = handles;
     let world = Box::leak(Box::new(WorldBuffers::new(schema, ids))).world(schema, ids)?;
@@ -116,22 +171,19 @@ fn start(
         Box::leak(Box::new(ClientBuffers::new(schema, handles))).client(schema, handles)?;
     let max_row = schema.max_fields;
     Ok((
-        Box::new(EngineEncoder {
+        EngineEncoder {
             schema,
             handles,
             ids,
             world,
             peer,
-            slots: HashMap::new(),
-            free: (0..ids).rev().collect(),
-            pending: Vec::new(),
-            previous: Vec::new(),
+            ids_map: Capture::new(ids),
             buf: vec![0; budget.unwrap_or(4096 + handles * (8 + 6 * max_row))],
             frame: 0,
             holds: budget.is_some() || holds_inexactly(schema),
             costs,
-        }),
-        Box::new(EngineDecoder { schema, handles, client }),
+        },
+        EngineDecoder { schema, handles, client },
     ))
 }
 
@@ -141,14 +193,8 @@ struct EngineEncoder {
     ids: usize,
     world: World<'static>,
     peer: Peer<'static>,
-    /// World id of each snapshot id present.
-    slots: HashMap<u32, usize>,
-    /// World ids free for new entities.
-    free: Vec<usize>,
-    /// World ids released this frame, free from the next one.
-    pending: Vec<usize>,
-    /// Snapshot ids of the previous frame.
-    previous: Vec<u32>,
+    /// Where each snapshot id lives in the world.
+    ids_map: Capture,
     /// The packet buffer: its length is the byte budget.
     buf: Vec<u8>,
     /// The frame last encoded.
@@ -162,44 +208,10 @@ struct EngineEncoder {
 impl Encoder for EngineEncoder {
     /// Updates the world archive (shared by every client of a real server).
     fn capture(&mut self, frame: u32, s: &Snapshot) -> Result<(), Error> {
-        let world_frame = self.world.begin_frame();
-        if world_frame != frame {
-            return Err(Error::Encode(format!(
-                "frame {frame} out of order (engine at {world_frame})"
-            )));
-        }
-        self.free.append(&mut self.pending);
-        // Entities that left.
-        let mut j = 0;
-        for &old in &self.previous {
-            while j < s.ids.len() && s.ids[j] < old {
-                j += 1;
-            }
-            if (j >= s.ids.len() || s.ids[j] != old)
-                && let Some(slot) = self.slots.remove(&old)
-            {
-                self.world.remove(slot);
-                self.peer.set_visible(slot, false);
-                self.pending.push(slot);
-            }
-        }
-        for i in 0..s.len() {
-            let id = s.ids[i];
-            let slot = match self.slots.get(&id) {
-                Some(&slot) => slot,
-                None => {
-                    let slot = self.free.pop().ok_or_else(|| {
-                        Error::Unsupported(format!("more than {} entities", self.ids))
-                    })?;
-                    self.slots.insert(id, slot);
-                    self.peer.set_visible(slot, true);
-                    slot
-                }
-            };
-            self.world.set(slot, usize::from(s.classes[i]), s.row(i))?;
-        }
-        self.previous.clone_from(&s.ids);
-        Ok(())
+        let peer = &mut self.peer;
+        self.ids_map.frame(&mut self.world, frame, s, |slot, visible| {
+            peer.set_visible(slot, visible);
+        })
     }
 
     fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
@@ -264,7 +276,7 @@ impl EngineEncoder {
     fn by_handle(&self, s: &Snapshot) -> Vec<(u32, usize, usize)> {
         let mut out: Vec<(u32, usize, usize)> = (0..s.len())
             .filter_map(|i| {
-                let slot = *self.slots.get(&s.ids[i])?;
+                let slot = self.ids_map.slot(s.ids[i])?;
                 Some((self.peer.handle_of(slot)?, slot, i))
             })
             .collect();
@@ -305,5 +317,86 @@ impl Decoder for EngineDecoder {
 
     fn memory_bytes(&self) -> usize {
         ClientStorage::sizes(self.schema, self.handles).bytes()
+    }
+}
+
+/// Snapshot ids mapped onto world ids `0..ids`: an id that leaves frees its world id one frame
+/// later, so the world sees a new entity when the id is reused.
+pub(crate) struct Capture {
+    ids: usize,
+    /// World id of each snapshot id present.
+    slots: HashMap<u32, usize>,
+    /// World ids free for new entities.
+    free: Vec<usize>,
+    /// World ids released this frame, free from the next one.
+    pending: Vec<usize>,
+    /// Snapshot ids of the previous frame.
+    previous: Vec<u32>,
+}
+
+impl Capture {
+    /// No snapshot id placed yet, world ids `0..ids` free.
+    pub(crate) fn new(ids: usize) -> Self {
+        Capture {
+            ids,
+            slots: HashMap::new(),
+            free: (0..ids).rev().collect(),
+            pending: Vec::new(),
+            previous: Vec::new(),
+        }
+    }
+
+    /// The world id of snapshot id `id`, if present.
+    pub(crate) fn slot(&self, id: u32) -> Option<usize> {
+        self.slots.get(&id).copied()
+    }
+
+    /// Starts `frame` in `world` and writes snapshot `s` into it: entities that left are
+    /// removed, and `visible(world id, entered)` is told of every entity that enters or leaves.
+    pub(crate) fn frame(
+        &mut self,
+        world: &mut World<'_>,
+        frame: u32,
+        s: &Snapshot,
+        mut visible: impl FnMut(usize, bool),
+    ) -> Result<(), Error> {
+        let world_frame = world.begin_frame();
+        if world_frame != frame {
+            return Err(Error::Encode(format!(
+                "frame {frame} out of order (engine at {world_frame})"
+            )));
+        }
+        self.free.append(&mut self.pending);
+        // Entities that left.
+        let mut j = 0;
+        for &old in &self.previous {
+            while j < s.ids.len() && s.ids[j] < old {
+                j += 1;
+            }
+            if (j >= s.ids.len() || s.ids[j] != old)
+                && let Some(slot) = self.slots.remove(&old)
+            {
+                world.remove(slot);
+                visible(slot, false);
+                self.pending.push(slot);
+            }
+        }
+        for i in 0..s.len() {
+            let id = s.ids[i];
+            let slot = match self.slots.get(&id) {
+                Some(&slot) => slot,
+                None => {
+                    let slot = self.free.pop().ok_or_else(|| {
+                        Error::Unsupported(format!("more than {} entities", self.ids))
+                    })?;
+                    self.slots.insert(id, slot);
+                    visible(slot, true);
+                    slot
+                }
+            };
+            world.set(slot, usize::from(s.classes[i]), s.row(i))?;
+        }
+        self.previous.clone_from(&s.ids);
+        Ok(())
     }
 }

@@ -34,7 +34,8 @@ pub struct Recording<'a> {
 /// What `netschema profile` measures: runs the techniques called `names` (of
 /// [`techniques::NAMES`]; others are ignored) over `recording` at `rate_hz` frames per second
 /// and returns their report, with netschema's per-field costs as [`ScenarioReport::fields`]
-/// when `netschema` is among them. netschema's packets have at most `budget` bytes, if given.
+/// when `netschema` is among them, run as `engine` says (its byte budget and model policy;
+/// its tolerant schema is ignored).
 ///
 /// The warm-up is shortened if the run would not outlast it. Techniques that do not support
 /// the schema are left out, as in the benchmark; progress goes to stderr. netschema's encode
@@ -46,7 +47,7 @@ pub fn measure(
     rate_hz: f64,
     config: &RunConfig,
     names: &[&str],
-    budget: Option<usize>,
+    engine: Netschema,
 ) -> Result<ScenarioReport, TechniqueError> {
     let Recording { snapshots, training, times } = recording;
     let start = times.and_then(|t| t.first()).copied().unwrap_or(0.0);
@@ -62,7 +63,7 @@ pub fn measure(
         .iter()
         .filter_map(|&name| match name {
             "netschema" => Some(Box::new(ProbedNetschema {
-                engine: Netschema { budget, tolerant: None },
+                engine: Netschema { tolerant: None, ..engine },
                 costs: Rc::clone(&costs),
             }) as Box<dyn Technique>),
             _ => techniques::by_name(name),

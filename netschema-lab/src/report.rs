@@ -55,7 +55,15 @@ pub struct Summary {
     pub verified: bool,
     /// What the client held, for a technique that records it ([`TechniqueResult::held`]).
     pub held: Option<HeldSummary>,
+    /// Bytes of the first [`START_FRAMES`] packets (warm-up included): what a connection's
+    /// start costs, which a prior lowers.
+    pub start_bytes: usize,
+    /// Bytes of every packet of the run.
+    pub total_bytes: usize,
 }
+
+/// Frames whose bytes [`Summary::start_bytes`] adds up: a second at 60 Hz.
+pub const START_FRAMES: usize = 60;
 
 /// Summary figures of what a client held ([`HeldStats`]), the columns of
 /// [`HELD_COLUMNS`] after the bytes.
@@ -85,7 +93,7 @@ impl HeldSummary {
 
 /// The columns of [`ScenarioReport::table`], each with its meaning; the table's headers are
 /// the keys of [`to_json`]'s technique objects.
-pub const COLUMNS: [(&str, &str); 11] = [
+pub const COLUMNS: [(&str, &str); 13] = [
     ("technique", "the technique's name (see the technique legend)"),
     ("bytes_mean", "mean packet bytes per frame, after the warm-up"),
     ("bytes_std", "standard deviation of packet bytes per frame"),
@@ -96,6 +104,8 @@ pub const COLUMNS: [(&str, &str); 11] = [
     ("decode_us", "median decode time per packet, microseconds"),
     ("server_bytes", "memory the server keeps per client, bytes"),
     ("client_bytes", "memory of the client's decoder, bytes"),
+    ("start_bytes", "bytes of the first 60 packets, warm-up included: a connection's start"),
+    ("total_bytes", "bytes of every packet of the run"),
     ("verified", "whether every decoded frame equalled its input (or netschema's record)"),
 ];
 
@@ -158,6 +168,8 @@ impl Summary {
             client_bytes: r.client_memory,
             verified: r.verified(),
             held: r.held.as_ref().map(HeldSummary::of),
+            start_bytes: r.bytes.iter().take(START_FRAMES).sum(),
+            total_bytes: r.bytes.iter().sum(),
         }
     }
 }
@@ -184,13 +196,13 @@ impl ScenarioReport {
         let w = self.results.iter().map(|r| r.name.len()).max().unwrap_or(0).max(10);
         let _ = writeln!(
             s,
-            "{:<w$} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>8}",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
+            "{:<w$} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>11} {:>11} {:>8}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]
         );
         for m in self.summaries() {
             let _ = writeln!(
                 s,
-                "{:<w$} {:>10.1} {:>9.1} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12} {:>12} {:>8}",
+                "{:<w$} {:>10.1} {:>9.1} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12} {:>12} {:>11} {:>11} {:>8}",
                 m.name,
                 m.bytes_mean,
                 m.bytes_std,
@@ -201,6 +213,8 @@ impl ScenarioReport {
                 m.decode_us,
                 m.server_bytes,
                 m.client_bytes,
+                m.start_bytes,
+                m.total_bytes,
                 if m.verified { "yes" } else { "NO" }
             );
         }
@@ -340,7 +354,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
             });
             let _ = writeln!(
                 s,
-                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"verified\": {}{held}}}{}",
+                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"start_bytes\": {}, \"total_bytes\": {}, \"verified\": {}{held}}}{}",
                 json_str(&m.name),
                 json_num(m.bytes_mean),
                 json_num(m.bytes_std),
@@ -351,6 +365,8 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                 json_num(m.decode_us),
                 m.server_bytes,
                 m.client_bytes,
+                m.start_bytes,
+                m.total_bytes,
                 m.verified,
                 if j + 1 < sums.len() { "," } else { "" }
             );

@@ -249,7 +249,7 @@ fn netschema_under_a_small_budget_verifies_what_its_client_holds() {
     assert!(exact.verified() && exact.held.is_none());
     assert!(exact.bytes.iter().any(|&b| b > BUDGET), "the budget must bind");
 
-    let budget = Netschema { budget: Some(BUDGET), tolerant: None };
+    let budget = Netschema { budget: Some(BUDGET), ..Netschema::default() };
     let r = run(&budget, &setup, &snapshots, None, &config, |_| {}).unwrap();
     assert!(r.verified(), "{:?} ({} frames verified)", r.first_error, r.verified_frames);
     assert!(r.bytes.iter().all(|&b| b <= BUDGET), "{:?}", r.bytes);
@@ -288,7 +288,7 @@ fn tolerance_overrides_change_the_schema_and_bound_the_error() {
     let snapshots = frames(200, 5);
     let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
     let config = RunConfig { latency: 3, loss: 0.1, seed: 4, warmup: 10 };
-    let technique = Netschema { budget: None, tolerant: Some(tolerant) };
+    let technique = Netschema { tolerant: Some(tolerant), ..Netschema::default() };
     let r = run(&technique, &setup, &snapshots, None, &config, |_| {}).unwrap();
     assert_eq!(r.name, "netschema-tol");
     assert!(r.verified(), "{:?}", r.first_error);
@@ -318,4 +318,23 @@ fn held_stats_count_staleness_and_error() {
     // Errors of x, heading (the short way round), hp and big; moods and open left out.
     assert_eq!((stats.values, stats.error_sum, stats.error_max), (7, 4 + 6 + 10, 10));
     assert_eq!(HeldStats::default().staleness_p99(), 0);
+}
+
+/// A server of several clients writes the same packets on one thread or three, counts every
+/// client's visible entities as updates, and its clients' acks bring packets down from cold.
+#[test]
+fn a_fleet_writes_the_same_packets_on_any_number_of_threads() {
+    use super::fleet::{self, FleetConfig};
+    let snapshots = frames(120, 5);
+    let base = FleetConfig { clients: 4, threads: 1, latency: 2, loss: 0.1, seed: 3, budget: None };
+    let one = fleet::run(&SCHEMA, 60, &snapshots, base).unwrap();
+    let three = fleet::run(&SCHEMA, 60, &snapshots, FleetConfig { threads: 3, ..base }).unwrap();
+    assert_eq!(one.digest, three.digest);
+    assert_eq!(one.bytes_mean, three.bytes_mean);
+    let visible: usize = snapshots.iter().map(Snapshot::len).sum();
+    assert_eq!(one.updates, 4 * visible as u64);
+    // Without acks every packet is cold, all 60 entities in full (the crates' random words
+    // cost as much either way).
+    let cold = fleet::run(&SCHEMA, 60, &snapshots, FleetConfig { loss: 1.0, ..base }).unwrap();
+    assert!(one.bytes_mean < cold.bytes_mean * 0.7, "{} vs {}", one.bytes_mean, cold.bytes_mean);
 }

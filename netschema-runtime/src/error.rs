@@ -37,6 +37,9 @@ pub enum Error {
     CheckMismatch,
     /// A packet names a baseline frame that the receiver does not hold.
     UnknownBaseline,
+    /// A packet is coded with a model the receiver does not keep (batched model policy: the
+    /// client built newer ones since, or never decoded that batch whole).
+    UnknownModel,
     /// A handshake came from a build with a different schema (hashes as
     /// `netschema inspect` prints them).
     SchemaMismatch {
@@ -148,6 +151,7 @@ impl fmt::Display for Error {
             Error::Corrupt => f.write_str("packet is malformed"),
             Error::CheckMismatch => f.write_str("packet check value does not match"),
             Error::UnknownBaseline => f.write_str("packet names a baseline frame that is not held"),
+            Error::UnknownModel => f.write_str("packet names a model that is not kept"),
             Error::SchemaMismatch { ours, theirs } => {
                 write!(f, "peer uses a different schema: hash {theirs:#018x}, ours {ours:#018x}")
             }

@@ -8,6 +8,8 @@
 //! All constructors are `const fn`, and the schema hash is computed at compile time from the
 //! descriptors themselves, so two builds agree on the hash exactly when they agree on the wire.
 
+use crate::model::ModelLayout;
+use crate::model::policy::ModelPolicy;
 use crate::model::predict::Predictor;
 
 /// How a scalar field is coded.
@@ -287,6 +289,12 @@ pub struct Schema {
     pub max_groups: usize,
     /// Most fields with a tolerance in any class.
     pub max_tolerant: usize,
+    /// How learned statistics are kept in step ([`ModelPolicy::PerFrame`] unless
+    /// [`Schema::with_policy`] says otherwise); part of the hash.
+    pub policy: ModelPolicy,
+    /// The models every connection starts from ([`Schema::with_prior`]), cold without; part
+    /// of the hash.
+    pub prior: Option<&'static [u8]>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -356,7 +364,38 @@ impl Schema {
             total_fields += class.fields.len();
             c += 1;
         }
-        Schema { name, classes, hash: h, max_fields, total_fields, max_groups, max_tolerant }
+        Schema {
+            name,
+            classes,
+            hash: h,
+            max_fields,
+            total_fields,
+            max_groups,
+            max_tolerant,
+            policy: ModelPolicy::PerFrame,
+            prior: None,
+        }
+    }
+
+    /// This schema starting every connection (and every restart) from `prior` instead of cold
+    /// models: a prior `netschema train` wrote for this schema (its policy applied first), which
+    /// [`Schema::validate`] checks. The prior joins the hash, so both ends must embed the same;
+    /// learning continues from it. Usable in a `const` (`include_bytes!`) and at run time.
+    pub const fn with_prior(mut self, prior: &'static [u8]) -> Schema {
+        self.hash = hash_bytes(self.hash, prior);
+        self.prior = Some(prior);
+        self
+    }
+
+    /// This schema with model policy `policy` (call it once, on a schema from
+    /// [`Schema::new`]); a batched policy joins the hash, a per-frame schema keeps the hash
+    /// [`Schema::new`] gave it. Usable in a `const` and at run time alike.
+    pub const fn with_policy(mut self, policy: ModelPolicy) -> Schema {
+        if policy.code() != 0 {
+            self.hash = hash_u64(self.hash, policy.code());
+        }
+        self.policy = policy;
+        self
     }
 
     /// Index of the first model of `class` in a model set of `total_fields` entries.
@@ -368,9 +407,21 @@ impl Schema {
     /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`,
     /// tolerances on numeric fields only and at most [`MAX_TOLERANCE`], at most
     /// [`MAX_GROUPS`] groups per class with intervals in `1..=`[`MAX_INTERVAL`] and priorities
-    /// of at least 1, and every field in one of its class's groups.
+    /// of at least 1, every field in one of its class's groups, a valid [`ModelPolicy`], and a
+    /// prior, if any, written for this schema.
     pub fn validate(&self) -> crate::Result<()> {
-        if self.classes.is_empty() || self.classes.len() > u16::MAX as usize {
+        let prior_fits = self.prior.is_none_or(|prior| {
+            let trained_for = prior.get(4..12).map_or(0, |h| {
+                u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
+            });
+            ModelLayout::new(self).fits_prior(prior, trained_for)
+                && hash_bytes(trained_for, prior) == self.hash
+        });
+        if self.classes.is_empty()
+            || self.classes.len() > u16::MAX as usize
+            || !self.policy.is_valid()
+            || !prior_fits
+        {
             return Err(crate::Error::InvalidSchema);
         }
         for class in self.classes {

@@ -12,13 +12,20 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 use support::*;
 
-/// Replicates the moving test world through packets of at most `budget` bytes over a link
-/// with `jitter` frames of reordering, `loss` and `duplicate`; checks every packet's length
-/// and that every accepted frame is what the server recorded. Returns the packets accepted.
-fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -> usize {
+/// Replicates the moving test world of `schema` through packets of at most `budget` bytes
+/// over a link with `jitter` frames of reordering, `loss` and `duplicate`; checks every
+/// packet's length and that every accepted frame is what the server recorded. Returns the
+/// packets accepted.
+fn replicate(
+    schema: &Schema,
+    seed: u64,
+    budget: usize,
+    loss: f64,
+    duplicate: f64,
+    jitter: u32,
+) -> usize {
     const ENTITIES: usize = 200;
     const HANDLES: usize = 160;
-    let schema = &SCHEMA;
     let mut wb = WorldBuffers::new(schema, ENTITIES);
     let mut world = wb.world(schema, ENTITIES).unwrap();
     let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
@@ -84,7 +91,7 @@ fn replicate(seed: u64, budget: usize, loss: f64, duplicate: f64, jitter: u32) -
                     up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));
                 }
                 Err(e) => assert!(
-                    matches!(e, Error::StalePacket | Error::UnknownBaseline),
+                    matches!(e, Error::StalePacket | Error::UnknownBaseline | Error::UnknownModel),
                     "unexpected {e:?}"
                 ),
             }
@@ -106,15 +113,19 @@ proptest! {
         loss in 0.0f64..0.5,
         duplicate in 0.0f64..0.2,
         jitter in 0u32..3,
+        batched in any::<bool>(),
     ) {
-        replicate(seed, budget, loss, duplicate, jitter);
+        let schema = if batched { &BATCHED_SMALL } else { &SCHEMA };
+        replicate(schema, seed, budget, loss, duplicate, jitter);
     }
 }
 
 #[test]
 fn tiny_budgets_still_make_progress() {
     for budget in [12, 24, 64] {
-        assert!(replicate(7, budget, 0.1, 0.0, 1) > 50, "budget {budget}");
+        for schema in [&SCHEMA, &BATCHED_SMALL] {
+            assert!(replicate(schema, 7, budget, 0.1, 0.0, 1) > 50, "budget {budget}");
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! Encoding, decoding and taking acks allocate nothing, under a byte budget or not: the
-//! storage is the caller's, set up once.
+//! Encoding, decoding and taking acks allocate nothing, under a byte budget or not, whatever
+//! the model policy: the storage is the caller's, set up once.
 
 mod support;
 
@@ -11,8 +11,7 @@ use support::*;
 fn encode_decode_and_acks_allocate_nothing() {
     const ENTITIES: usize = 300;
     const HANDLES: usize = 256;
-    let schema = &SCHEMA;
-    for budget in [64 * 1024, 300] {
+    for (schema, budget) in [(&SCHEMA, 64 * 1024), (&SCHEMA, 300), (&BATCHED_SMALL, 300)] {
         let mut wb = WorldBuffers::new(schema, ENTITIES);
         let mut world = wb.world(schema, ENTITIES).unwrap();
         let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
@@ -37,7 +36,11 @@ fn encode_decode_and_acks_allocate_nothing() {
                 }
                 let _ = client.view().count() + client.events().count();
             });
-            assert_eq!(counted.count_total, 0, "budget {budget}, frame {frame}");
+            assert_eq!(
+                counted.count_total, 0,
+                "{:?}, budget {budget}, frame {frame}",
+                schema.policy
+            );
         }
     }
 }

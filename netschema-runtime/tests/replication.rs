@@ -3,6 +3,7 @@
 mod support;
 
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::schema::Schema;
 use netschema_runtime::{Ack, Client, Error, Peer, World};
 use std::collections::BTreeMap;
 use support::*;
@@ -24,11 +25,17 @@ fn expected(world: &World<'_>, peer: &Peer<'_>, frame: u32) -> BTreeMap<u32, (us
 struct Outcome {
     accepted: usize,
     rejected: usize,
+    /// Rejected as coded with a model the client does not keep.
+    unknown_model: usize,
     bytes: usize,
 }
 
-/// Runs `frames` frames over a link and checks every accepted packet.
+/// Runs `frames` frames of `schema` over a link and checks every accepted packet: the
+/// client's view equals the server's rows, both ends' models equal, and under the batched
+/// policy the model the server codes with is, if the client keeps it, the same. Acks travel
+/// back over the same kind of link (lost, duplicated, reordered).
 fn run(
+    schema: &'static Schema,
     seed: u64,
     frames: u32,
     latency: (u32, u32),
@@ -36,7 +43,6 @@ fn run(
     duplicate: f64,
     corrupt: f64,
 ) -> Outcome {
-    let schema = &SCHEMA;
     let mut wb = WorldBuffers::new(schema, ENTITIES);
     let mut world = wb.world(schema, ENTITIES).unwrap();
     let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
@@ -49,8 +55,9 @@ fn run(
     down.duplicate = duplicate;
     down.corrupt = corrupt;
     let mut up = Link::new(latency, loss);
+    up.duplicate = duplicate;
     let mut sent: BTreeMap<u32, BTreeMap<u32, (usize, Vec<i32>)>> = BTreeMap::new();
-    let mut out = Outcome { accepted: 0, rejected: 0, bytes: 0 };
+    let mut out = Outcome { accepted: 0, rejected: 0, unknown_model: 0, bytes: 0 };
     let mut buf = vec![0u8; 64 * 1024];
 
     for now in 0..frames {
@@ -83,6 +90,10 @@ fn run(
                         peer.model_digest(f),
                         "frame {f}: models differ"
                     );
+                    if let Some((start, digest)) = peer.batch_model() {
+                        let kept = client.batch_model_digest(start);
+                        assert!(kept.is_none_or(|d| d == digest), "model {start} differs");
+                    }
                     if let Some(ack) = client.ack() {
                         up.send(&mut rng, now, &ack_bytes(ack));
                     }
@@ -93,6 +104,7 @@ fn run(
                             e,
                             Error::StalePacket
                                 | Error::UnknownBaseline
+                                | Error::UnknownModel
                                 | Error::CheckMismatch
                                 | Error::Corrupt
                                 | Error::UnexpectedEnd
@@ -100,6 +112,7 @@ fn run(
                         "unexpected error {e:?}"
                     );
                     out.rejected += 1;
+                    out.unknown_model += usize::from(e == Error::UnknownModel);
                     let after: Vec<_> = client.view().map(|(h, c, r)| (h, c, r.to_vec())).collect();
                     assert_eq!(before, after, "a rejected packet changed the view");
                     assert_eq!(before_frame, client.frame());
@@ -115,7 +128,7 @@ fn run(
 
 #[test]
 fn lossless_link_replicates_exactly() {
-    let o = run(1, 600, (0, 0), 0.0, 0.0, 0.0);
+    let o = run(&SCHEMA, 1, 600, (0, 0), 0.0, 0.0, 0.0);
     assert_eq!(o.rejected, 0);
     assert_eq!(o.accepted, 600);
 }
@@ -125,21 +138,50 @@ fn lossy_links_replicate_exactly() {
     for (seed, latency, loss) in
         [(2, (6, 6), 0.05), (3, (0, 10), 0.2), (4, (2, 10), 0.5), (5, (1, 4), 0.0)]
     {
-        let o = run(seed, 1500, latency, loss, 0.05, 0.0);
+        let o = run(&SCHEMA, seed, 1500, latency, loss, 0.05, 0.0);
         assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
     }
 }
 
+/// The batched model policy under 0 to 50 % loss both ways, reordering (latency spread),
+/// duplicated packets and acks (so lost, late and repeated model requests): every accepted
+/// packet is exact and both ends' models agree.
+#[test]
+fn batched_models_replicate_exactly_under_loss() {
+    for (seed, latency, loss) in
+        [(12, (0, 0), 0.0), (13, (6, 6), 0.05), (14, (0, 10), 0.2), (15, (2, 10), 0.5)]
+    {
+        for schema in [&BATCHED, &BATCHED_SMALL] {
+            let o = run(schema, seed, 1500, latency, loss, 0.05, 0.0);
+            eprintln!(
+                "seed {seed} batch {:?}: {} accepted, {} rejected ({} unknown model), {} bytes",
+                schema.policy, o.accepted, o.rejected, o.unknown_model, o.bytes
+            );
+            assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
+            if loss == 0.0 {
+                assert_eq!(o.unknown_model, 0, "seed {seed}");
+            }
+        }
+    }
+}
+
+#[test]
+fn corrupted_batched_packets_are_rejected_without_effect() {
+    let o = run(&BATCHED, 16, 1500, (0, 6), 0.05, 0.05, 0.1);
+    assert!(o.rejected > 50);
+    assert!(o.accepted > 600);
+}
+
 #[test]
 fn corrupted_packets_are_rejected_without_effect() {
-    let o = run(6, 1500, (0, 6), 0.05, 0.05, 0.1);
+    let o = run(&SCHEMA, 6, 1500, (0, 6), 0.05, 0.05, 0.1);
     assert!(o.rejected > 50);
     assert!(o.accepted > 600);
 }
 
 #[test]
 fn frame_numbers_wrap_past_65536() {
-    let o = run(7, 66_000, (3, 3), 0.02, 0.0, 0.0);
+    let o = run(&SCHEMA, 7, 66_000, (3, 3), 0.02, 0.0, 0.0);
     assert!(o.accepted > 60_000);
 }
 

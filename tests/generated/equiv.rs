@@ -6,9 +6,13 @@
 ///
 /// The classes, in declaration order (its index is the class id on the wire).
 pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new(
-    "equiv",
-    &[<Unit as ::netschema::Snapshot>::CLASS, <Flag as ::netschema::Snapshot>::CLASS],
-);
+        "equiv",
+        &[<Unit as ::netschema::Snapshot>::CLASS, <Flag as ::netschema::Snapshot>::CLASS],
+    )
+    .with_policy(::netschema::model::ModelPolicy::Batched {
+        batch: 4,
+        kept: 3,
+    });
 /// An entity of the `equiv` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Equiv {

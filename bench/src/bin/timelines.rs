@@ -51,6 +51,9 @@ mod keys {
     netschema::include_schema!("waypoints_timeline");
 }
 
+/// netschema as the schemas declare it, without a byte budget.
+const ENGINE: Netschema = Netschema { budget: None, tolerant: None, policy: None, prior: None };
+
 static PER_FRAME: Schema = frames::SCHEMA;
 static TIMELINES: Schema = keys::SCHEMA;
 
@@ -266,7 +269,7 @@ fn main() -> ExitCode {
         RATE,
         &config,
         &["netschema"],
-        None,
+        ENGINE,
     ) {
         Ok(r) => r,
         Err(e) => {
@@ -274,7 +277,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let technique: Box<dyn Technique> = Box::new(Netschema { budget: None, tolerant: None });
+    let technique: Box<dyn Technique> = Box::new(ENGINE);
     let capacity = run.timelines.iter().map(Snapshot::len).max().unwrap_or(1);
     let setup = Setup { schema: &TIMELINES, capacity, training: &[] };
     let timelines = match run_all(

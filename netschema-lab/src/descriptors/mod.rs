@@ -130,10 +130,11 @@ impl RuntimeSchema {
                 .push(Class::new(leak_str(&class.name), fields).with_groups(leak_groups(class)));
             classes.push(ClassLayout { scalars, quantisers });
         }
-        let schema: &'static Schema = Box::leak(Box::new(Schema::new(
-            leak_str(&ir.name),
-            Box::leak(descriptors.into_boxed_slice()),
-        )));
+        let policy = ir.models.map(|m| m.value).unwrap_or_default();
+        let schema: &'static Schema = Box::leak(Box::new(
+            Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()))
+                .with_policy(policy),
+        ));
         schema.validate().map_err(SchemaError::Invalid)?;
         Ok(RuntimeSchema { ir: ir.clone(), schema, classes })
     }

@@ -538,9 +538,16 @@ fn irregular_times_empty_frames_and_respawns_replay_verified() {
                 training: &views,
                 times: Some(&times),
             };
-            let report =
-                crate::profile::measure("t", schema.schema, recording, 30.0, &config, &names, None)
-                    .unwrap();
+            let report = crate::profile::measure(
+                "t",
+                schema.schema,
+                recording,
+                30.0,
+                &config,
+                &names,
+                crate::netschema::Netschema::default(),
+            )
+            .unwrap();
             assert!(report.results.len() >= 5);
             for r in &report.results {
                 assert!(r.verified(), "{}: {:?}", r.name, r.first_error);

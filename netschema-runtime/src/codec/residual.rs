@@ -10,7 +10,7 @@
 //! through [`BinaryCoder`].
 
 use crate::codec::coder::{BinaryCoder, CostMeter, Learner};
-use crate::codec::prob::{BitModel, Prob};
+use crate::codec::prob::{BitModel, Count, Prob};
 
 /// Classes coded in unary before escaping to the bit-tree.
 pub const UNARY_CLASSES: u32 = 16;
@@ -105,6 +105,26 @@ impl<M: BitModel> ResidualModel<M> {
     #[inline]
     pub fn learn(&mut self, e: i32) {
         self.code(&mut Learner, e);
+    }
+}
+
+impl ResidualModel<Prob> {
+    /// Moves every probability to its running mean with `other`'s (see [`Prob::mean_in`]).
+    pub fn mean_in(&mut self, other: &ResidualModel, count: &Count) {
+        self.zero.mean_in(other.zero, count);
+        self.sign.mean_in(other.sign, count);
+        for (p, &o) in self.unary.iter_mut().zip(&other.unary) {
+            p.mean_in(o, count);
+        }
+        for (p, &o) in self.escape.iter_mut().zip(&other.escape) {
+            p.mean_in(o, count);
+        }
+    }
+
+    /// Every probability of the model, in a fixed order (that of
+    /// [`ResidualModel::for_each_prob`]).
+    pub(crate) fn probs_mut(&mut self) -> impl Iterator<Item = &mut Prob> {
+        [&mut self.zero, &mut self.sign].into_iter().chain(&mut self.unary).chain(&mut self.escape)
     }
 }
 

@@ -5,17 +5,17 @@ use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::Ack;
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
+use crate::engine::models::{Book, End};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
     self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
     write_lags,
 };
-use crate::engine::peer::digest;
 use crate::engine::probe::NoProbe;
 use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::MAX_SAMPLES;
-use crate::model::{Model, ModelLayout};
+use crate::model::{Model, ModelLayout, ModelPolicy};
 use crate::schema::{Class, Schema};
 use crate::{Error, Result};
 
@@ -34,7 +34,9 @@ pub struct ClientStorage<'a> {
     /// For every handle and update group in every frame slot, how many frames before the
     /// slot's frame the server sent the values held.
     pub lags: &'a mut [u8],
-    /// Models stored with each frame slot.
+    /// Model sets (see [`ModelPolicy`]): per frame, one stored with
+    /// each frame slot; batched, the models kept, the accumulator of the batch being decoded
+    /// and the set a packet is decoded in.
     pub models: &'a mut [Model],
 }
 
@@ -72,7 +74,7 @@ impl ClientStorage<'_> {
             handles: SLOTS.saturating_mul(handles),
             own: words(SLOTS.saturating_mul(handles)),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
-            models: SLOTS * ModelLayout::new(schema).len,
+            models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
         }
     }
 }
@@ -107,7 +109,8 @@ pub enum Event {
 /// What a [`Client`] keeps besides its storage, for the owned layer to resume it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ClientState {
-    layout: ModelLayout,
+    /// Where packets' models start from and go.
+    book: Book,
     handles: u32,
     slots: Slots,
     newest: u32,
@@ -175,7 +178,7 @@ impl<'a> Client<'a> {
         let store = Self::trim(store, &sizes);
         store.classes.fill(NO_CLASS);
         let state = ClientState {
-            layout: ModelLayout::new(schema),
+            book: Book::new(schema, End::Client),
             handles: handles as u32,
             slots: Slots::new(),
             newest: NO_FRAME,
@@ -244,11 +247,17 @@ impl<'a> Client<'a> {
         self.reader().ack()
     }
 
-    /// Digest of the models stored with `frame`, if it is held (for checking both ends agree).
+    /// Digest of the models the packet for `frame` ended with, if it is held (for checking
+    /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
-        let m = self.state.layout.len;
-        Some(digest(&self.store.models[p * m..][..m]))
+        Some(self.state.book.digest(self.store.models, p))
+    }
+
+    /// Batched policy: the digest of the model this client built from the batch whose first
+    /// frame is `start`, if it keeps it (see [`Peer::batch_model`](crate::Peer::batch_model)).
+    pub fn batch_model_digest(&self, start: u32) -> Option<u64> {
+        self.state.book.kept_digest(self.store.models, start)
     }
 
     /// Decodes a packet and makes its frame the current view; returns the frame number.
@@ -259,7 +268,7 @@ impl<'a> Client<'a> {
         let decoded = self.decode_packet(packet);
         match decoded {
             Ok(_) => (self.state.refused, self.state.restarted) = (0, false),
-            Err(Error::StalePacket | Error::UnknownBaseline) => {
+            Err(Error::StalePacket | Error::UnknownBaseline | Error::UnknownModel) => {
                 self.state.refused += 1;
                 if self.state.refused >= RESTART_AFTER {
                     self.restart();
@@ -288,6 +297,7 @@ impl<'a> Client<'a> {
     pub fn restart(&mut self) {
         self.store.classes.fill(NO_CLASS);
         self.state.slots = Slots::new();
+        self.state.book.restart();
         self.state.previous = None;
         (self.state.refused, self.state.restarted) = (0, true);
         if self.state.newest != NO_FRAME {
@@ -325,18 +335,21 @@ impl<'a> Client<'a> {
         if self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
-        let m = self.state.layout.len;
         let spare = self.state.slots.spare();
-        match refs.base() {
-            Some(b) => {
-                let p = self.state.slots.find(b).ok_or(Error::UnknownBaseline)?;
-                self.store.models.copy_within(p * m..(p + 1) * m, spare * m);
-            }
-            None => {
-                ModelLayout::reset(self.schema, &mut self.store.models[spare * m..(spare + 1) * m])
-            }
+        let base = match refs.base() {
+            Some(b) => Some(self.state.slots.find(b).ok_or(Error::UnknownBaseline)?),
+            None => None,
+        };
+        if self.schema.policy != ModelPolicy::PerFrame {
+            packet::code_model(&mut dec, &mut refs)?;
         }
-        let models = &mut self.store.models[spare * m..(spare + 1) * m];
+        let models = self.state.book.start_decode(
+            self.schema,
+            self.store.models,
+            base,
+            spare,
+            refs.model,
+        )?;
         packet::code_history(&mut dec, &mut models[ModelLayout::PACKET], &mut refs)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
@@ -392,6 +405,7 @@ impl<'a> Client<'a> {
             self.state.previous = None;
         }
         self.state.checks[spare] = check as u16;
+        self.state.book.commit(self.schema, self.store.models, frame, spare);
         self.state.slots.commit(frame, max_lag);
         self.state.newest = frame;
         Ok(frame)

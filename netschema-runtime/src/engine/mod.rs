@@ -8,6 +8,8 @@
 //! - `packet` (private): the packet body, one walk that both ends run through a
 //!   [`BinaryCoder`](crate::codec::coder::BinaryCoder), coding values with
 //!   [`crate::model`];
+//! - `models` (private): where each packet's models start from and where what it learned
+//!   goes, under the schema's [`ModelPolicy`](crate::model::ModelPolicy);
 //! - `pack` (private): fitting a packet to its byte budget, in order of urgency and priority;
 //! - [`peer`]: the server's view of one client — visible set, handles, acknowledged frames,
 //!   the record of what the client holds and the models stored with each frame — which
@@ -30,6 +32,7 @@ pub(crate) mod bitset;
 pub mod client;
 pub mod frame;
 pub mod handshake;
+mod models;
 mod pack;
 mod packet;
 pub mod peer;

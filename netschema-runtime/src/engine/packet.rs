@@ -23,7 +23,7 @@
 
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
-use crate::engine::frame::{ARCHIVE, WINDOW, age, to_wire};
+use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
@@ -73,6 +73,9 @@ pub(crate) struct Refs {
     pub len: usize,
     /// Predictor vectors for the history's offsets.
     pub table: PredictorTable,
+    /// Under the batched policy, the first frame of the batch whose model the packet starts
+    /// from; [`NO_FRAME`] for cold models, and under the per-frame policy.
+    pub model: u32,
 }
 
 impl Refs {
@@ -84,6 +87,7 @@ impl Refs {
             history: [0; MAX_SAMPLES],
             len: 0,
             table: PredictorTable::new(&[]),
+            model: NO_FRAME,
         };
         for &t in history.iter().take(MAX_SAMPLES) {
             refs.history[refs.len] = t;
@@ -311,6 +315,9 @@ impl Check {
         for &t in &refs.history[..refs.len] {
             check.add(u32::from(to_wire(t)));
         }
+        if refs.model != NO_FRAME {
+            check.add(refs.model);
+        }
         check
     }
 
@@ -323,6 +330,33 @@ impl Check {
     pub(crate) fn value(&self) -> u32 {
         (self.0 ^ (self.0 >> CHECK_BITS)) & ((1 << CHECK_BITS) - 1)
     }
+}
+
+/// Bits of the bit length of a batched packet's model age (see [`code_model`]).
+const MODEL_CLASS_BITS: u32 = 5;
+
+/// Codes, in a batched packet's header, which model it starts from (`refs.model`): the
+/// bit length of its age `n − model` in [`MODEL_CLASS_BITS`] direct bits (0: cold models), then
+/// the age's bits below the leading one. The encoder names models less than 2^31 frames old.
+/// The decoder fills `refs.model`.
+pub(crate) fn code_model<C: BinaryCoder>(coder: &mut C, refs: &mut Refs) -> Result<()> {
+    let age = match refs.model {
+        NO_FRAME => 0,
+        m => age(refs.frame, m) & (u32::MAX >> 1),
+    };
+    let class = coder.direct(32 - age.leading_zeros(), MODEL_CLASS_BITS);
+    refs.model = match class {
+        0 => NO_FRAME,
+        c => {
+            let top = 1u32 << (c - 1);
+            let model = refs.frame.wrapping_sub(top + coder.direct(age.wrapping_sub(top), c - 1));
+            if model == NO_FRAME {
+                return Err(Error::Corrupt);
+            }
+            model
+        }
+    };
+    Ok(())
 }
 
 /// Codes the history list: which acknowledged frames before the baseline predictors use.

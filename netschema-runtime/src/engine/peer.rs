@@ -4,7 +4,8 @@
 use crate::codec::coder::{BinaryCoder, Encoder};
 use crate::engine::ack::{Ack, AckOutcome, Proof};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, WINDOW, age, to_wire};
+use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire, to_wire};
+use crate::engine::models::{Book, End};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{
     self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
@@ -14,7 +15,7 @@ use crate::engine::probe::{NoProbe, Probe};
 use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
-use crate::model::{Model, ModelLayout};
+use crate::model::{Model, ModelLayout, ModelPolicy};
 use crate::schema::{Class, MAX_GROUPS, Schema};
 
 pub use crate::engine::pack::FORCE_AGE;
@@ -58,8 +59,9 @@ pub struct PeerStorage<'a> {
     /// Scratch bitsets of the handles selected for, sent in, and at the core of a packet
     /// (three bits per handle).
     pub marks: &'a mut [u64],
-    /// Models stored with each frame slot, and one more set for undoing an entity that did
-    /// not fit.
+    /// Model sets (see [`ModelPolicy`]): per frame, one stored with
+    /// each frame slot; batched, the model in use, one accumulator per batch in flight and the
+    /// set a packet is coded in; and one more set for undoing an entity that did not fit.
     pub models: &'a mut [Model],
 }
 
@@ -112,7 +114,7 @@ impl PeerStorage<'_> {
             handle_words: words(handles),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
-            models: (SLOTS + 1) * ModelLayout::new(schema).len,
+            models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
         }
     }
 }
@@ -143,6 +145,8 @@ pub struct PeerStats {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PeerState {
     layout: ModelLayout,
+    /// Where packets' models start from and go.
+    book: Book,
     handles: u32,
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     entities: usize,
@@ -212,6 +216,7 @@ impl<'a> Peer<'a> {
         store.weights.fill(DEFAULT_WEIGHT);
         let state = PeerState {
             layout: ModelLayout::new(schema),
+            book: Book::new(schema, End::Server),
             handles: handles as u32,
             entities,
             slots: Slots::new(),
@@ -391,8 +396,9 @@ impl<'a> Peer<'a> {
     /// is [`AckOutcome::Refused`], ignored and counted. Duplicates and reordering are harmless.
     pub fn receive_ack(&mut self, ack: &Ack) -> AckOutcome {
         if ack.is_restart() {
-            // The client holds nothing: no frame is a baseline any more.
+            // The client holds nothing: no frame is a baseline any more, no model built.
             self.state.acked = [false; SLOTS];
+            self.state.book.restart();
             self.state.stats.restarts += 1;
             return AckOutcome::Restart;
         }
@@ -415,6 +421,13 @@ impl<'a> Peer<'a> {
             self.state.stats.refused_acks += 1;
             return AckOutcome::Refused;
         }
+        let (newest, latest) =
+            (self.state.newest_sent, from_wire(self.state.newest_sent, ack.latest));
+        let named = |f: u32| {
+            let back = age(latest, f);
+            back == 0 || (back <= WINDOW && ack.bits >> (back - 1) & 1 != 0)
+        };
+        self.state.book.acked(self.store.models, newest, named);
         for frame in ack.frames(self.state.newest_sent) {
             if let Some(p) = self.state.slots.find(frame) {
                 self.state.acked[p] = true;
@@ -444,14 +457,33 @@ impl<'a> Peer<'a> {
         (sent == frame && frame != NO_FRAME).then_some(check)
     }
 
-    /// Digest of the models stored with `frame`, if it is held (for checking both ends agree).
+    /// Digest of the models the packet for `frame` ended with, if the frame is held (for
+    /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
-        Some(digest(&self.store.models[p * self.state.layout.len..][..self.state.layout.len]))
+        Some(self.state.book.digest(self.store.models, p))
     }
 
-    /// The model of scalar `field` of `class` stored with `frame`, if the frame is held: what
-    /// the peer has learned about that field by then.
+    /// Batched policy: the first frame of the batch the model the next packet starts from
+    /// was built from, and the model's digest (the client's
+    /// [`Client::batch_model_digest`](crate::Client::batch_model_digest) of it must match);
+    /// `None` while packets start from cold models, and per frame.
+    pub fn batch_model(&self) -> Option<(u32, u64)> {
+        let start = self.state.book.current()?;
+        Some((start, self.state.book.kept_digest(self.store.models, start)?))
+    }
+
+    /// The model set the newest packet ended with (what the peer has learned by then), if it is
+    /// still held: [`ModelLayout::write_prior`] turns it into a prior.
+    pub fn learned(&self) -> Option<&[Model]> {
+        let p = self.state.slots.find(self.state.newest_sent)?;
+        let (set, len) = (self.state.book.ended_in(p, true)?, self.state.layout.len);
+        self.store.models.get(set * len..(set + 1) * len)
+    }
+
+    /// The model of scalar `field` of `class` as the packet for `frame` left it, if the frame
+    /// is held (batched: only the newest frame sent): what the peer has learned about that
+    /// field by then.
     pub fn field_model(&self, frame: u32, class: usize, field: usize) -> Option<&Model> {
         let p = self.state.slots.find(frame)?;
         let fields = self.schema.classes.get(class)?.fields.len();
@@ -459,7 +491,8 @@ impl<'a> Peer<'a> {
             return None;
         }
         let at = ModelLayout::class_base(self.schema, class) + 1 + field;
-        self.store.models.get(p * self.state.layout.len + at)
+        let set = self.state.book.ended_in(p, frame == self.state.newest_sent)?;
+        self.store.models.get(set * self.state.layout.len + at)
     }
 
     /// Acknowledged frames used as references for `frame`, newest first, at most
@@ -594,7 +627,8 @@ impl<'a> Peer<'a> {
         }
         let (history, len) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
-        let refs = Refs::new(self.state.session, frame, &history[..len]);
+        let mut refs = Refs::new(self.state.session, frame, &history[..len]);
+        refs.model = self.state.book.in_use(frame);
         self.assign_handles(world, frame, &refs);
 
         // First with nothing held if everything seems to fit, then with "held" flags, then
@@ -628,13 +662,9 @@ impl<'a> Peer<'a> {
         mode: Attempt,
     ) -> Result<Written> {
         let spare = self.state.slots.spare();
-        let m = self.state.layout.len;
-        let (models, saved) = self.store.models.split_at_mut(SLOTS * m);
-        match refs.base().and_then(|b| self.state.slots.find(b)) {
-            Some(p) => models.copy_within(p * m..(p + 1) * m, spare * m),
-            None => ModelLayout::reset(self.schema, &mut models[spare * m..(spare + 1) * m]),
-        }
-        let models = &mut models[spare * m..(spare + 1) * m];
+        let base = refs.base().and_then(|b| self.state.slots.find(b));
+        let (models, saved) =
+            self.state.book.start_encode(self.schema, self.store.models, base, spare, refs.model);
 
         let mut history = [0usize; MAX_SAMPLES];
         let mut history_max_lag = [0u8; MAX_SAMPLES];
@@ -699,6 +729,9 @@ impl<'a> Peer<'a> {
             }
         }
         let mut refs_coded = *refs;
+        if self.schema.policy != ModelPolicy::PerFrame {
+            packet::code_model(&mut enc, &mut refs_coded)?;
+        }
         packet::code_history(&mut enc, &mut models[ModelLayout::PACKET], &mut refs_coded)?;
         let check = packet::code_body(
             &mut enc,
@@ -742,6 +775,7 @@ impl<'a> Peer<'a> {
             }
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check);
+        self.state.book.commit(self.schema, self.store.models, frame, spare);
         self.state.slots.commit(frame, written.max_lag);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;

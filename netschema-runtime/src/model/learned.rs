@@ -5,10 +5,10 @@
 //! ends, so a lost packet only means its models are never used as a starting point.
 
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
-use crate::codec::prob::{BitModel, Prob};
+use crate::codec::prob::{BitModel, Count, Prob};
 use crate::codec::residual::ResidualModel;
 use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
-use crate::schema::{Coding, Field, MAX_CANDIDATES, Schema};
+use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
 /// updated and the non-chosen candidates' models learn (both ends apply this identically);
@@ -73,6 +73,15 @@ pub struct Model {
     /// ([`NO_CHOICE`] if none is usable), kept in step with `costs`.
     choice: [u8; MAX_SAMPLES + 1],
 }
+
+/// Probabilities in a model: the residual models' (candidates' and entry's), the zero flags'
+/// and the flags'.
+const PROBS: usize = (MAX_CANDIDATES + 1) * 33 + MAX_CANDIDATES * CONTEXTS + 8;
+
+/// The first bytes of a prior (see [`ModelLayout::write_prior`]).
+const PRIOR_MAGIC: &[u8; 4] = b"nsp1";
+/// Bytes before a prior's models: magic, schema hash, model count.
+const PRIOR_HEADER: usize = 16;
 
 /// Marks a history length for which no candidate is usable.
 const NO_CHOICE: u8 = u8::MAX;
@@ -307,6 +316,72 @@ impl Model {
         self.flags[slot % self.flags.len()]
     }
 
+    /// Moves this model, the mean of `count − 1` models, to the mean of those and `other`:
+    /// every probability, running cost and the value count (see [`Prob::mean_in`]); the
+    /// choice of predictor then follows the mean costs. The batched policy
+    /// ([`ModelPolicy::Batched`](crate::model::ModelPolicy::Batched)) builds a batch's model so.
+    pub fn mean_in(&mut self, other: &Model, count: &Count, candidates: &[Predictor]) {
+        for (r, o) in self.residuals.iter_mut().zip(&other.residuals) {
+            r.mean_in(o, count);
+        }
+        self.entry.mean_in(&other.entry, count);
+        for (z, o) in self.zero.iter_mut().zip(&other.zero) {
+            for (p, &o) in z.iter_mut().zip(o) {
+                p.mean_in(o, count);
+            }
+        }
+        for (p, &o) in self.flags.iter_mut().zip(&other.flags) {
+            p.mean_in(o, count);
+        }
+        for (c, &o) in self.costs.iter_mut().zip(&other.costs) {
+            *c = count.mean_in(i64::from(*c), i64::from(o)) as i32;
+        }
+        self.tick = count.mean_in(i64::from(self.tick), i64::from(other.tick)) as u32;
+        self.refresh_choice(candidates);
+    }
+
+    /// Every probability of the model, in a fixed order.
+    fn probs_mut(&mut self) -> impl Iterator<Item = &mut Prob> {
+        let residuals = self.residuals.iter_mut().chain([&mut self.entry]);
+        residuals
+            .flat_map(ResidualModel::probs_mut)
+            .chain(self.zero.iter_mut().flatten())
+            .chain(&mut self.flags)
+    }
+
+    /// Bytes of a model written by [`Model::write`].
+    pub const BYTES: usize = PROBS * 2 + MAX_CANDIDATES * 4 + 4;
+
+    /// Writes the model's probabilities, running costs and value count into `out` (at least
+    /// [`Model::BYTES`] long), little endian; the choice of predictor is derived from the costs.
+    pub fn write(&self, out: &mut [u8]) {
+        let mut copy = *self;
+        let probs = copy.probs_mut().flat_map(|p| (p.p0() as u16).to_le_bytes());
+        let costs = self.costs.iter().flat_map(|c| c.to_le_bytes());
+        for (o, b) in out.iter_mut().zip(probs.chain(costs).chain(self.tick.to_le_bytes())) {
+            *o = b;
+        }
+    }
+
+    /// The model [`Model::write`] wrote into `bytes` (at least [`Model::BYTES`] long, else
+    /// `None`), for a field with these candidates. Probabilities out of the codable range are
+    /// clamped into it.
+    pub fn read(bytes: &[u8], candidates: &[Predictor]) -> Option<Model> {
+        let bytes = bytes.get(..Self::BYTES)?;
+        let mut m = Model::default();
+        let (probs, rest) = bytes.split_at(PROBS * 2);
+        for (p, b) in m.probs_mut().zip(probs.chunks_exact(2)) {
+            *p = Prob::from_p0(u32::from(u16::from_le_bytes([b[0], b[1]])));
+        }
+        let (costs, tick) = rest.split_at(MAX_CANDIDATES * 4);
+        for (c, b) in m.costs.iter_mut().zip(costs.chunks_exact(4)) {
+            *c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        m.tick = u32::from_le_bytes([tick[0], tick[1], tick[2], tick[3]]);
+        m.refresh_choice(candidates);
+        Some(m)
+    }
+
     /// The candidate a field with full history would use now, as an index into its
     /// candidate list.
     pub fn preferred(&self) -> Option<usize> {
@@ -320,27 +395,48 @@ impl Model {
     }
 
     /// Folds the model into a 64-bit digest (for checking that two ends are in step).
-    pub fn digest(&self, mut h: u64) -> u64 {
-        let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
-        let mut probs = |m: &ResidualModel| m.for_each_prob(|p| mix(u64::from(p)));
+    pub fn digest(&self, h: u64) -> u64 {
+        let mut fold = Fold { h, word: 0, n: 0 };
+        let mut probs = |m: &ResidualModel| m.for_each_prob(|p| fold.add(p as u16));
         for r in &self.residuals {
             probs(r);
         }
         probs(&self.entry);
-        for z in self.zero.iter().flatten() {
-            mix(u64::from(z.p0()));
+        for z in self.zero.iter().flatten().chain(&self.flags) {
+            fold.add(z.p0() as u16);
         }
-        for c in self.costs {
-            mix(c as u32 as u64);
+        for v in self.costs.map(|c| c as u32).into_iter().chain([self.tick]) {
+            fold.add(v as u16);
+            fold.add((v >> 16) as u16);
         }
-        for f in &self.flags {
-            mix(u64::from(f.p0()));
-        }
-        mix(u64::from(self.tick));
         for c in self.choice {
-            mix(u64::from(c));
+            fold.add(u16::from(c));
         }
-        h
+        fold.finish()
+    }
+}
+
+/// A running FNV-style hash taking 16-bit values four to a multiply (a digest is taken of
+/// every batched packet's models, so it should be quick).
+struct Fold {
+    h: u64,
+    word: u64,
+    n: u32,
+}
+
+impl Fold {
+    #[inline(always)]
+    fn add(&mut self, v: u16) {
+        self.word = self.word << 16 | u64::from(v);
+        self.n += 1;
+        if self.n == 4 {
+            self.h = (self.h ^ self.word).wrapping_mul(0x0000_0100_0000_01b3);
+            (self.word, self.n) = (0, 0);
+        }
+    }
+
+    fn finish(self) -> u64 {
+        (self.h ^ self.word ^ u64::from(self.n) << 62).wrapping_mul(0x0000_0100_0000_01b3)
     }
 }
 
@@ -363,23 +459,71 @@ impl ModelLayout {
     /// Index of the packet-structure model.
     pub const PACKET: usize = 0;
 
-    /// Resets `models` (one frame's set, `len` long) to the cold state of `schema`.
+    /// The candidate predictors of every model of a set of `schema`, in layout order (none
+    /// for the packet, entity and categorical models).
+    fn candidates(schema: &Schema) -> impl Iterator<Item = &'static [Predictor]> + '_ {
+        let class = |c: &'static Class| {
+            let fields = c.fields.iter().map(|f| match f.coding {
+                Coding::Numeric(candidates) => candidates,
+                Coding::Categorical => &[],
+            });
+            core::iter::once(&[][..]).chain(fields)
+        };
+        core::iter::once(&[][..]).chain(schema.classes.iter().flat_map(class))
+    }
+
+    /// Resets `models` (one frame's set, `len` long) to the starting state of `schema`: its
+    /// prior ([`Schema::with_prior`]) if it has one, else cold models.
     pub fn reset(schema: &Schema, models: &mut [Model]) {
-        let mut slots = models.iter_mut();
-        if let Some(packet) = slots.next() {
-            *packet = Model::default();
+        let prior = schema.prior.and_then(|p| p.get(PRIOR_HEADER..));
+        let mut stored = prior.unwrap_or(&[]).chunks_exact(Model::BYTES);
+        for (model, candidates) in models.iter_mut().zip(Self::candidates(schema)) {
+            *model = match stored.next() {
+                Some(bytes) => Model::read(bytes, candidates).unwrap_or_default(),
+                None => Model::for_candidates(candidates),
+            };
         }
-        for class in schema.classes {
-            if let Some(entity) = slots.next() {
-                *entity = Model::default();
-            }
-            for (field, model) in class.fields.iter().zip(slots.by_ref()) {
-                *model = match field.coding {
-                    Coding::Numeric(candidates) => Model::for_candidates(candidates),
-                    Coding::Categorical => Model::default(),
-                };
-            }
+    }
+
+    /// Moves `acc` (a set, the mean of `count − 1` sets) to the mean of those and `set` (see
+    /// [`Model::mean_in`]).
+    pub fn mean_in(schema: &Schema, acc: &mut [Model], set: &[Model], count: u32) {
+        let count = Count::new(count);
+        for ((a, s), candidates) in acc.iter_mut().zip(set).zip(Self::candidates(schema)) {
+            a.mean_in(s, &count, candidates);
         }
+    }
+
+    /// Bytes of a prior of `schema` ([`ModelLayout::write_prior`]).
+    pub fn prior_len(schema: &Schema) -> usize {
+        PRIOR_HEADER + ModelLayout::new(schema).len * Model::BYTES
+    }
+
+    /// Writes `models` (a set of `schema`, as learned) into `out` (at least
+    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp1`, the schema's
+    /// hash (u64) and model count (u32), then each model ([`Model::write`]). Returns the length.
+    pub fn write_prior(schema: &Schema, models: &[Model], out: &mut [u8]) -> Option<usize> {
+        let len = Self::prior_len(schema);
+        let out = out.get_mut(..len)?;
+        let count = ModelLayout::new(schema).len;
+        if models.len() < count {
+            return None;
+        }
+        out[..4].copy_from_slice(PRIOR_MAGIC);
+        out[4..12].copy_from_slice(&schema.hash.to_le_bytes());
+        out[12..16].copy_from_slice(&(count as u32).to_le_bytes());
+        for (m, chunk) in models.iter().zip(out[PRIOR_HEADER..].chunks_exact_mut(Model::BYTES)) {
+            m.write(chunk);
+        }
+        Some(len)
+    }
+
+    /// Whether `prior` is a prior for a schema of hash `hash` and this layout's length.
+    pub fn fits_prior(&self, prior: &[u8], hash: u64) -> bool {
+        prior.len() == PRIOR_HEADER + self.len * Model::BYTES
+            && prior.get(..4) == Some(&PRIOR_MAGIC[..])
+            && prior.get(4..12) == Some(&hash.to_le_bytes()[..])
+            && prior.get(12..16) == Some(&(self.len as u32).to_le_bytes()[..])
     }
 
     /// Index of the entity-level model of `class`; its fields follow it.
@@ -396,6 +540,7 @@ mod tests {
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
         assert_eq!(core::mem::size_of::<Model>(), 484);
+        assert_eq!(Model::BYTES, 476, "a prior's model, docs/protocol.md");
     }
 
     #[test]
@@ -418,6 +563,24 @@ mod tests {
         assert_eq!(activity(&F, &line, 0), CONTEXTS - 1);
         // Wrapping fields measure across the seam.
         assert_eq!(activity(&A, &h([3, 1020, 1013, 1006], 4), 2), 0);
+    }
+
+    #[test]
+    fn a_model_reads_back_what_it_wrote() {
+        const C: [Predictor; 2] = [Predictor::Linear, Predictor::Hold];
+        const F: Field = Field::numeric("f", -1000, 1000, false, &C);
+        let table = crate::model::predict::EVENLY_SPACED;
+        let mut m = Model::for_candidates(&C);
+        let mut meter = CostMeter::default();
+        for i in 0..300 {
+            let history = History { table: &table, samples: [i, i - 3, i - 6, i - 9], len: 4 };
+            let p = m.predict(&F, &C, &history);
+            m.code_numeric(&mut meter, &F, &C, &history, p, i + 3 + i % 5);
+        }
+        let mut bytes = [0u8; Model::BYTES];
+        m.write(&mut bytes);
+        assert_eq!(Model::read(&bytes, &C), Some(m));
+        assert_eq!(Model::read(&bytes[1..], &C), None);
     }
 
     #[test]

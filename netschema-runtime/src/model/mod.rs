@@ -7,15 +7,20 @@
 //!   [`ResidualModel`](crate::codec::residual::ResidualModel) and a running cost per candidate
 //!   predictor, from which both ends derive the same choice of predictor, and the transition
 //!   flags of categorical fields; [`ModelLayout`] places the models of every field and class,
-//!   and one for the packet's structure, in a frame's model set.
+//!   and one for the packet's structure, in a frame's model set;
+//! - [`policy`]: how model sets are kept in step between the ends ([`ModelPolicy`]): one per
+//!   frame, or built from batches of packets the client received whole.
 //!
-//! A model set is part of a frame's state: it is stored with every frame on both ends, and
-//! the packet for frame `n` is coded starting from the models stored with its baseline.
+//! Under the per-frame policy a model set is part of a frame's state: it is stored with every
+//! frame on both ends, and the packet for frame `n` is coded starting from the models stored
+//! with its baseline; under the batched policy it is named by the packet.
 //! Coding goes through [`crate::codec`]; the engine ([`crate::engine`]) stores the models and
 //! walks the fields.
 
 mod learned;
+pub mod policy;
 pub mod predict;
 
 pub use learned::{CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN};
 pub(crate) use learned::{History, Prediction};
+pub use policy::ModelPolicy;

@@ -2,6 +2,7 @@
 //! lossy link.
 #![allow(dead_code, unreachable_pub)]
 
+use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, Client, Peer, World};
@@ -40,6 +41,12 @@ static CRATE_FIELDS: [Field; 2] = [
 ];
 static CLASSES: [Class; 2] = [Class::new("ball", &BALL_FIELDS), Class::new("crate", &CRATE_FIELDS)];
 pub static SCHEMA: Schema = Schema::new("test", &CLASSES);
+/// [`SCHEMA`] under the batched model policy of seed 004 (batches of 10, 7 models kept).
+pub static BATCHED: Schema = Schema::new("test", &CLASSES).with_policy(ModelPolicy::BATCHED);
+/// [`SCHEMA`] batched by three frames, eight models kept: models change often, and the
+/// server's can be several batches behind the client's newest.
+pub static BATCHED_SMALL: Schema =
+    Schema::new("test", &CLASSES).with_policy(ModelPolicy::Batched { batch: 3, kept: 8 });
 
 /// A one-way link that delays, loses, duplicates, reorders and corrupts datagrams.
 pub struct Link {

@@ -1,0 +1,263 @@
+//! Where each packet's models start from and where what it learned goes, under the schema's
+//! [`ModelPolicy`]: one record, [`Book`], for the peer and the client alike.
+//!
+//! A peer's or client's model storage is a run of model sets, each [`ModelLayout::len`]
+//! models long:
+//! - per frame: one set per frame slot (the spare slot's is where a packet is coded), and on
+//!   the server one more, where the packer saves models it may have to restore;
+//! - batched: the kept models (the server's one in use; the client's `kept` newest), the
+//!   accumulators (the server's for every batch an ack may still prove whole; the client's for
+//!   the batch it is decoding), the working set a packet is coded in, and on the server the
+//!   saved set.
+
+use crate::engine::frame::{NO_FRAME, age};
+use crate::engine::peer::digest;
+use crate::engine::slots::SLOTS;
+use crate::model::policy::{MAX_KEPT, ModelPolicy};
+use crate::model::{Model, ModelLayout};
+use crate::schema::Schema;
+use crate::{Error, Result};
+
+/// The end a [`Book`] serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The server's peer of one client: codes with its newest model, builds on acks.
+    Server,
+    /// The client: builds a model from every batch it decodes whole.
+    Client,
+}
+
+/// Most accumulators of either end.
+const MAX_ACC: usize = ModelPolicy::accumulators(1);
+
+/// What an end records about its model sets besides the sets themselves.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Book {
+    policy: ModelPolicy,
+    end: End,
+    /// Models per set.
+    len: usize,
+    /// Batched: the first frame of the batch each kept set was built from ([`NO_FRAME`]: the
+    /// set is empty). The server keeps one, the model it codes with.
+    kept: [u32; MAX_KEPT as usize],
+    /// Batched, client: the kept set the next model built replaces.
+    next: usize,
+    /// Batched: the first frame of the batch each accumulator gathers and the packets it
+    /// holds.
+    acc: [(u32, u8); MAX_ACC],
+    /// Batched: the digest of the models each frame slot's packet ended with.
+    digests: [u64; SLOTS],
+}
+
+impl Book {
+    /// The record of a fresh end of `schema`: every kept set empty (cold models).
+    pub(crate) fn new(schema: &Schema, end: End) -> Book {
+        Book {
+            policy: schema.policy,
+            end,
+            len: ModelLayout::new(schema).len,
+            kept: [NO_FRAME; MAX_KEPT as usize],
+            next: 0,
+            acc: [(NO_FRAME, 0); MAX_ACC],
+            digests: [0; SLOTS],
+        }
+    }
+
+    /// Kept sets and accumulators of `end` under `policy` (both 0 per frame).
+    fn counts(policy: ModelPolicy, end: End) -> (usize, usize) {
+        match (policy, end) {
+            (ModelPolicy::PerFrame, _) => (0, 0),
+            (ModelPolicy::Batched { batch, .. }, End::Server) => {
+                (1, ModelPolicy::accumulators(batch))
+            }
+            (ModelPolicy::Batched { kept, .. }, End::Client) => (usize::from(kept), 1),
+        }
+    }
+
+    /// Model sets the storage of `end` holds for `schema`.
+    pub(crate) fn sets(schema: &Schema, end: End) -> usize {
+        let saved = usize::from(end == End::Server);
+        match Self::counts(schema.policy, end) {
+            (0, 0) => SLOTS + saved,
+            (kept, acc) => kept + acc + 1 + saved,
+        }
+    }
+
+    fn set(models: &[Model], len: usize, i: usize) -> &[Model] {
+        models.get(i * len..(i + 1) * len).unwrap_or(&[])
+    }
+
+    /// Index of the set a packet is coded in (the spare slot's per frame).
+    fn working(&self, spare: usize) -> usize {
+        match Self::counts(self.policy, self.end) {
+            (0, 0) => spare,
+            (kept, acc) => kept + acc,
+        }
+    }
+
+    /// The model the server's next packet for `frame` starts from: the first frame of its
+    /// batch, or [`NO_FRAME`] for cold models (always per frame).
+    pub(crate) fn in_use(&self, frame: u32) -> u32 {
+        match self.kept[0] {
+            // Older than a packet header names: start cold.
+            m if m != NO_FRAME && age(frame, m) >= 1 << 31 => NO_FRAME,
+            m => m,
+        }
+    }
+
+    /// Encoder: fills the working set with the models the packet starts from — under the
+    /// per-frame policy those of the baseline's slot `base` (cold without), batched those of
+    /// `model` (an [`Book::in_use`] value) — and returns it with the saved set.
+    pub(crate) fn start_encode<'m>(
+        &self,
+        schema: &Schema,
+        models: &'m mut [Model],
+        base: Option<usize>,
+        spare: usize,
+        model: u32,
+    ) -> (&'m mut [Model], &'m mut [Model]) {
+        let (working, len) = (self.working(spare), self.len);
+        let source = match self.policy {
+            ModelPolicy::PerFrame => base,
+            ModelPolicy::Batched { .. } => (model != NO_FRAME).then_some(0),
+        };
+        Self::fill(schema, models, len, source, working);
+        let (body, saved) = models.split_at_mut(len * (Self::sets(schema, End::Server) - 1));
+        (body.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []), saved)
+    }
+
+    /// Decoder: fills the working set with the models the packet starts from — per frame
+    /// those of the baseline's slot `base` (cold without), batched the kept model built from
+    /// the batch starting at `model` (cold for [`NO_FRAME`]) — and returns it. A model this
+    /// client does not keep is [`Error::UnknownModel`], and nothing changes.
+    pub(crate) fn start_decode<'m>(
+        &self,
+        schema: &Schema,
+        models: &'m mut [Model],
+        base: Option<usize>,
+        spare: usize,
+        model: u32,
+    ) -> Result<&'m mut [Model]> {
+        let (working, len) = (self.working(spare), self.len);
+        let source = match self.policy {
+            ModelPolicy::PerFrame => base,
+            ModelPolicy::Batched { .. } if model == NO_FRAME => None,
+            ModelPolicy::Batched { kept, .. } => Some(
+                self.kept[..usize::from(kept)]
+                    .iter()
+                    .position(|&k| k == model)
+                    .ok_or(Error::UnknownModel)?,
+            ),
+        };
+        Self::fill(schema, models, len, source, working);
+        Ok(models.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []))
+    }
+
+    /// Copies set `source` into set `to`, or resets `to` to cold models without a source.
+    fn fill(schema: &Schema, models: &mut [Model], len: usize, source: Option<usize>, to: usize) {
+        match source {
+            Some(from) if from != to => models.copy_within(from * len..(from + 1) * len, to * len),
+            Some(_) => {}
+            None => {
+                if let Some(set) = models.get_mut(to * len..(to + 1) * len) {
+                    ModelLayout::reset(schema, set);
+                }
+            }
+        }
+    }
+
+    /// Records the packet for `frame`, coded in the working set and now held in frame slot
+    /// `spare`: batched, its models join the accumulator of its batch, and a client that now
+    /// holds every packet of the batch builds the batch's model and keeps it (replacing its
+    /// oldest).
+    pub(crate) fn commit(
+        &mut self,
+        schema: &Schema,
+        models: &mut [Model],
+        frame: u32,
+        spare: usize,
+    ) {
+        let ModelPolicy::Batched { batch, kept } = self.policy else { return };
+        let (working, len) = (self.working(spare), self.len);
+        let (kept_sets, accs) = Self::counts(self.policy, self.end);
+        let start = ModelPolicy::batch_start(batch, frame);
+        let a = (start / u32::from(batch.max(1))) as usize % accs;
+        let (body, rest) = models.split_at_mut(working * len);
+        let set = rest.get(..len).unwrap_or(&[]);
+        self.digests[spare % SLOTS] = digest(set);
+        let entry = &mut self.acc[a];
+        if entry.0 != start {
+            *entry = (start, 0);
+        }
+        entry.1 = entry.1.saturating_add(1);
+        let count = u32::from(entry.1);
+        let acc = &mut body[(kept_sets + a) * len..(kept_sets + a + 1) * len];
+        ModelLayout::mean_in(schema, acc, set, count);
+        if self.end == End::Client && count == u32::from(batch) {
+            let k = self.next % usize::from(kept);
+            body.copy_within((kept_sets + a) * len..(kept_sets + a + 1) * len, k * len);
+            self.kept[k] = start;
+            self.next = (k + 1) % usize::from(kept);
+            self.acc[a] = (NO_FRAME, 0);
+        }
+    }
+
+    /// Server: the client proved it holds every frame for which `holds` is true (`newest` is
+    /// the newest frame sent). Batched, the newest batch it holds whole, if newer than the
+    /// model in use, becomes the model in use: the client built it when it decoded the batch's
+    /// last packet.
+    pub(crate) fn acked(&mut self, models: &mut [Model], newest: u32, holds: impl Fn(u32) -> bool) {
+        let ModelPolicy::Batched { batch, .. } = self.policy else { return };
+        let current = self.kept[0];
+        let whole = |&(s, n): &(u32, u8)| {
+            n == batch
+                && s != NO_FRAME
+                && (current == NO_FRAME || (age(s, current) as i32) > 0)
+                && (0..u32::from(batch)).all(|i| holds(s.wrapping_add(i)))
+        };
+        let newest_whole = (0..MAX_ACC)
+            .filter(|&a| whole(&self.acc[a]))
+            .min_by_key(|&a| age(newest, self.acc[a].0));
+        let Some(a) = newest_whole else { return };
+        let len = self.len;
+        models.copy_within((1 + a) * len..(2 + a) * len, 0);
+        self.kept[0] = self.acc[a].0;
+        self.acc[a] = (NO_FRAME, 0);
+    }
+
+    /// Forgets every model built and every accumulator: cold models from the next packet.
+    pub(crate) fn restart(&mut self) {
+        self.kept = [NO_FRAME; MAX_KEPT as usize];
+        self.acc = [(NO_FRAME, 0); MAX_ACC];
+        self.next = 0;
+    }
+
+    /// Digest of the models the packet held in frame slot `p` ended with.
+    pub(crate) fn digest(&self, models: &[Model], p: usize) -> u64 {
+        match self.policy {
+            ModelPolicy::PerFrame => digest(Self::set(models, self.len, p)),
+            ModelPolicy::Batched { .. } => self.digests.get(p).copied().unwrap_or(0),
+        }
+    }
+
+    /// Batched: digest of the kept model built from the batch starting at `start`, if kept.
+    pub(crate) fn kept_digest(&self, models: &[Model], start: u32) -> Option<u64> {
+        let (kept, _) = Self::counts(self.policy, self.end);
+        let k = self.kept[..kept].iter().position(|&s| s == start && s != NO_FRAME)?;
+        Some(digest(Self::set(models, self.len, k)))
+    }
+
+    /// The set holding the models the packet in frame slot `p` ended with: per frame the
+    /// slot's; batched the working set, only while that packet is the `newest` coded.
+    pub(crate) fn ended_in(&self, p: usize, newest: bool) -> Option<usize> {
+        match self.policy {
+            ModelPolicy::PerFrame => Some(p),
+            ModelPolicy::Batched { .. } => newest.then(|| self.working(p)),
+        }
+    }
+
+    /// Batched, server: the first frame of the batch the model in use was built from.
+    pub(crate) fn current(&self) -> Option<u32> {
+        (self.kept[0] != NO_FRAME && self.policy != ModelPolicy::PerFrame).then_some(self.kept[0])
+    }
+}
