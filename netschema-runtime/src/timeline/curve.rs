@@ -29,9 +29,14 @@ pub(super) struct Window<P> {
     pub(super) next: Option<P>,
 }
 
-/// `n / d` rounded to the nearest integer, halves away from zero (`d > 0`).
+/// `n / d` rounded to the nearest integer, halves away from zero (`d > 0`). In `i64` when
+/// everything fits (the usual case, and a native division), else in `i128`.
 fn div_round(n: i128, d: i128) -> i128 {
-    let q = (2 * n.abs() + d) / (2 * d);
+    let narrow = i64::try_from(n).ok().zip(i64::try_from(d).ok()).and_then(|(n, d)| {
+        let num = n.checked_abs()?.checked_mul(2)?.checked_add(d)?;
+        Some(num / d.checked_mul(2)?)
+    });
+    let q = narrow.map_or_else(|| (2 * n.abs() + d) / (2 * d), i128::from);
     if n < 0 { -q } else { q }
 }
 
@@ -110,4 +115,36 @@ pub(super) fn quat(q: &QuatQuant, a: (u32, &[i32]), b: (u32, &[i32]), t: Time) -
     let u = i128::from(t.0) - (i128::from(a.0) << Time::FRAC_BITS);
     let w = (u << 16) / h.max(1);
     crate::blend::nlerp(q, a.1, b.1, w.clamp(0, i128::from(crate::blend::ONE)) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn division_rounds_halves_away_from_zero_narrow_or_wide() {
+        let wide = |n: i128, d: i128| {
+            let q = (2 * n.abs() + d) / (2 * d);
+            if n < 0 { -q } else { q }
+        };
+        assert_eq!(
+            (div_round(5, 2), div_round(-5, 2), div_round(4, 3), div_round(-4, 3)),
+            (3, -3, 1, -1)
+        );
+        for n in [
+            0,
+            7,
+            -7,
+            i128::from(i64::MAX),
+            i128::from(i64::MIN) + 1,
+            1 << 62,
+            -(1 << 62),
+            1 << 100,
+            -(1 << 100),
+        ] {
+            for d in [1, 2, 3, 1 << 20, i128::from(i64::MAX), 1 << 70] {
+                assert_eq!(div_round(n, d), wide(n, d), "{n} / {d}");
+            }
+        }
+    }
 }
