@@ -158,6 +158,8 @@ fn edits_in_the_past_on_a_full_timeline_or_on_missing_keyframes_are_errors() {
     t.advance(10);
     assert_eq!(t.add(10, [1]), Err(Error::KeyframeInPast { time: 10, now: 10 }));
     assert_eq!(t.add(3, [1]), Err(Error::KeyframeInPast { time: 3, now: 10 }));
+    assert_eq!(t.add(12, [1001]), Err(Error::OutOfRange));
+    assert_eq!(t.add(u32::MAX, [1]), Err(Error::OutOfRange));
     for k in 0..6 {
         t.add(20 + k, [k as i32]).unwrap();
     }

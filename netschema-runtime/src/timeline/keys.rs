@@ -94,11 +94,13 @@ impl<const W: usize, const CAP: usize> Timeline<W, CAP> {
     ///
     /// Errors: [`Error::KeyframeInPast`] at or before the current frame,
     /// [`Error::KeyframeExists`] if one is already there, [`Error::TimelineFull`] if
-    /// [`Spec::ahead`] future keyframes are already held. Values are stored as given: clamp
-    /// them to the fields' ranges first (lookups return keyframe values as stored and clamp
-    /// only what they interpolate).
+    /// [`Spec::ahead`] future keyframes are already held, [`Error::OutOfRange`] if a value is
+    /// outside its field's raw range (or the frame past `i32::MAX`).
     pub fn add(&mut self, time: u32, value: [i32; W]) -> Result<()> {
         self.check_future(time)?;
+        if value.iter().zip(self.spec.fields).any(|(&v, f)| f.clamp(i64::from(v)) != v) {
+            return Err(Error::OutOfRange);
+        }
         if self.find(time).is_ok() {
             return Err(Error::KeyframeExists { time });
         }
