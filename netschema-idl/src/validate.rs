@@ -21,7 +21,8 @@
 //!
 //! A `timeline(...)` is not on an array; it is `step` for int, bool and enum values and not
 //! `cubic` for quaternions; it takes no `predict` or `tolerance`; `ahead` and `history` are in
-//! `1..=`[`MAX_TIMELINE_KEYS`] and `keep` in `0..=u32::MAX`.
+//! `1..=`[`MAX_TIMELINE_KEYS`] and `keep` in `0..=u32::MAX`; no two timeline fields of a class
+//! differ only in case.
 
 mod timeline;
 mod update;
@@ -199,6 +200,7 @@ impl Validator<'_> {
             );
         }
         self.groups(c);
+        self.timeline_names(c);
         for f in &c.fields {
             self.ty(&f.ty);
             self.predictors(f);

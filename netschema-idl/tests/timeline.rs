@@ -67,6 +67,10 @@ fn misuse_is_reported() {
         ["unknown interpolation `stpe`"]
     );
     assert_eq!(
+        errors("class C { pos: int(0, 9) timeline(step); Pos: int(0, 9) timeline(step); }"),
+        ["timeline fields `pos` and `Pos` differ only in case"]
+    );
+    assert_eq!(
         errors("class C { x: int(0, 9) timeline(step, ahaed = 2); }"),
         ["a timeline has no parameter `ahaed`"]
     );

@@ -2,10 +2,32 @@
 
 use super::Validator;
 use crate::diagnostic::Diagnostic;
-use crate::ir::{Field, Interp, TypeKind};
+use crate::ir::{Class, Field, Interp, TypeKind};
 use crate::limits::MAX_TIMELINE_KEYS;
 
 impl Validator<'_> {
+    /// Checks that no two timeline fields of `c` differ only in case: each names a generated
+    /// constant, the field's name in upper case (`POS_TIMELINE`).
+    pub(super) fn timeline_names(&mut self, c: &Class) {
+        let timelines: Vec<&Field> = c.fields.iter().filter(|f| f.timeline.is_some()).collect();
+        for (i, f) in timelines.iter().enumerate() {
+            let upper = f.name.to_ascii_uppercase();
+            if let Some(first) =
+                timelines[..i].iter().find(|g| g.name.to_ascii_uppercase() == upper)
+            {
+                self.error(
+                    Diagnostic::error(format!(
+                        "timeline fields `{}` and `{}` differ only in case",
+                        first.name, f.name
+                    ))
+                    .with_label(f.span, "this timeline")
+                    .with_secondary(first.span, "and this one")
+                    .with_help(format!("both would generate `{upper}_TIMELINE`; rename one")),
+                );
+            }
+        }
+    }
+
     /// Checks a field's timeline: a kind that is not an array; `step` only for int, bool and
     /// enum values and no `cubic` for quaternions; no `predict` or `tolerance` beside it;
     /// `ahead` and `history` in `1..=`[`MAX_TIMELINE_KEYS`], `keep` in `0..=u32::MAX`.
