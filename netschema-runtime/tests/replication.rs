@@ -153,10 +153,6 @@ fn batched_models_replicate_exactly_under_loss() {
     {
         for schema in [&BATCHED, &BATCHED_SMALL] {
             let o = run(schema, seed, 1500, latency, loss, 0.05, 0.0);
-            eprintln!(
-                "seed {seed} batch {:?}: {} accepted, {} rejected ({} unknown model), {} bytes",
-                schema.policy, o.accepted, o.rejected, o.unknown_model, o.bytes
-            );
             assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
             if loss == 0.0 {
                 assert_eq!(o.unknown_model, 0, "seed {seed}");
