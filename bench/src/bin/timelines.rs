@@ -241,7 +241,15 @@ fn looked_up(rows: &Snapshot, at: u32) -> Vec<i32> {
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let (mut frames, mut latency, mut loss, mut seed) = (1200u32, 6u32, 0.05f64, 1u64);
+    const USAGE: &str = "usage: timelines [--frames N] [--latency F] [--loss P] [--seed S]";
     while let Some(flag) = args.next() {
+        if flag == "-h" || flag == "--help" {
+            println!(
+                "{USAGE}\n\nKeyframe timelines against per-frame fields on waypoint walks and"
+            );
+            println!("progress bars over one lossy link: bytes per frame and the client's error.");
+            return ExitCode::SUCCESS;
+        }
         let value = args.next().unwrap_or_default();
         let ok = match flag.as_str() {
             "--frames" => value.parse().map(|v| frames = v).is_ok(),
@@ -251,9 +259,7 @@ fn main() -> ExitCode {
             _ => false,
         };
         if !ok {
-            eprintln!(
-                "usage: timelines [--frames N] [--latency F] [--loss P] [--seed S] (bad `{flag} {value}`)"
-            );
+            eprintln!("{USAGE} (bad `{flag} {value}`)");
             return ExitCode::from(2);
         }
     }
