@@ -123,11 +123,7 @@ fn rate(text: &str) -> Result<f64, String> {
 }
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
-    let ir = crate::check::load(&args.schema)?.schema;
-    let runtime = RuntimeSchema::new(&ir).map_err(|source| Error::Descriptors {
-        path: args.schema.clone(),
-        source: Box::new(source),
-    })?;
+    let runtime = load_runtime(&args.schema)?;
     let trace = read_trace(&args.trace, &runtime)?;
     let trained = match args.techniques.as_slice() {
         [] => true,
@@ -143,6 +139,14 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
     let training = args.train.as_deref().map(|path| read_trace(path, &runtime)).transpose()?;
     let profile = measure(args, &runtime, trace, training.as_ref())?;
     finish(args, &profile)
+}
+
+/// The runtime descriptors of the `.netidl` schema at `path`, checked as `netschema check`
+/// would.
+pub(crate) fn load_runtime(path: &Path) -> Result<RuntimeSchema, Error> {
+    let ir = crate::check::load(path)?.schema;
+    RuntimeSchema::new(&ir)
+        .map_err(|source| Error::Descriptors { path: path.to_owned(), source: Box::new(source) })
 }
 
 /// Reads the trace with progress on stderr, and warns about what it had to clamp.

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use netschema_lab::descriptors::RuntimeSchema;
+use netschema_lab::netschema::Netschema;
 use netschema_runtime::model::ModelPolicy;
 
 use crate::error::{Error, Outcome};
-use crate::profile::read_trace;
+use crate::profile::{load_runtime, read_trace};
 
 /// Replay a recorded trace (the format `netschema profile` reads) through netschema, every
 /// packet delivered and acknowledged, and write the models it learned as a prior. A schema
@@ -35,11 +35,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
-    let ir = crate::check::load(&args.schema)?.schema;
-    let runtime = RuntimeSchema::new(&ir).map_err(|source| Error::Descriptors {
-        path: args.schema.clone(),
-        source: Box::new(source),
-    })?;
+    let runtime = load_runtime(&args.schema)?;
     let trace = read_trace(&args.trace, &runtime)?;
     let clients = trace.clients();
     if let Some(c) = args.client.as_ref().filter(|c| !clients.contains(c)) {
@@ -49,12 +45,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
     if snapshots.is_empty() {
         return Err(Error::Invalid(format!("{}: the trace has no frames", args.trace.display())));
     }
-    let schema = match args.policy {
-        Some(policy) if policy != runtime.schema.policy => {
-            &*Box::leak(Box::new(runtime.schema.with_policy(policy)))
-        }
-        _ => runtime.schema,
-    };
+    let engine = Netschema { policy: args.policy, ..Netschema::default() };
+    let schema = engine.schema_for(runtime.schema).map_err(|e| Error::Invalid(e.to_string()))?;
     let prior = netschema_lab::netschema::train(schema, &snapshots)
         .map_err(|e| Error::Invalid(format!("training failed: {e}")))?;
     std::fs::write(&args.output, &prior)

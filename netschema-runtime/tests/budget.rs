@@ -5,7 +5,6 @@ mod support;
 
 use netschema_runtime::engine::peer::FORCE_AGE;
 use netschema_runtime::model::predict::Predictor;
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Group, Schema};
 use netschema_runtime::{Ack, Client, Error, Event, Peer, World};
 use proptest::prelude::*;
@@ -26,12 +25,7 @@ fn replicate(
 ) -> usize {
     const ENTITIES: usize = 200;
     const HANDLES: usize = 160;
-    let mut wb = WorldBuffers::new(schema, ENTITIES);
-    let mut world = wb.world(schema, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, HANDLES);
-    let mut client = cb.client(schema, HANDLES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(seed, ENTITIES);
     let mut rng = Rng(seed ^ 0x5eed);
     let (mut down, mut up) = (Link::new((1, 1 + jitter), loss), Link::new((1, 1 + jitter), loss));
@@ -158,12 +152,7 @@ fn dots(
     row: impl Fn(usize, u32) -> Vec<i32>,
     mut each: impl FnMut(u32, &World<'_>, &mut Peer<'_>, &Client<'_>, usize),
 ) {
-    let mut wb = WorldBuffers::new(schema, n);
-    let mut world = wb.world(schema, n).unwrap();
-    let mut pb = PeerBuffers::new(schema, n, n);
-    let mut peer = pb.peer(schema, n, n).unwrap();
-    let mut cb = ClientBuffers::new(schema, n);
-    let mut client = cb.client(schema, n).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, n, n);
     for id in 0..n {
         peer.set_visible(id, true);
     }
@@ -225,12 +214,7 @@ fn a_client_joining_late_converges() {
     const JOIN: u32 = 50;
     let schema = &DOT_SCHEMA;
     let budget = full_sizes(N).0 / 10;
-    let mut wb = WorldBuffers::new(schema, N);
-    let mut world = wb.world(schema, N).unwrap();
-    let mut pb = PeerBuffers::new(schema, N, N);
-    let mut peer = pb.peer(schema, N, N).unwrap();
-    let mut cb = ClientBuffers::new(schema, N);
-    let mut client = cb.client(schema, N).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, N, N);
     for id in 0..N {
         peer.set_visible(id, true);
     }

@@ -3,7 +3,7 @@
 mod support;
 
 use netschema_runtime::model::{ModelLayout, ModelPolicy};
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+
 use netschema_runtime::{ClientStorage, Error, PeerStorage};
 use support::*;
 
@@ -20,12 +20,7 @@ static PAIRS: netschema_runtime::schema::Schema =
 #[test]
 fn a_packet_coded_with_a_dropped_model_is_refused_and_the_stream_recovers() {
     let schema = &PAIRS;
-    let mut wb = WorldBuffers::new(schema, ENTITIES);
-    let mut world = wb.world(schema, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, ENTITIES, ENTITIES);
-    let mut peer = pb.peer(schema, ENTITIES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, ENTITIES);
-    let mut client = cb.client(schema, ENTITIES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, ENTITIES);
     for id in 0..ENTITIES {
         peer.set_visible(id, true);
     }
@@ -103,12 +98,7 @@ fn the_policy_joins_the_schema_hash() {
 #[test]
 fn a_prior_starts_connections_warm() {
     fn first_bytes(schema: &netschema_runtime::schema::Schema, frames: u32) -> (usize, Vec<u8>) {
-        let mut wb = WorldBuffers::new(schema, ENTITIES);
-        let mut world = wb.world(schema, ENTITIES).unwrap();
-        let mut pb = PeerBuffers::new(schema, ENTITIES, ENTITIES);
-        let mut peer = pb.peer(schema, ENTITIES, ENTITIES).unwrap();
-        let mut cb = ClientBuffers::new(schema, ENTITIES);
-        let mut client = cb.client(schema, ENTITIES).unwrap();
+        let (mut world, mut peer, mut client) = session(schema, ENTITIES, ENTITIES);
         for id in 0..ENTITIES {
             peer.set_visible(id, true);
         }

@@ -4,7 +4,6 @@
 mod support;
 
 use netschema_runtime::Ack;
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use support::*;
 
 #[test]
@@ -12,12 +11,7 @@ fn encode_decode_and_acks_allocate_nothing() {
     const ENTITIES: usize = 300;
     const HANDLES: usize = 256;
     for (schema, budget) in [(&SCHEMA, 64 * 1024), (&SCHEMA, 300), (&BATCHED_SMALL, 300)] {
-        let mut wb = WorldBuffers::new(schema, ENTITIES);
-        let mut world = wb.world(schema, ENTITIES).unwrap();
-        let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-        let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-        let mut cb = ClientBuffers::new(schema, HANDLES);
-        let mut client = cb.client(schema, HANDLES).unwrap();
+        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
         let mut sim = Sim::new(3, ENTITIES);
         let mut buf = vec![0u8; budget];
         let mut ack_bytes = [0u8; Ack::WIRE_LEN];

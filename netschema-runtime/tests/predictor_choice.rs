@@ -6,7 +6,7 @@ use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, World};
-use support::{Rng, SCHEMA};
+use support::{Rng, SCHEMA, session};
 
 const CANDIDATES: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
 static MOTION: [Field; 3] = [
@@ -36,12 +36,7 @@ fn motion(id: usize, t: i32) -> [i32; 3] {
 /// Replicates the bodies over a perfect link for `frames` frames; returns the mean packet
 /// size over the last 50 frames and the candidate each field prefers at the end.
 fn replicate(schema: &Schema, frames: i32) -> (f64, [Option<usize>; 3]) {
-    let mut wb = WorldBuffers::new(schema, BODIES);
-    let mut world = wb.world(schema, BODIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, BODIES, BODIES);
-    let mut peer = pb.peer(schema, BODIES, BODIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, BODIES);
-    let mut client = cb.client(schema, BODIES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, BODIES, BODIES);
     for id in 0..BODIES {
         peer.set_visible(id, true);
     }
@@ -132,12 +127,7 @@ fn clients_learn_nothing_about_hidden_entities() {
 fn client_events_follow_the_view() {
     use netschema_runtime::Event;
     let schema = &SCHEMA;
-    let mut wb = WorldBuffers::new(schema, 4);
-    let mut world = wb.world(schema, 4).unwrap();
-    let mut pb = PeerBuffers::new(schema, 4, 4);
-    let mut peer = pb.peer(schema, 4, 4).unwrap();
-    let mut cb = ClientBuffers::new(schema, 4);
-    let mut client = cb.client(schema, 4).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, 4, 4);
     let mut buf = [0u8; 256];
     let mut step = |world: &mut World<'_>, peer: &mut netschema_runtime::Peer<'_>| {
         let len = peer.encode(world, &mut buf).unwrap();

@@ -43,12 +43,7 @@ fn run(
     duplicate: f64,
     corrupt: f64,
 ) -> Outcome {
-    let mut wb = WorldBuffers::new(schema, ENTITIES);
-    let mut world = wb.world(schema, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, HANDLES);
-    let mut client = cb.client(schema, HANDLES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(seed, ENTITIES);
     let mut rng = Rng(seed ^ 0xabcdef);
     let mut down = Link::new(latency, loss);
@@ -197,12 +192,7 @@ fn arbitrary_bytes_never_panic() {
 #[test]
 fn packets_delayed_past_the_window_are_rejected_without_effect() {
     let schema = &SCHEMA;
-    let mut wb = WorldBuffers::new(schema, ENTITIES);
-    let mut world = wb.world(schema, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, HANDLES);
-    let mut client = cb.client(schema, HANDLES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     for id in 0..ENTITIES {
         peer.set_visible(id, true);
     }
@@ -246,12 +236,7 @@ fn packets_delayed_past_the_window_are_rejected_without_effect() {
 fn damaged_headers_are_rejected() {
     const N: usize = 16;
     let schema = &SCHEMA;
-    let mut wb = WorldBuffers::new(schema, N);
-    let mut world = wb.world(schema, N).unwrap();
-    let mut pb = PeerBuffers::new(schema, N, N);
-    let mut peer = pb.peer(schema, N, N).unwrap();
-    let mut cb = ClientBuffers::new(schema, N);
-    let mut client = cb.client(schema, N).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, N, N);
     for id in 0..N {
         peer.set_visible(id, true);
     }
@@ -294,12 +279,7 @@ fn damaged_headers_are_rejected() {
 #[test]
 fn packets_with_bytes_appended_are_refused() {
     let schema = &SCHEMA;
-    let mut wb = WorldBuffers::new(schema, ENTITIES);
-    let mut world = wb.world(schema, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, HANDLES);
-    let mut client = cb.client(schema, HANDLES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(9, ENTITIES);
     let mut rng = Rng(9);
     for id in 0..ENTITIES {
@@ -364,12 +344,7 @@ fn degenerate_set_ups_work_or_are_refused() {
     static MARKER: [Class; 1] = [Class::new("marker", &[])];
     static MARKERS: Schema = Schema::new("markers", &MARKER);
     let schema = &MARKERS;
-    let mut wb = WorldBuffers::new(schema, 8);
-    let mut world = wb.world(schema, 8).unwrap();
-    let mut pb = PeerBuffers::new(schema, 8, 8);
-    let mut peer = pb.peer(schema, 8, 8).unwrap();
-    let mut cb = ClientBuffers::new(schema, 8);
-    let mut client = cb.client(schema, 8).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, 8, 8);
     let mut buf = [0u8; 64];
     for t in 0..20 {
         world.begin_frame();
@@ -399,12 +374,7 @@ fn degenerate_set_ups_work_or_are_refused() {
 fn forged_acks_are_refused_and_counted() {
     let run = |lie: bool| {
         let schema = &SCHEMA;
-        let mut wb = WorldBuffers::new(schema, ENTITIES);
-        let mut world = wb.world(schema, ENTITIES).unwrap();
-        let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-        let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-        let mut cb = ClientBuffers::new(schema, HANDLES);
-        let mut client = cb.client(schema, HANDLES).unwrap();
+        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
         let mut sim = Sim::new(11, ENTITIES);
         let mut rng = Rng(11);
         let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));

@@ -9,7 +9,6 @@
 
 mod support;
 
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::{Ack, AckOutcome};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -90,18 +89,13 @@ struct Tally {
 
 /// One session: `FRAMES` frames over links with the session's loss and delay, damaged copies
 /// of each datagram delivered just before the real one.
-fn session(seed: u64, tally: &mut Tally) {
+fn soak_session(seed: u64, tally: &mut Tally) {
     let schema = &SCHEMA;
     let mut rng = Rng(seed);
     let budget = [200, 600, 1200, 4000][rng.below(4) as usize];
     let latency = (rng.below(3) as u32, 3 + rng.below(6) as u32);
     let loss = [0.0, 0.05, 0.2][rng.below(3) as usize];
-    let mut wb = WorldBuffers::new(schema, ENTITIES);
-    let mut world = wb.world(schema, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-    let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(schema, HANDLES);
-    let mut client = cb.client(schema, HANDLES).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(seed, ENTITIES);
     let (mut down, mut up) = (Link::new(latency, loss), Link::new(latency, loss));
     down.duplicate = 0.05;
@@ -171,7 +165,7 @@ fn damaged_packets_are_refused_and_the_stream_goes_on() {
         Some(d) => Instant::now() < d,
         None => tally.sessions < 40,
     } {
-        session(seed, &mut tally);
+        soak_session(seed, &mut tally);
         seed += 1;
     }
     let tried: u64 = tally.tried.iter().sum();

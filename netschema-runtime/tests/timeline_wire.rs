@@ -6,12 +6,11 @@
 mod support;
 
 use netschema_runtime::model::predict::Predictor;
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::timeline::{Interp, Keyframe, Kind, Spec, Timeline};
 use netschema_runtime::{Ack, Error};
 use std::collections::BTreeMap;
-use support::{Link, Rng, ack_bytes};
+use support::{Link, Rng, ack_bytes, session};
 
 const UNITS: usize = 40;
 const COORD: Field = Field::numeric("x", 0, 4095, false, &[Predictor::Hold]);
@@ -117,12 +116,7 @@ fn lists(row: &[i32]) -> (Vec<Keyframe<2>>, Vec<Keyframe<1>>) {
 /// held in accepted frames that were the server's current ones.
 fn run(seed: u64, frames: u32, loss: f64, budget: usize) -> f64 {
     let schema = schema();
-    let mut wb = WorldBuffers::new(schema, UNITS);
-    let mut world = wb.world(schema, UNITS).unwrap();
-    let mut pb = PeerBuffers::new(schema, UNITS, UNITS);
-    let mut peer = pb.peer(schema, UNITS, UNITS).unwrap();
-    let mut cb = ClientBuffers::new(schema, UNITS);
-    let mut client = cb.client(schema, UNITS).unwrap();
+    let (mut world, mut peer, mut client) = session(schema, UNITS, UNITS);
     let mut rng = Rng(seed);
     let mut up_to_date = 0;
     let mut down = Link::new((1, 6), loss);

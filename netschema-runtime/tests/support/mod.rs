@@ -4,6 +4,7 @@
 
 use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, Client, Peer, World};
 use std::collections::BTreeMap;
@@ -182,4 +183,21 @@ pub fn record(schema: &Schema, world: &World<'_>, peer: &Peer<'_>) -> View {
 /// The client's current frame exactly as its packet set it.
 pub fn frame_view(client: &Client<'_>) -> View {
     client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
+}
+
+/// A world of `entities` ids, a peer of `handles` handles serving it, and that peer's client,
+/// on storage allocated once and kept for the rest of the test.
+pub fn session(
+    schema: &Schema,
+    entities: usize,
+    handles: usize,
+) -> (World<'_>, Peer<'_>, Client<'_>) {
+    let world = Box::leak(Box::new(WorldBuffers::new(schema, entities)));
+    let peer = Box::leak(Box::new(PeerBuffers::new(schema, handles, entities)));
+    let client = Box::leak(Box::new(ClientBuffers::new(schema, handles)));
+    (
+        world.world(schema, entities).unwrap(),
+        peer.peer(schema, handles, entities).unwrap(),
+        client.client(schema, handles).unwrap(),
+    )
 }
