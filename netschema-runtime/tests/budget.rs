@@ -174,23 +174,28 @@ fn dots(
     }
 }
 
-/// The size of the cold packet of `n` dots, and the mean size of their packets once every
-/// dot is held and updated every frame.
-fn full_sizes(n: usize) -> (usize, usize) {
-    let (mut cold, mut steady) = (0, 0);
+/// The bytes `n` dots take at their fields' raw widths (21 bits each): the size of the world,
+/// however well entering dots predict each other.
+fn raw_size(n: usize) -> usize {
+    n * DOT.len() * 21 / 8
+}
+
+/// The mean size of the packets of `n` dots once every dot is held and updated every frame.
+fn steady_size(n: usize) -> usize {
+    let mut steady = 0;
     let row = |id, t| dot(id, t).to_vec();
-    dots(&DOT_SCHEMA, n, 1 << 16, 40, row, |now, _, _, _, len| match now {
-        0 => cold = len,
-        30.. => steady += len / 10,
-        _ => {}
+    dots(&DOT_SCHEMA, n, 1 << 16, 40, row, |now, _, _, _, len| {
+        if now >= 30 {
+            steady += len / 10;
+        }
     });
-    (cold, steady)
+    steady
 }
 
 #[test]
 fn a_world_ten_times_the_budget_converges_from_cold() {
     const N: usize = 500;
-    let budget = full_sizes(N).0 / 10;
+    let budget = raw_size(N) / 10;
     let mut whole = None;
     dots(
         &DOT_SCHEMA,
@@ -213,7 +218,7 @@ fn a_client_joining_late_converges() {
     const N: usize = 500;
     const JOIN: u32 = 50;
     let schema = &DOT_SCHEMA;
-    let budget = full_sizes(N).0 / 10;
+    let budget = raw_size(N) / 10;
     let (mut world, mut peer, mut client) = session(schema, N, N);
     for id in 0..N {
         peer.set_visible(id, true);
@@ -249,7 +254,7 @@ fn every_entity_is_refreshed_in_bounded_time_and_weight_buys_frequency() {
     const FRAMES: u32 = 450;
     // A budget that carries about a tenth of the entities each frame (an update that waited
     // costs about twice one sent every frame).
-    let budget = full_sizes(N).1 / 5;
+    let budget = steady_size(N) / 5;
     let mut last = vec![0u32; N];
     let mut sends = vec![0u32; N];
     let mut worst = 0;

@@ -8,6 +8,7 @@
 //! - `packet` (private): the packet body, one walk that both ends run through a
 //!   [`BinaryCoder`](crate::codec::coder::BinaryCoder), coding values with
 //!   [`crate::model`];
+//! - `entering` (private): what an entering entity's values are predicted from in a packet;
 //! - `models` (private): where each packet's models start from and where what it learned
 //!   goes, under the schema's [`ModelPolicy`](crate::model::ModelPolicy);
 //! - `pack` (private): fitting a packet to its byte budget, in order of urgency and priority;
@@ -30,6 +31,7 @@
 pub mod ack;
 pub(crate) mod bitset;
 pub mod client;
+mod entering;
 pub mod frame;
 pub mod handshake;
 mod models;

@@ -7,7 +7,8 @@
 //! 3. for every handle present at `b`, in ascending order, whether it is kept;
 //! 4. the entities entering, each behind a "one more" flag: its handle (as a gap from the
 //!    previous one), class, the age of its handle, whether it is the client's own, and its
-//!    values against the zero predictor;
+//!    values against the zero predictor or the previous entity of its class entering in the
+//!    packet (see [`Model::code_entry`]);
 //! 5. for every kept handle with an update group due (see [`due_groups`]), in ascending
 //!    order, a "held" flag; an entity not held sends an "unchanged" flag (every due field
 //!    equals its prediction), else each due field's residual against the prediction of its
@@ -23,6 +24,7 @@
 
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
+use crate::engine::entering::Entered;
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
@@ -498,19 +500,31 @@ impl Chunk {
     }
 }
 
-/// Codes one value of `field` against prediction `p` (from `history`) with its `model`.
+/// What a value is coded against.
+#[derive(Clone, Copy)]
+enum Against<'h> {
+    /// Prediction `p` from the entity's history.
+    History(&'h History<'h>, Prediction),
+    /// Nothing: the value enters; the same field of the previous entering entity of its class
+    /// in the packet, if any (see [`Model::code_entry`]).
+    Entry(Option<i32>),
+}
+
+/// Codes one value of `field` with its `model`.
 #[inline(always)]
 fn code_value<C: BinaryCoder>(
     coder: &mut C,
     field: &Field,
     model: &mut Model,
-    history: &History<'_>,
-    p: Prediction,
+    against: Against<'_>,
     target: i32,
 ) -> i32 {
-    match field.coding {
-        Coding::Numeric(c) => model.code_numeric(coder, field, c, history, p, target),
-        Coding::Categorical => {
+    match (against, field.coding) {
+        (Against::Entry(previous), _) => model.code_entry(coder, field, previous, target),
+        (Against::History(history, p), Coding::Numeric(c)) => {
+            model.code_numeric(coder, field, c, history, p, target)
+        }
+        (Against::History(history, _), Coding::Categorical) => {
             let previous = (history.len > 0).then_some(history.samples[0]);
             model.code_categorical(coder, field, previous, target)
         }
@@ -524,16 +538,15 @@ fn code_probed<P: Probe, C: BinaryCoder>(
     coder: &mut C,
     field: &Field,
     model: &mut Model,
-    history: &History<'_>,
-    p: Prediction,
+    against: Against<'_>,
     target: i32,
 ) -> (i32, u32) {
     if P::LISTENS {
         let mut meter = Metered::new(coder);
-        let value = code_value(&mut meter, field, model, history, p, target);
+        let value = code_value(&mut meter, field, model, against, target);
         (value, meter.cost)
     } else {
-        (code_value(coder, field, model, history, p, target), 0)
+        (code_value(coder, field, model, against, target), 0)
     }
 }
 
@@ -552,6 +565,8 @@ struct Walk<'a, 'p, P> {
     check: Check,
     chunk: Chunk,
     tables: Tables,
+    /// What the next entering entity of each class is predicted from.
+    entered: Entered,
 }
 
 impl<P: Probe> Walk<'_, '_, P> {
@@ -657,8 +672,8 @@ impl<P: Probe> Walk<'_, '_, P> {
                 } else {
                     let history = History { table, samples: *samples, len: k };
                     let target = targets.get(f).copied().unwrap_or(0);
-                    let (value, cost) =
-                        code_probed::<P, _>(coder, field, model, &history, p, target);
+                    let against = Against::History(&history, p);
+                    let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
                     self.probe.field(class, f, cost, p.candidate, false);
                     value
                 };
@@ -671,7 +686,8 @@ impl<P: Probe> Walk<'_, '_, P> {
         Ok(())
     }
 
-    /// Codes one entering entity's values against the zero predictor.
+    /// Codes one entering entity's values (see [`Against::Entry`]); the caller commits them
+    /// to [`Walk::entered`] if the entity stays in the packet.
     fn entry<'s, C: BinaryCoder, S: Side<'s>>(
         &mut self,
         coder: &mut C,
@@ -687,9 +703,10 @@ impl<P: Probe> Walk<'_, '_, P> {
         let mut tolerant = 0;
         for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
             let target = targets.get(f).copied().unwrap_or(0);
-            let p = Prediction { candidate: None, value: field.clamp(0) };
-            let (value, cost) = code_probed::<P, _>(coder, field, model, &NO_HISTORY, p, target);
+            let against = Against::Entry(self.entered.previous(class, f));
+            let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
             self.probe.field(class, f, cost, None, false);
+            self.entered.set(f, value);
             let tol = (field.tolerance > 0).then(|| {
                 tolerant += 1;
                 tolerant - 1
@@ -701,10 +718,6 @@ impl<P: Probe> Walk<'_, '_, P> {
         Ok(())
     }
 }
-
-/// The history of an entity that has none.
-const NO_HISTORY: History<'static> =
-    History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0 };
 
 /// What an attempt to code one entity must restore if it is rolled back.
 struct Attempt {
@@ -809,6 +822,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         check: Check::header(schema, refs),
         chunk: Chunk::EMPTY,
         tables: Tables::EMPTY,
+        entered: Entered::EMPTY,
     };
     let handles = side.handles();
     let based = refs.base().is_some();
@@ -909,6 +923,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
             b.sent(h, coder.bits() - start);
         }
+        walk.entered.commit(class as usize);
         next = h + 1;
     }
 

@@ -53,7 +53,7 @@ fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
 }
 
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
-/// part of the packet structure): 484 bytes.
+/// part of the packet structure): 552 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Model {
     /// One residual model per candidate predictor, in the field's candidate order.
@@ -65,6 +65,13 @@ pub struct Model {
     zero: [[Prob; CONTEXTS]; MAX_CANDIDATES],
     /// Residuals of the zero predictor, used while an entity has no history.
     entry: ResidualModel,
+    /// Residuals of an entering entity's value against the same field of the previous entity
+    /// of its class entering in the packet (see [`Model::code_entry`]).
+    step: ResidualModel,
+    /// Running average of how much more a value costs against the previous entering entity
+    /// than against the zero predictor, in cost units (negative: the previous entity is the
+    /// better predictor).
+    step_lead: i32,
     /// Binary decisions: transition flags of categorical fields, entity and packet flags.
     flags: [Prob; 8],
     /// Values seen, for scheduling the learning of losing candidates.
@@ -74,12 +81,12 @@ pub struct Model {
     choice: [u8; MAX_SAMPLES + 1],
 }
 
-/// Probabilities in a model: the residual models' (candidates' and entry's), the zero flags'
-/// and the flags'.
-const PROBS: usize = (MAX_CANDIDATES + 1) * 33 + MAX_CANDIDATES * CONTEXTS + 8;
+/// Probabilities in a model: the residual models' (candidates', entry's and step's), the zero
+/// flags' and the flags'.
+const PROBS: usize = (MAX_CANDIDATES + 2) * 33 + MAX_CANDIDATES * CONTEXTS + 8;
 
 /// The first bytes of a prior (see [`ModelLayout::write_prior`]).
-const PRIOR_MAGIC: &[u8; 4] = b"nsp1";
+const PRIOR_MAGIC: &[u8; 4] = b"nsp2";
 /// Bytes before a prior's models: magic, schema hash, model count.
 const PRIOR_HEADER: usize = 16;
 
@@ -93,6 +100,8 @@ impl Default for Model {
             costs: [0; MAX_CANDIDATES],
             zero: [[Prob::HALF; CONTEXTS]; MAX_CANDIDATES],
             entry: ResidualModel::default(),
+            step: ResidualModel::default(),
+            step_lead: 0,
             flags: [Prob::HALF; 8],
             tick: 0,
             choice: [NO_CHOICE; MAX_SAMPLES + 1],
@@ -261,6 +270,44 @@ impl Model {
         self.residuals[i].code_nonzero(coder, e)
     }
 
+    /// Codes a value of an entering entity, which has no history: against the zero predictor
+    /// (the field's minimum for a categorical field), or against `previous`, the same field of
+    /// the previous entity of the class entering in the packet, when that has lately cost less
+    /// (by more than [`TIE_MARGIN`]). Given a `previous`, both residual models learn from the
+    /// value and their difference in cost is averaged in. Returns the value coded.
+    #[inline]
+    pub(crate) fn code_entry<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        field: &Field,
+        previous: Option<i32>,
+        target: i32,
+    ) -> i32 {
+        let zero = match field.coding {
+            Coding::Numeric(_) => field.clamp(0),
+            Coding::Categorical => field.min,
+        };
+        let Some(previous) = previous else {
+            let e = self.entry.code(coder, field.coded_residual(target, zero));
+            return field.decoded_value(zero, e);
+        };
+        let by_step = self.step_lead < -TIE_MARGIN;
+        let ((chosen, base), (other, other_base)) = if by_step {
+            ((&mut self.step, previous), (&mut self.entry, zero))
+        } else {
+            ((&mut self.entry, zero), (&mut self.step, previous))
+        };
+        let mut meter = Metered::new(coder);
+        let value =
+            field.decoded_value(base, chosen.code(&mut meter, field.coded_residual(target, base)));
+        let cost = meter.cost;
+        let other_cost = other.observe(field.coded_residual(value, other_base));
+        let (step, zero) = if by_step { (cost, other_cost) } else { (other_cost, cost) };
+        let lead = (i64::from(step) - i64::from(zero)).clamp(-(1 << 24), 1 << 24) as i32;
+        self.step_lead += (lead - self.step_lead) >> COST_DECAY;
+        value
+    }
+
     /// Codes a categorical value: whether it differs from `previous`, and if so which value
     /// it is; with no previous value the value itself.
     #[inline]
@@ -325,6 +372,7 @@ impl Model {
             r.mean_in(o, count);
         }
         self.entry.mean_in(&other.entry, count);
+        self.step.mean_in(&other.step, count);
         for (z, o) in self.zero.iter_mut().zip(&other.zero) {
             for (p, &o) in z.iter_mut().zip(o) {
                 p.mean_in(o, count);
@@ -336,13 +384,15 @@ impl Model {
         for (c, &o) in self.costs.iter_mut().zip(&other.costs) {
             *c = count.mean_in(i64::from(*c), i64::from(o)) as i32;
         }
+        self.step_lead =
+            count.mean_in(i64::from(self.step_lead), i64::from(other.step_lead)) as i32;
         self.tick = count.mean_in(i64::from(self.tick), i64::from(other.tick)) as u32;
         self.refresh_choice(candidates);
     }
 
     /// Every probability of the model, in a fixed order.
     fn probs_mut(&mut self) -> impl Iterator<Item = &mut Prob> {
-        let residuals = self.residuals.iter_mut().chain([&mut self.entry]);
+        let residuals = self.residuals.iter_mut().chain([&mut self.entry, &mut self.step]);
         residuals
             .flat_map(ResidualModel::probs_mut)
             .chain(self.zero.iter_mut().flatten())
@@ -350,14 +400,14 @@ impl Model {
     }
 
     /// Bytes of a model written by [`Model::write`].
-    pub const BYTES: usize = PROBS * 2 + MAX_CANDIDATES * 4 + 4;
+    pub const BYTES: usize = PROBS * 2 + (MAX_CANDIDATES + 1) * 4 + 4;
 
     /// Writes the model's probabilities, running costs and value count into `out` (at least
     /// [`Model::BYTES`] long), little endian; the choice of predictor is derived from the costs.
     pub fn write(&self, out: &mut [u8]) {
         let mut copy = *self;
         let probs = copy.probs_mut().flat_map(|p| (p.p0() as u16).to_le_bytes());
-        let costs = self.costs.iter().flat_map(|c| c.to_le_bytes());
+        let costs = self.costs.iter().chain([&self.step_lead]).flat_map(|c| c.to_le_bytes());
         for (o, b) in out.iter_mut().zip(probs.chain(costs).chain(self.tick.to_le_bytes())) {
             *o = b;
         }
@@ -373,8 +423,9 @@ impl Model {
         for (p, b) in m.probs_mut().zip(probs.chunks_exact(2)) {
             *p = Prob::from_p0(u32::from(u16::from_le_bytes([b[0], b[1]])));
         }
-        let (costs, tick) = rest.split_at(MAX_CANDIDATES * 4);
-        for (c, b) in m.costs.iter_mut().zip(costs.chunks_exact(4)) {
+        let (costs, tick) = rest.split_at((MAX_CANDIDATES + 1) * 4);
+        let slots = m.costs.iter_mut().chain([&mut m.step_lead]);
+        for (c, b) in slots.zip(costs.chunks_exact(4)) {
             *c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
         m.tick = u32::from_le_bytes([tick[0], tick[1], tick[2], tick[3]]);
@@ -402,10 +453,12 @@ impl Model {
             probs(r);
         }
         probs(&self.entry);
+        probs(&self.step);
         for z in self.zero.iter().flatten().chain(&self.flags) {
             fold.add(z.p0() as u16);
         }
-        for v in self.costs.map(|c| c as u32).into_iter().chain([self.tick]) {
+        let costs = self.costs.into_iter().chain([self.step_lead]).map(|c| c as u32);
+        for v in costs.chain([self.tick]) {
             fold.add(v as u16);
             fold.add((v >> 16) as u16);
         }
@@ -500,7 +553,7 @@ impl ModelLayout {
     }
 
     /// Writes `models` (a set of `schema`, as learned) into `out` (at least
-    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp1`, the schema's
+    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp2`, the schema's
     /// hash (u64) and model count (u32), then each model ([`Model::write`]). Returns the length.
     pub fn write_prior(schema: &Schema, models: &[Model], out: &mut [u8]) -> Option<usize> {
         let len = Self::prior_len(schema);
@@ -535,12 +588,13 @@ impl ModelLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::prob::COST_ONE_BIT;
 
     #[test]
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
-        assert_eq!(core::mem::size_of::<Model>(), 484);
-        assert_eq!(Model::BYTES, 476, "a prior's model, docs/protocol.md");
+        assert_eq!(core::mem::size_of::<Model>(), 552);
+        assert_eq!(Model::BYTES, 546, "a prior's model, docs/protocol.md");
     }
 
     #[test]
@@ -581,6 +635,56 @@ mod tests {
         m.write(&mut bytes);
         assert_eq!(Model::read(&bytes, &C), Some(m));
         assert_eq!(Model::read(&bytes[1..], &C), None);
+    }
+
+    /// Codes entering values `(previous, value)` with a fresh model through an encoder and a
+    /// decoder; checks that both decode the same values and end with the same model, and
+    /// returns the model and the ideal cost of the second half, in bits per value.
+    fn entries(values: &[(Option<i32>, i32)]) -> (Model, f64) {
+        const F: Field = Field::numeric("f", 0, 65_535, false, &[Predictor::Hold]);
+        let mut buf = [0u8; 4096];
+        let mut enc = crate::codec::coder::Encoder::new(&mut buf);
+        let (mut m, mut cost) = (Model::for_candidates(&[Predictor::Hold]), 0);
+        for (i, &(previous, v)) in values.iter().enumerate() {
+            let mut meter = Metered::new(&mut enc);
+            assert_eq!(m.code_entry(&mut meter, &F, previous, v), v);
+            cost += if i >= values.len() / 2 { meter.cost } else { 0 };
+        }
+        let len = enc.finish().unwrap();
+        let mut dec = crate::codec::coder::Decoder::new(&buf[..len]);
+        let mut d = Model::for_candidates(&[Predictor::Hold]);
+        for &(previous, v) in values {
+            assert_eq!(d.code_entry(&mut dec, &F, previous, 0), v);
+        }
+        assert_eq!(d, m);
+        let per_value = f64::from(cost) / f64::from(COST_ONE_BIT) / (values.len() / 2) as f64;
+        (m, per_value)
+    }
+
+    #[test]
+    fn entering_values_follow_the_previous_entry_when_it_predicts_better() {
+        let mut x = 12_345u32;
+        let mut next = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 8) as i32 & 0xffff
+        };
+        // Alike entities: each within 8 of the one before.
+        let mut v = 30_000;
+        let alike: Vec<_> = (0..200)
+            .map(|i| {
+                let previous = (i % 10 != 0).then_some(v);
+                v += next() % 17 - 8;
+                (previous, v)
+            })
+            .collect();
+        let (m, bits) = entries(&alike);
+        assert!(m.step_lead < -TIE_MARGIN, "lead {}", m.step_lead);
+        assert!(bits < 7.0, "{bits:.2} bits per alike value");
+        // Unrelated entities: the zero predictor keeps coding them, at about their 16 bits.
+        let unrelated: Vec<_> = (0..200).map(|_| (Some(next()), next())).collect();
+        let (m, bits) = entries(&unrelated);
+        assert!(m.step_lead >= -TIE_MARGIN, "lead {}", m.step_lead);
+        assert!(bits < 17.5, "{bits:.2} bits per unrelated value");
     }
 
     #[test]

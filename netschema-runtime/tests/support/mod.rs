@@ -126,6 +126,18 @@ impl Sim {
 
     /// Starts the next frame: entities move, change, spawn and despawn.
     pub fn step(&mut self, world: &mut World<'_>) {
+        Step::step(self, world);
+    }
+}
+
+/// A simulated world that advances one frame at a time.
+pub trait Step {
+    /// Starts the next frame of `world` and sets its entities.
+    fn step(&mut self, world: &mut World<'_>);
+}
+
+impl Step for Sim {
+    fn step(&mut self, world: &mut World<'_>) {
         let frame = world.begin_frame();
         for id in 0..self.vel.len() {
             let Some((class, row)) = world.get(frame, id) else {
@@ -200,4 +212,81 @@ pub fn session(
         peer.peer(schema, handles, entities).unwrap(),
         client.client(schema, handles).unwrap(),
     )
+}
+
+static SPARK_FIELDS: [Field; 5] = [
+    Field::numeric("x", 0, 65_535, false, MOVING),
+    Field::numeric("y", 0, 65_535, false, MOVING),
+    Field::numeric("heading", 0, 1023, true, &[Predictor::Hold, Predictor::Linear]),
+    Field::numeric("heat", 0, 4095, false, MOVING).with_tolerance(2),
+    Field::categorical("kind", 3),
+];
+static PUFF_FIELDS: [Field; 2] =
+    [Field::numeric("x", 0, 65_535, false, MOVING), Field::numeric("y", 0, 65_535, false, MOVING)];
+static SPARK_CLASSES: [Class; 2] =
+    [Class::new("spark", &SPARK_FIELDS), Class::new("puff", &PUFF_FIELDS)];
+/// Short-lived sparks and puffs (see [`Bursts`]); sparks have a wrapping and a tolerant field.
+pub static SPARKS: Schema = Schema::new("sparks", &SPARK_CLASSES);
+/// [`SPARKS`] batched by three frames, eight models kept.
+pub static SPARKS_BATCHED: Schema =
+    Schema::new("sparks", &SPARK_CLASSES).with_policy(ModelPolicy::Batched { batch: 3, kept: 8 });
+
+/// A world of short-lived entities: emitters throw bursts of sparks and puffs that spawn
+/// together, near each other and alike, fly for about 20 frames and vanish.
+pub struct Bursts {
+    pub rng: Rng,
+    /// Per id: frames left to live and velocity.
+    life: Vec<(u32, i32, i32)>,
+}
+
+impl Bursts {
+    /// A world of `entities` ids, empty at first.
+    pub fn new(seed: u64, entities: usize) -> Self {
+        Bursts { rng: Rng(seed), life: vec![(0, 0, 0); entities] }
+    }
+}
+
+impl Step for Bursts {
+    /// Starts the next frame: sparks and puffs move and expire, and a burst or two spawns.
+    fn step(&mut self, world: &mut World<'_>) {
+        let frame = world.begin_frame();
+        for id in 0..self.life.len() {
+            let Some((class, row)) = world.get(frame, id) else { continue };
+            let (left, vx, vy) = &mut self.life[id];
+            if *left == 0 {
+                world.remove(id);
+                continue;
+            }
+            *left -= 1;
+            let mut row = row.to_vec();
+            row[0] = (row[0] + *vx).clamp(0, 65_535);
+            row[1] = (row[1] + *vy).clamp(0, 65_535);
+            if class == 0 {
+                row[2] = (row[2] + 3).rem_euclid(1024);
+                row[3] = (row[3] - 40).max(0);
+            }
+            world.set(id, class, &row).unwrap();
+        }
+        for _ in 0..1 + self.rng.below(2) {
+            let r = &mut self.rng;
+            let (x, y) = (r.below(60_000) as i32 + 2000, r.below(60_000) as i32 + 2000);
+            let (heading, kind) = (r.below(1024) as i32, r.below(3) as i32);
+            for _ in 0..3 + self.rng.below(6) {
+                let Some(id) = (0..self.life.len()).find(|&id| world.get(frame, id).is_none())
+                else {
+                    return;
+                };
+                let r = &mut self.rng;
+                let near = |r: &mut Rng, v: i32| v + r.below(65) as i32 - 32;
+                let (px, py) = (near(r, x), near(r, y));
+                self.life[id] = (18 + r.below(5) as u32, near(r, 0), near(r, 0));
+                if r.chance(0.3) {
+                    world.set(id, 1, &[px, py]).unwrap();
+                } else {
+                    let h = near(r, heading).rem_euclid(1024);
+                    world.set(id, 0, &[px, py, h, 4000 - r.below(50) as i32, kind]).unwrap();
+                }
+            }
+        }
+    }
 }
