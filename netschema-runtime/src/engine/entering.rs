@@ -1,51 +1,95 @@
-//! What entering entities are predicted from: the values of the previous entity of the same
-//! class that entered in the packet being coded, which the client decodes before the next.
+//! What entering entities are predicted from: the last few entities of the same class that
+//! entered in the packet being coded, which the client decodes before the next.
+//!
+//! Each field of an entering entity is predicted from the reference whose fields coded so far
+//! are nearest the entity's (the newest reference for the first field, and of equals): a
+//! projectile whose position matches an earlier one from the same gun takes its velocity
+//! from it too. Both ends know every value involved, so nothing is sent about the choice.
 
-/// Classes (the first ones of a schema) whose entering entities are predicted from the
-/// previous one; entities of later classes are coded against the zero predictor alone.
+use crate::schema::Field;
+
+/// Classes (the first ones of a schema) whose entering entities are predicted from earlier
+/// ones; entities of later classes are coded against the zero predictor alone.
 pub(crate) const CLASSES: usize = 4;
-/// Fields (the first ones of a class) predicted from the previous entering entity; later
-/// fields are coded against the zero predictor alone.
-pub(crate) const FIELDS: usize = 32;
+/// Fields (the first ones of a class) predicted from earlier entering entities; later fields
+/// are coded against the zero predictor alone.
+pub(crate) const FIELDS: usize = 16;
+/// Entering entities of each class kept as references.
+pub(crate) const REFERENCES: usize = 8;
 
-/// The values of the last entity of each class that entered in the packet, and those of the
-/// entity being coded until it is [`Entered::commit`]ted (the encoder drops an entity that
-/// did not fit by not committing it).
+/// The values of the last [`REFERENCES`] entities of each class that entered in the packet,
+/// and those of the entity being coded until it is [`Entered::commit`]ted (the encoder drops
+/// an entity that did not fit by not committing it).
 pub(crate) struct Entered {
-    rows: [[i32; FIELDS]; CLASSES],
-    /// Whether `rows[c]` holds an entity of this packet.
-    held: [bool; CLASSES],
+    /// Per class, a ring of rows; `newest[c]` is the index of the newest.
+    rows: [[[i32; FIELDS]; REFERENCES]; CLASSES],
+    newest: [usize; CLASSES],
+    /// Rows held per class, up to [`REFERENCES`].
+    held: [usize; CLASSES],
+    /// The entity being coded: its class, its values so far, and per reference (0: the
+    /// newest) the bits of its residuals against them.
+    class: usize,
     pending: [i32; FIELDS],
+    distance: [u32; REFERENCES],
 }
 
 impl Entered {
     /// No entity has entered yet.
-    pub(crate) const EMPTY: Entered =
-        Entered { rows: [[0; FIELDS]; CLASSES], held: [false; CLASSES], pending: [0; FIELDS] };
+    pub(crate) const EMPTY: Entered = Entered {
+        rows: [[[0; FIELDS]; REFERENCES]; CLASSES],
+        newest: [0; CLASSES],
+        held: [0; CLASSES],
+        class: CLASSES,
+        pending: [0; FIELDS],
+        distance: [0; REFERENCES],
+    };
 
-    /// Field `f` of the last committed entity of `class`, if there is one and the field is
-    /// predicted so.
+    /// Starts coding an entering entity of `class`.
     #[inline]
-    pub(crate) fn previous(&self, class: usize, f: usize) -> Option<i32> {
-        let held = *self.held.get(class)?;
-        self.rows[class].get(f).copied().filter(|_| held)
+    pub(crate) fn begin(&mut self, class: usize) {
+        self.class = class;
+        self.distance = [0; REFERENCES];
     }
 
-    /// Records field `f` of the entity being coded.
+    /// Row of reference `r` (0: the newest) of the entity's class, if held.
     #[inline]
-    pub(crate) fn set(&mut self, f: usize, value: i32) {
-        if let Some(v) = self.pending.get_mut(f) {
-            *v = value;
+    fn row(&self, r: usize) -> Option<&[i32; FIELDS]> {
+        let held = self.held.get(self.class).copied().unwrap_or(0);
+        let at = (self.newest.get(self.class)? + REFERENCES - r) % REFERENCES;
+        (r < held).then(|| &self.rows[self.class][at])
+    }
+
+    /// What field `f` of the entity is predicted from: that field of the reference nearest
+    /// the fields coded so far, if the class has one and the field is predicted so.
+    #[inline]
+    pub(crate) fn previous(&self, f: usize) -> Option<i32> {
+        let nearest = (0..REFERENCES).min_by_key(|&r| (self.distance[r], r)).unwrap_or(0);
+        self.row(nearest)?.get(f).copied()
+    }
+
+    /// Records field `f` of the entity, of `field`, and how far each reference was from it.
+    #[inline]
+    pub(crate) fn set(&mut self, f: usize, field: &Field, value: i32) {
+        let Some(v) = self.pending.get_mut(f) else { return };
+        *v = value;
+        for r in 0..REFERENCES {
+            let bits = match self.row(r) {
+                Some(row) => 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros(),
+                None => u32::MAX >> 8,
+            };
+            self.distance[r] = self.distance[r].saturating_add(bits);
         }
     }
 
-    /// Makes the entity being coded, of `class`, the one the next of its class is predicted
-    /// from.
+    /// Makes the entity coded since [`Entered::begin`] the newest reference of its class.
     #[inline]
-    pub(crate) fn commit(&mut self, class: usize) {
-        if let (Some(row), Some(held)) = (self.rows.get_mut(class), self.held.get_mut(class)) {
-            *row = self.pending;
-            *held = true;
+    pub(crate) fn commit(&mut self) {
+        let c = self.class;
+        if c < CLASSES {
+            let row = (self.newest[c] + 1) % REFERENCES;
+            self.rows[c][row] = self.pending;
+            self.newest[c] = row;
+            self.held[c] = (self.held[c] + 1).min(REFERENCES);
         }
     }
 }
@@ -53,21 +97,51 @@ impl Entered {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::predict::Predictor;
+
+    const F: Field = Field::numeric("x", 0, 1000, false, &[Predictor::Hold]);
+
+    fn enter(e: &mut Entered, class: usize, row: &[i32]) {
+        e.begin(class);
+        for (f, &v) in row.iter().enumerate() {
+            e.set(f, &F, v);
+        }
+        e.commit();
+    }
 
     #[test]
-    fn only_committed_entities_of_the_class_predict() {
+    fn only_committed_entities_of_the_class_are_references() {
         let mut e = Entered::EMPTY;
-        assert_eq!(e.previous(0, 0), None);
-        e.set(0, 7);
-        e.set(FIELDS, 9); // past the predicted fields: ignored
-        assert_eq!(e.previous(0, 0), None, "not committed");
-        e.commit(1);
-        assert_eq!(e.previous(1, 0), Some(7));
-        assert_eq!(e.previous(0, 0), None, "another class");
-        assert_eq!(e.previous(1, FIELDS), None);
-        e.set(0, 8);
-        e.commit(CLASSES); // past the predicted classes: ignored
-        assert_eq!(e.previous(1, 0), Some(7));
-        assert_eq!(e.previous(CLASSES, 0), None);
+        e.begin(1);
+        assert_eq!(e.previous(0), None);
+        e.set(0, &F, 7);
+        e.set(FIELDS, &F, 9); // past the predicted fields: ignored
+        e.begin(1);
+        assert_eq!(e.previous(0), None, "not committed");
+        enter(&mut e, 1, &[7]);
+        e.begin(1);
+        assert_eq!(e.previous(0), Some(7));
+        assert_eq!(e.previous(FIELDS), None);
+        e.begin(0);
+        assert_eq!(e.previous(0), None, "another class");
+        enter(&mut e, CLASSES, &[8]); // past the predicted classes: ignored
+        e.begin(CLASSES);
+        assert_eq!(e.previous(0), None);
+    }
+
+    #[test]
+    fn later_fields_follow_the_reference_nearest_the_fields_coded_so_far() {
+        let mut e = Entered::EMPTY;
+        for i in 0..REFERENCES as i32 + 3 {
+            enter(&mut e, 0, &[i * 10, i * 100]);
+        }
+        e.begin(0);
+        // The newest first (the two oldest have left the ring).
+        assert_eq!(e.previous(0), Some(100));
+        e.set(0, &F, 41);
+        assert_eq!(e.previous(1), Some(400), "the reference whose first field was 40");
+        e.begin(0);
+        e.set(0, &F, 0);
+        assert_eq!(e.previous(1), Some(300), "the oldest reference held");
     }
 }

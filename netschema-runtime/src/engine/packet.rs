@@ -7,8 +7,8 @@
 //! 3. for every handle present at `b`, in ascending order, whether it is kept;
 //! 4. the entities entering, each behind a "one more" flag: its handle (as a gap from the
 //!    previous one), class, the age of its handle, whether it is the client's own, and its
-//!    values against the zero predictor or the previous entity of its class entering in the
-//!    packet (see [`Model::code_entry`]);
+//!    values against the zero predictor or one of the last few entities of its class entering
+//!    in the packet (see [`Model::code_entry`] and `engine::entering`);
 //! 5. for every kept handle with an update group due (see [`due_groups`]), in ascending
 //!    order, a "held" flag; an entity not held sends an "unchanged" flag (every due field
 //!    equals its prediction), else each due field's residual against the prediction of its
@@ -505,8 +505,8 @@ impl Chunk {
 enum Against<'h> {
     /// Prediction `p` from the entity's history.
     History(&'h History<'h>, Prediction),
-    /// Nothing: the value enters; the same field of the previous entering entity of its class
-    /// in the packet, if any (see [`Model::code_entry`]).
+    /// Nothing: the value enters; the same field of an earlier entering entity of its class
+    /// in the packet, if any (see [`Model::code_entry`] and [`Entered::previous`]).
     Entry(Option<i32>),
 }
 
@@ -700,13 +700,14 @@ impl<P: Probe> Walk<'_, '_, P> {
         let start = ModelLayout::class_base(self.schema, class) + 1;
         let field_models = models.get_mut(start..start + c.fields.len()).ok_or(Error::Corrupt)?;
         let targets = side.target_row(h);
+        self.entered.begin(class);
         let mut tolerant = 0;
         for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
             let target = targets.get(f).copied().unwrap_or(0);
-            let against = Against::Entry(self.entered.previous(class, f));
+            let against = Against::Entry(self.entered.previous(f));
             let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
             self.probe.field(class, f, cost, None, false);
-            self.entered.set(f, value);
+            self.entered.set(f, field, value);
             let tol = (field.tolerance > 0).then(|| {
                 tolerant += 1;
                 tolerant - 1
@@ -923,7 +924,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
             b.sent(h, coder.bits() - start);
         }
-        walk.entered.commit(class as usize);
+        walk.entered.commit();
         next = h + 1;
     }
 

@@ -65,12 +65,12 @@ pub struct Model {
     zero: [[Prob; CONTEXTS]; MAX_CANDIDATES],
     /// Residuals of the zero predictor, used while an entity has no history.
     entry: ResidualModel,
-    /// Residuals of an entering entity's value against the same field of the previous entity
-    /// of its class entering in the packet (see [`Model::code_entry`]).
+    /// Residuals of an entering entity's value against the same field of an earlier entity of
+    /// its class entering in the packet (see [`Model::code_entry`]).
     step: ResidualModel,
-    /// Running average of how much more a value costs against the previous entering entity
-    /// than against the zero predictor, in cost units (negative: the previous entity is the
-    /// better predictor).
+    /// Running average of how much more a value costs against an earlier entering entity than
+    /// against the zero predictor, in cost units (negative: the earlier entity is the better
+    /// predictor).
     step_lead: i32,
     /// Binary decisions: transition flags of categorical fields, entity and packet flags.
     flags: [Prob; 8],
@@ -272,7 +272,7 @@ impl Model {
 
     /// Codes a value of an entering entity, which has no history: against the zero predictor
     /// (the field's minimum for a categorical field), or against `previous`, the same field of
-    /// the previous entity of the class entering in the packet, when that has lately cost less
+    /// an earlier entity of the class entering in the packet, when that has lately cost less
     /// (by more than [`TIE_MARGIN`]). Given a `previous`, both residual models learn from the
     /// value and their difference in cost is averaged in. Returns the value coded.
     #[inline]
