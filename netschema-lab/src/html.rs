@@ -413,6 +413,7 @@ mod tests {
             unchanged: 0.1,
             predictors,
             unpredicted: 0.2,
+            unpredicted_bits: 12.0,
             tolerance: 0,
         };
         let fields = FieldReport {
@@ -464,6 +465,7 @@ mod tests {
             unchanged: 0.0,
             predictors: vec![("hold", 1.0)],
             unpredicted: 0.0,
+            unpredicted_bits: 0.0,
             tolerance: 3,
         };
         let fields =

@@ -98,6 +98,8 @@ pub struct FieldCost {
     pub unchanged: u64,
     /// Coded values without a prediction (entering entities, categorical fields).
     pub unpredicted: u64,
+    /// Total ideal cost of those, in 1/256 bit.
+    pub unpredicted_units: u64,
     /// Coded values per candidate predictor, by index in the field's candidate list.
     pub candidates: [u64; MAX_CANDIDATES],
 }
@@ -205,7 +207,10 @@ impl FieldCosts {
         add(&mut sums.coded, 1);
         match candidate.and_then(|c| sums.candidates.get_mut(usize::from(c))) {
             Some(n) => add(n, 1),
-            None => add(&mut sums.unpredicted, 1),
+            None => {
+                add(&mut sums.unpredicted, 1);
+                add(&mut sums.unpredicted_units, u64::from(cost));
+            }
         }
     }
 }
@@ -230,6 +235,8 @@ pub struct FieldRow {
     pub predictors: Vec<(&'static str, f64)>,
     /// Fraction of coded values without a prediction.
     pub unpredicted: f64,
+    /// Mean bits per coded value without a prediction.
+    pub unpredicted_bits: f64,
     /// The field's tolerance, raw steps (0: exact).
     pub tolerance: u32,
 }
@@ -280,6 +287,10 @@ impl FieldReport {
                     unchanged: ratio(sums.unchanged as f64, (sums.unchanged + sums.coded) as f64),
                     predictors,
                     unpredicted: ratio(sums.unpredicted as f64, coded),
+                    unpredicted_bits: ratio(
+                        sums.unpredicted_units as f64 / 256.0,
+                        sums.unpredicted as f64,
+                    ),
                     tolerance: field.tolerance,
                 });
             }
@@ -361,7 +372,7 @@ impl FieldReport {
                 .collect();
             let _ = write!(
                 s,
-                "{}{{\"field\": {}, \"bits_per_frame\": {}, \"share\": {}, \"values_per_frame\": {}, \"bits_per_value\": {}, \"unchanged\": {}, \"unpredicted\": {}, \"tolerance\": {}, \"predictors\": {{{}}}}}",
+                "{}{{\"field\": {}, \"bits_per_frame\": {}, \"share\": {}, \"values_per_frame\": {}, \"bits_per_value\": {}, \"unchanged\": {}, \"unpredicted\": {}, \"unpredicted_bits\": {}, \"tolerance\": {}, \"predictors\": {{{}}}}}",
                 if i > 0 { ", " } else { "" },
                 json_str(&r.field),
                 json_num(r.bits_per_frame),
@@ -370,6 +381,7 @@ impl FieldReport {
                 json_num(r.bits_per_value),
                 json_num(r.unchanged),
                 json_num(r.unpredicted),
+                json_num(r.unpredicted_bits),
                 r.tolerance,
                 predictors.join(", ")
             );
@@ -388,7 +400,7 @@ fn predictor_text(r: &FieldRow) -> String {
     let mut parts: Vec<String> =
         r.predictors.iter().map(|(name, f)| format!("{name} {:.0}%", f * 100.0)).collect();
     if r.unpredicted > 0.0 {
-        parts.push(format!("none {:.0}%", r.unpredicted * 100.0));
+        parts.push(format!("none {:.0}% at {:.2} b", r.unpredicted * 100.0, r.unpredicted_bits));
     }
     parts.join(" ")
 }
@@ -431,7 +443,7 @@ mod tests {
         assert_eq!((x.bits_per_value, x.unchanged), (1.5, 1.0 / 3.0));
         assert_eq!(x.predictors, [("hold", 0.5), ("linear", 0.5)]);
         let on = &report.rows[1];
-        assert_eq!((on.bits_per_frame, on.unpredicted), (0.5, 1.0));
+        assert_eq!((on.bits_per_frame, on.unpredicted, on.unpredicted_bits), (0.5, 1.0, 0.5));
         assert!(on.predictors.is_empty());
         assert_eq!(report.structure_bits, 6.5);
 

@@ -327,8 +327,9 @@ pub(crate) fn json_num(v: f64) -> String {
 /// holds by the last four [`HELD_COLUMNS`] (`"staleness_mean"`, `"staleness_p99"`,
 /// `"error_mean"`, `"error_max"`). A report with per-field costs adds `"fields": {"frames", "total_bits",
 /// "structure_bits", "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
-/// "bits_per_value", "unchanged", "unpredicted", "tolerance", "predictors": {NAME: fraction}}]}`
-/// (`"tolerance"` in raw steps).
+/// "bits_per_value", "unchanged", "unpredicted", "unpredicted_bits", "tolerance", "predictors":
+/// {NAME: fraction}}]}` (`"unpredicted_bits"` per value without a prediction, `"tolerance"` in
+/// raw steps).
 pub fn to_json(reports: &[ScenarioReport]) -> String {
     let mut s = String::from("[\n");
     for (i, r) in reports.iter().enumerate() {
