@@ -10,7 +10,7 @@
 //! through [`BinaryCoder`].
 
 use crate::codec::coder::{BinaryCoder, CostMeter, Learner};
-use crate::codec::prob::{BitModel, Count, Prob};
+use crate::codec::prob::{BitModel, Count, PROB_BITS, PROB_ONE, Prob};
 
 /// Classes coded in unary before escaping to the bit-tree.
 pub const UNARY_CLASSES: u32 = 16;
@@ -109,6 +109,24 @@ impl<M: BitModel> ResidualModel<M> {
 }
 
 impl ResidualModel<Prob> {
+    /// A model expecting residuals spread evenly over magnitudes below `2^bits`, negative with
+    /// probability `negative / 2^15`: each then costs about `bits` bits from the start (a model
+    /// at even odds costs about twice as many until it has learned).
+    pub fn spread(bits: u32, negative: u32) -> ResidualModel {
+        let mut m = ResidualModel {
+            zero: Prob::new(PROB_ONE >> bits.min(PROB_BITS)),
+            sign: Prob::new(PROB_ONE.saturating_sub(negative)),
+            ..ResidualModel::default()
+        };
+        // Reaching class `c`, the residual stops there with probability 2^(c-1) / (2^bits -
+        // 2^(c-1)), the share of class `c` among the magnitudes from `c` on.
+        for (c, p) in (1..).zip(&mut m.unary) {
+            let rest = bits.saturating_sub(c).min(PROB_BITS);
+            *p = Prob::new(PROB_ONE / ((2 << rest) - 1));
+        }
+        m
+    }
+
     /// Moves every probability to its running mean with `other`'s (see [`Prob::mean_in`]).
     pub fn mean_in(&mut self, other: &ResidualModel, count: &Count) {
         self.zero.mean_in(other.zero, count);
@@ -149,6 +167,22 @@ mod tests {
         for &v in &values {
             assert_eq!(model.code(&mut dec, 0), v);
         }
+    }
+
+    #[test]
+    fn a_spread_model_codes_an_even_spread_at_about_its_bits_from_the_start() {
+        // Every 97th magnitude below 2^12, non-negative: 12 bits each at most, where a
+        // model at even odds pays about 24 for the largest.
+        let m = ResidualModel::spread(12, 0);
+        let values = (0..4096).step_by(97);
+        let mean = values.clone().map(|e| m.cost(e)).sum::<u32>() / values.count() as u32;
+        assert!(mean <= 12 * crate::codec::prob::COST_ONE_BIT, "{mean}");
+        assert!(
+            ResidualModel::<Prob>::default().cost(4000) > 20 * crate::codec::prob::COST_ONE_BIT
+        );
+        // Signed: half the values negative cost a bit more each.
+        let signed = ResidualModel::spread(12, PROB_ONE / 2);
+        assert!(signed.cost(-3000) <= 13 * crate::codec::prob::COST_ONE_BIT);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! ends, so a lost packet only means its models are never used as a starting point.
 
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
-use crate::codec::prob::{BitModel, Count, Prob};
+use crate::codec::prob::{BitModel, Count, PROB_ONE, Prob};
 use crate::codec::residual::ResidualModel;
 use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
@@ -141,6 +141,25 @@ impl Model {
     pub fn for_candidates(candidates: &[Predictor]) -> Model {
         let mut m = Model::default();
         m.refresh_choice(candidates);
+        m
+    }
+
+    /// A cold model for `field`: its candidates', with the zero predictor's residual model
+    /// expecting values spread evenly over the field's range (see [`ResidualModel::spread`]),
+    /// so that an entering value costs about its raw bits from the start.
+    pub fn for_field(field: &Field) -> Model {
+        let (candidates, zero) = match field.coding {
+            Coding::Numeric(candidates) => (candidates, field.clamp(0)),
+            Coding::Categorical => (&[][..], field.min),
+        };
+        let mut m = Model::for_candidates(candidates);
+        let below = (i64::from(zero) - i64::from(field.min)) as u64;
+        let above = (i64::from(field.max) - i64::from(zero)) as u64;
+        let bits = 64 - below.max(above).leading_zeros();
+        // The share of values below the zero prediction, if they were spread evenly.
+        let negative =
+            (u128::from(below) * u128::from(PROB_ONE) / u128::from(below + above).max(1)) as u32;
+        m.entry = ResidualModel::spread(bits, negative);
         m
     }
 
@@ -512,17 +531,20 @@ impl ModelLayout {
     /// Index of the packet-structure model.
     pub const PACKET: usize = 0;
 
+    /// The field of every model of a set of `schema`, in layout order (none for the packet
+    /// and entity models).
+    fn fields(schema: &Schema) -> impl Iterator<Item = Option<&'static Field>> + '_ {
+        let class = |c: &'static Class| core::iter::once(None).chain(c.fields.iter().map(Some));
+        core::iter::once(None).chain(schema.classes.iter().flat_map(class))
+    }
+
     /// The candidate predictors of every model of a set of `schema`, in layout order (none
     /// for the packet, entity and categorical models).
     fn candidates(schema: &Schema) -> impl Iterator<Item = &'static [Predictor]> + '_ {
-        let class = |c: &'static Class| {
-            let fields = c.fields.iter().map(|f| match f.coding {
-                Coding::Numeric(candidates) => candidates,
-                Coding::Categorical => &[],
-            });
-            core::iter::once(&[][..]).chain(fields)
-        };
-        core::iter::once(&[][..]).chain(schema.classes.iter().flat_map(class))
+        Self::fields(schema).map(|f| match f.map(|f| f.coding) {
+            Some(Coding::Numeric(candidates)) => candidates,
+            _ => &[],
+        })
     }
 
     /// Resets `models` (one frame's set, `len` long) to the starting state of `schema`: its
@@ -530,10 +552,12 @@ impl ModelLayout {
     pub fn reset(schema: &Schema, models: &mut [Model]) {
         let prior = schema.prior.and_then(|p| p.get(PRIOR_HEADER..));
         let mut stored = prior.unwrap_or(&[]).chunks_exact(Model::BYTES);
-        for (model, candidates) in models.iter_mut().zip(Self::candidates(schema)) {
-            *model = match stored.next() {
-                Some(bytes) => Model::read(bytes, candidates).unwrap_or_default(),
-                None => Model::for_candidates(candidates),
+        let fields = Self::fields(schema).zip(Self::candidates(schema));
+        for (model, (field, candidates)) in models.iter_mut().zip(fields) {
+            *model = match (stored.next(), field) {
+                (Some(bytes), _) => Model::read(bytes, candidates).unwrap_or_default(),
+                (None, Some(field)) => Model::for_field(field),
+                (None, None) => Model::for_candidates(candidates),
             };
         }
     }
