@@ -2,9 +2,11 @@
 //! entered in the packet being coded, which the client decodes before the next.
 //!
 //! Each field of an entering entity is predicted from the reference whose fields coded so far
-//! are nearest the entity's (the newest reference for the first field, and of equals): a
-//! projectile whose position matches an earlier one from the same gun takes its velocity
-//! from it too. Both ends know every value involved, so nothing is sent about the choice.
+//! are nearest the entity's (the fewest residual bits, each field's as a share of its raw
+//! width so that a matching enum counts as much as a matching position; the newest reference
+//! for the first field, and of equals): a projectile whose position matches an earlier one
+//! from the same gun takes its velocity from it too. Both ends know every value involved, so
+//! nothing is sent about the choice.
 
 use crate::schema::Field;
 
@@ -27,7 +29,7 @@ pub(crate) struct Entered {
     /// Rows held per class, up to [`REFERENCES`].
     held: [usize; CLASSES],
     /// The entity being coded: its class, its values so far, and per reference (0: the
-    /// newest) the bits of its residuals against them.
+    /// newest) the bits of its residuals against them, each in 1/256 of its field's raw width.
     class: usize,
     pending: [i32; FIELDS],
     distance: [u32; REFERENCES],
@@ -72,9 +74,13 @@ impl Entered {
     pub(crate) fn set(&mut self, f: usize, field: &Field, value: i32) {
         let Some(v) = self.pending.get_mut(f) else { return };
         *v = value;
+        let width = 64 - (field.span() - 1).leading_zeros();
         for r in 0..REFERENCES {
             let bits = match self.row(r) {
-                Some(row) => 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros(),
+                Some(row) => {
+                    let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
+                    (bits << 8) / width.max(1)
+                }
                 None => u32::MAX >> 8,
             };
             self.distance[r] = self.distance[r].saturating_add(bits);
