@@ -17,7 +17,7 @@ pub(crate) const CLASSES: usize = 4;
 /// are coded against the zero predictor alone.
 pub(crate) const FIELDS: usize = 16;
 /// Entering entities of each class kept as references.
-pub(crate) const REFERENCES: usize = 8;
+pub(crate) const REFERENCES: usize = 16;
 
 /// The values of the last [`REFERENCES`] entities of each class that entered in the packet,
 /// and those of the entity being coded until it is [`Entered::commit`]ted (the encoder drops
@@ -138,16 +138,17 @@ mod tests {
     #[test]
     fn later_fields_follow_the_reference_nearest_the_fields_coded_so_far() {
         let mut e = Entered::EMPTY;
-        for i in 0..REFERENCES as i32 + 3 {
-            enter(&mut e, 0, &[i * 10, i * 100]);
+        let n = REFERENCES as i32 + 3;
+        for i in 0..n {
+            enter(&mut e, 0, &[i * 10, i * 20]);
         }
         e.begin(0);
-        // The newest first (the two oldest have left the ring).
-        assert_eq!(e.previous(0), Some(100));
+        // The newest first; the three oldest have left the ring.
+        assert_eq!(e.previous(0), Some((n - 1) * 10));
         e.set(0, &F, 41);
-        assert_eq!(e.previous(1), Some(400), "the reference whose first field was 40");
+        assert_eq!(e.previous(1), Some(80), "the reference whose first field was 40");
         e.begin(0);
         e.set(0, &F, 0);
-        assert_eq!(e.previous(1), Some(300), "the oldest reference held");
+        assert_eq!(e.previous(1), Some(60), "the oldest reference held");
     }
 }
