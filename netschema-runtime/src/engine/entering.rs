@@ -53,19 +53,24 @@ impl Entered {
         self.distance = [0; REFERENCES];
     }
 
+    /// References held for the entity's class.
+    #[inline]
+    fn held(&self) -> usize {
+        self.held.get(self.class).copied().unwrap_or(0)
+    }
+
     /// Row of reference `r` (0: the newest) of the entity's class, if held.
     #[inline]
     fn row(&self, r: usize) -> Option<&[i32; FIELDS]> {
-        let held = self.held.get(self.class).copied().unwrap_or(0);
         let at = (self.newest.get(self.class)? + REFERENCES - r) % REFERENCES;
-        (r < held).then(|| &self.rows[self.class][at])
+        (r < self.held()).then(|| &self.rows[self.class][at])
     }
 
     /// What field `f` of the entity is predicted from: that field of the reference nearest
     /// the fields coded so far, if the class has one and the field is predicted so.
     #[inline]
     pub(crate) fn previous(&self, f: usize) -> Option<i32> {
-        let nearest = (0..REFERENCES).min_by_key(|&r| (self.distance[r], r)).unwrap_or(0);
+        let nearest = (0..self.held()).min_by_key(|&r| (self.distance[r], r))?;
         self.row(nearest)?.get(f).copied()
     }
 
@@ -74,16 +79,12 @@ impl Entered {
     pub(crate) fn set(&mut self, f: usize, field: &Field, value: i32) {
         let Some(v) = self.pending.get_mut(f) else { return };
         *v = value;
-        let width = 64 - (field.span() - 1).leading_zeros();
-        for r in 0..REFERENCES {
-            let bits = match self.row(r) {
-                Some(row) => {
-                    let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
-                    (bits << 8) / width.max(1)
-                }
-                None => u32::MAX >> 8,
-            };
-            self.distance[r] = self.distance[r].saturating_add(bits);
+        let width = (64 - (field.span() - 1).leading_zeros()).max(1);
+        for r in 0..self.held() {
+            if let Some(row) = self.row(r) {
+                let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
+                self.distance[r] = self.distance[r].saturating_add((bits << 8) / width);
+            }
         }
     }
 
