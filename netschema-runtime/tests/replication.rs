@@ -44,7 +44,7 @@ fn run(
     corrupt: f64,
 ) -> Outcome {
     let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
-    let mut sim = Sim::new(seed, ENTITIES);
+    let mut sim = Sim::of(schema, seed, ENTITIES);
     let mut rng = Rng(seed ^ 0xabcdef);
     let mut down = Link::new(latency, loss);
     down.duplicate = duplicate;
@@ -134,6 +134,17 @@ fn lossy_links_replicate_exactly() {
         [(2, (6, 6), 0.05), (3, (0, 10), 0.2), (4, (2, 10), 0.5), (5, (1, 4), 0.0)]
     {
         let o = run(&SCHEMA, seed, 1500, latency, loss, 0.05, 0.0);
+        assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
+    }
+}
+
+/// Rotations whose largest component changes, coded against history samples of another
+/// basis re-expressed in the new one: exact, and both ends' models agree, with and without
+/// loss.
+#[test]
+fn spinning_rotations_replicate_exactly() {
+    for (seed, latency, loss) in [(21, (0, 0), 0.0), (22, (6, 6), 0.05), (23, (0, 10), 0.2)] {
+        let o = run(&SPINNING, seed, 1500, latency, loss, 0.05, 0.0);
         assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
     }
 }

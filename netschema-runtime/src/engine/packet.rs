@@ -21,6 +21,9 @@
 //! entity that might not fit it marks the coder and saves the models the entity touches, and
 //! if the entity overflows, rewinds and holds it (see [`crate::engine::pack`]).
 
+use core::ops::Range;
+
+use crate::blend::quat_at;
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
@@ -485,16 +488,63 @@ impl Chunk {
                 }
             }
         }
+        self.predict(fields, 0..n.min(models.len()), hist, models);
+    }
+
+    /// Predicts fields `range` of the chunk (of `fields`, the chunk's) from their samples with
+    /// their models (`models`, the chunk's).
+    #[inline(always)]
+    fn predict(
+        &mut self,
+        fields: &[Field],
+        range: Range<usize>,
+        hist: &Hist<'_>,
+        models: &[Model],
+    ) {
         let (table, k) = (hist.table, hist.len());
-        for f in 0..n.min(models.len()) {
-            let (field, samples) = (&fields[f], &self.samples[f]);
-            self.predicted[f] = match field.coding {
+        for f in range {
+            let (Some(field), Some(model)) = (fields.get(f), models.get(f)) else {
+                return;
+            };
+            let samples = &self.samples[f % CHUNK];
+            self.predicted[f % CHUNK] = match field.coding {
                 Coding::Numeric(c) => {
-                    models[f].predict(field, c, &History { table, samples: *samples, len: k })
+                    model.predict(field, c, &History { table, samples: *samples, len: k })
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
             };
         }
+    }
+
+    /// After field `i` of the chunk (of `fields`, the chunk's) is coded as `value`: if it is
+    /// the index of a quaternion whose components are in the chunk, re-expresses every history
+    /// sample of another index in the basis of `value` ([`QuatQuant::rebase`]) and predicts
+    /// the components again, so they are coded against the rotation the history holds rather
+    /// than against components of another basis.
+    #[inline(never)]
+    fn rebase_quat(
+        &mut self,
+        fields: &[Field],
+        i: usize,
+        value: i32,
+        hist: &Hist<'_>,
+        models: &[Model],
+    ) {
+        let Some(quant) = quat_at(fields, i).filter(|_| i + 4 <= CHUNK) else {
+            return;
+        };
+        let k = hist.len();
+        let rows = &mut self.samples[i..i + 4];
+        if rows[0][..k].iter().all(|&index| index == value) {
+            return;
+        }
+        for m in 0..k {
+            let raw = quant.rebase([rows[0][m], rows[1][m], rows[2][m], rows[3][m]], value);
+            for (row, r) in rows.iter_mut().zip(raw) {
+                row[m] = r;
+            }
+        }
+        self.predict(fields, i + 1..i + 4, hist, models);
     }
 }
 
@@ -660,6 +710,10 @@ impl<P: Probe> Walk<'_, '_, P> {
                     let (value, cost) =
                         code_probed::<P, _>(coder, field, model, &history, p, target);
                     self.probe.field(class, f, cost, p.candidate, false);
+                    if field.coding == Coding::Categorical {
+                        let models = &field_models[lo..];
+                        chunk.rebase_quat(&fields[lo..], f - lo, value, &hist, models);
+                    }
                     value
                 };
                 side.store(h, f, value, coded, tol);

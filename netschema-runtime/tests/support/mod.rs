@@ -5,6 +5,7 @@
 use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::quant::QuatQuant;
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, Client, Peer, World};
 use std::collections::BTreeMap;
@@ -48,6 +49,30 @@ pub static BATCHED: Schema = Schema::new("test", &CLASSES).with_policy(ModelPoli
 /// server's can be several batches behind the client's newest.
 pub static BATCHED_SMALL: Schema =
     Schema::new("test", &CLASSES).with_policy(ModelPolicy::Batched { batch: 3, kept: 8 });
+
+/// The rotation of a top: smallest three at 9 bits.
+pub const TOP_QUAT: QuatQuant = match QuatQuant::new(9) {
+    Ok(q) => q,
+    Err(_) => panic!("9 bits"),
+};
+const fn top_part(name: &'static str) -> Field {
+    Field::numeric(name, TOP_QUAT.raw_min(), TOP_QUAT.raw_max(), false, MOVING)
+        .with_meaning(TOP_QUAT.fingerprint())
+}
+static TOP_FIELDS: [Field; 4] = [
+    Field::categorical("rot.largest", 4).with_meaning(TOP_QUAT.index().fingerprint()),
+    top_part("rot.c0"),
+    top_part("rot.c1"),
+    top_part("rot.c2"),
+];
+static SPINNING_CLASSES: [Class; 3] = [
+    Class::new("ball", &BALL_FIELDS),
+    Class::new("crate", &CRATE_FIELDS),
+    Class::new("top", &TOP_FIELDS),
+];
+/// [`SCHEMA`] with a third class, tops: a rotation that spins, so that the largest
+/// component's index keeps changing.
+pub static SPINNING: Schema = Schema::new("spinning", &SPINNING_CLASSES);
 
 /// A one-way link that delays, loses, duplicates, reorders and corrupts datagrams.
 pub struct Link {
@@ -98,15 +123,43 @@ pub fn ack_bytes(ack: Ack) -> Vec<u8> {
 pub struct Sim {
     pub rng: Rng,
     vel: Vec<(i32, i32, i32)>,
+    /// Per top: its axis and angle, and how far it turns per frame (radians); empty for
+    /// schemas without tops.
+    spin: Vec<([f64; 3], f64, f64)>,
 }
 
 impl Sim {
     /// A world of `entities` ids, empty at first.
     pub fn new(seed: u64, entities: usize) -> Self {
-        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); entities] }
+        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); entities], spin: Vec::new() }
+    }
+
+    /// A world of `schema` ([`SCHEMA`] or [`SPINNING`]): with tops if it has them.
+    pub fn of(schema: &Schema, seed: u64, entities: usize) -> Self {
+        let mut sim = Sim::new(seed, entities);
+        if schema.classes.len() > 2 {
+            sim.spin = vec![([0.0; 3], 0.0, 0.0); entities];
+        }
+        sim
+    }
+
+    /// The raw rotation of top `id`.
+    fn top_row(&self, id: usize) -> [i32; 4] {
+        let ([x, y, z], angle, _) = self.spin[id];
+        let (s, c) = (angle * 0.5).sin_cos();
+        TOP_QUAT.quantise([x * s, y * s, z * s, c])
     }
 
     fn spawn(&mut self, world: &mut World<'_>, id: usize) {
+        if id % 5 == 3 && !self.spin.is_empty() {
+            let r = &mut self.rng;
+            let mut unit = || r.below(2001) as f64 / 1000.0 - 1.0;
+            let axis = [unit(), unit(), unit() + 1e-3];
+            let n = axis.iter().map(|a| a * a).sum::<f64>().sqrt();
+            self.spin[id] = (axis.map(|a| a / n), unit() * 3.0, unit() * 0.2);
+            world.set(id, 2, &self.top_row(id)).unwrap();
+            return;
+        }
         let r = &mut self.rng;
         if id % 5 == 4 {
             world.set(id, 1, &[r.below(201) as i32 - 100, r.below(2) as i32]).unwrap();
@@ -157,6 +210,9 @@ impl Sim {
                 if self.rng.chance(0.02) {
                     row[4] ^= 1;
                 }
+            } else if class == 2 {
+                self.spin[id].1 += self.spin[id].2;
+                row = self.top_row(id).to_vec();
             } else if self.rng.chance(0.05) {
                 row[0] = (row[0] - 7).max(-100);
             }
