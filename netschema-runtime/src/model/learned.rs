@@ -7,7 +7,7 @@
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
 use crate::codec::prob::{BitModel, Count, Prob};
 use crate::codec::residual::ResidualModel;
-use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
+use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable, PredictorVector};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
@@ -50,6 +50,54 @@ fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
     }
     .unsigned_abs();
     usize::from(miss != 0) + usize::from(miss >= 8) + usize::from(miss >= 64)
+}
+
+/// A candidate as a model runs it: a predictor, and whether it is the least-squares fit
+/// through every history sample ([`PredictorTable::fitted`]) rather than the exact
+/// polynomial through the samples it needs.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    predictor: Predictor,
+    fit: bool,
+}
+
+impl Variant {
+    /// Candidate `i` of a field with `candidates`: the listed ones first, then, while there is
+    /// room among [`MAX_CANDIDATES`], the fits of the listed line and parabola.
+    #[inline(always)]
+    fn of(candidates: &[Predictor], i: usize) -> Option<Variant> {
+        if let Some(&predictor) = candidates.get(i) {
+            return Some(Variant { predictor, fit: false });
+        }
+        let fits =
+            candidates.iter().filter(|p| matches!(p, Predictor::Linear | Predictor::Quadratic));
+        let predictor = *fits.clone().nth(i.checked_sub(candidates.len())?)?;
+        (i < MAX_CANDIDATES).then_some(Variant { predictor, fit: true })
+    }
+
+    /// History samples the variant needs: one more for a fit.
+    #[inline(always)]
+    fn samples(self) -> usize {
+        self.predictor.samples() + usize::from(self.fit)
+    }
+
+    /// The vector of the variant for `history`, if it has enough samples.
+    #[inline(always)]
+    fn vector<'t>(self, history: &History<'t>) -> Option<&'t PredictorVector> {
+        if self.fit {
+            history.table.fitted(self.predictor, history.len)
+        } else {
+            history.table.get(self.predictor)
+        }
+    }
+}
+
+/// The predictors whose least-squares fits ([`PredictorTable::fitted`]) the model of a field
+/// with `candidates` runs after them, in order: its candidates `candidates.len()..` (the
+/// indices [`Model::preferred`] and the probe report).
+pub fn fitted_candidates(candidates: &[Predictor]) -> impl Iterator<Item = Predictor> + '_ {
+    (candidates.len()..MAX_CANDIDATES)
+        .map_while(|i| Variant::of(candidates, i).map(|v| v.predictor))
 }
 
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
@@ -139,10 +187,11 @@ impl Model {
     /// candidates that length allows, the first within the tie margin of the cheapest.
     #[allow(clippy::needless_range_loop)] // plain indexing unrolls best
     fn refresh_choice(&mut self, candidates: &[Predictor]) {
-        let n = candidates.len().min(MAX_CANDIDATES);
         let mut needs = [usize::MAX; MAX_CANDIDATES];
-        for (need, p) in needs.iter_mut().zip(candidates) {
-            *need = p.samples();
+        let mut n = 0;
+        while let Some(v) = Variant::of(candidates, n) {
+            needs[n] = v.samples();
+            n += 1;
         }
         for k in 0..=MAX_SAMPLES {
             let mut min = i32::MAX;
@@ -169,7 +218,8 @@ impl Model {
         history: &History<'_>,
     ) -> Prediction {
         let choice = self.choice[history.len.min(MAX_SAMPLES)];
-        match candidates.get(usize::from(choice)).and_then(|&p| history.table.get(p)) {
+        let variant = Variant::of(candidates, usize::from(choice));
+        match variant.and_then(|v| v.vector(history)) {
             Some(v) => Prediction {
                 candidate: Some(choice),
                 value: v.predict_padded(field, &history.samples),
@@ -225,11 +275,14 @@ impl Model {
         let e = self.code_residual(&mut meter, field, candidates, history, chosen, residual);
         let value = field.decoded_value(predicted, e);
         average_in(&mut self.costs[chosen.min(MAX_CANDIDATES - 1)], meter.cost);
-        for (i, p) in candidates.iter().enumerate().take(MAX_CANDIDATES) {
-            if i == chosen || p.samples() > history.len {
+        for i in 0..MAX_CANDIDATES {
+            let Some(variant) = Variant::of(candidates, i) else {
+                break;
+            };
+            if i == chosen || variant.samples() > history.len {
                 continue;
             }
-            if let Some(v) = history.table.get(*p) {
+            if let Some(v) = variant.vector(history) {
                 let r = field.coded_residual(value, v.predict_padded(field, &history.samples));
                 let mut meter = CostMeter::default();
                 self.code_residual(&mut meter, field, candidates, history, i, r);
@@ -253,7 +306,7 @@ impl Model {
         e: i32,
     ) -> i32 {
         let i = i.min(MAX_CANDIDATES - 1);
-        let order = candidates.get(i).map_or(0, |p| p.samples());
+        let order = Variant::of(candidates, i).map_or(0, |v| v.predictor.samples());
         let zero = &mut self.zero[i][activity(field, history, order)];
         if !coder.bit(zero, e != 0) {
             return 0;

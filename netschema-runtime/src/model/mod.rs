@@ -21,6 +21,8 @@ mod learned;
 pub mod policy;
 pub mod predict;
 
-pub use learned::{CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN};
+pub use learned::{
+    CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN, fitted_candidates,
+};
 pub(crate) use learned::{History, Prediction};
 pub use policy::ModelPolicy;

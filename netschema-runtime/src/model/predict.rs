@@ -122,6 +122,21 @@ const fn gcd(mut a: i64, mut b: i64) -> i64 {
     a
 }
 
+const fn gcd128(mut a: i128, mut b: i128) -> i128 {
+    if a < 0 {
+        a = -a;
+    }
+    if b < 0 {
+        b = -b;
+    }
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
 impl PredictorVector {
     /// The vector for `m` samples at the given offsets (frames before the predicted frame,
     /// newest first). Returns `None` if `m > MAX_SAMPLES`, an offset is 0, two offsets are
@@ -184,6 +199,72 @@ impl PredictorVector {
         Some(PredictorVector { num, den, len: m, recip: Reciprocal::new(den) })
     }
 
+    /// The least-squares fit of a polynomial of degree `m − 1` (`m` is 2 or 3: a line or a
+    /// parabola) through the first `n > m` samples at `offsets`, evaluated at offset 0:
+    /// weights `w = e₀ᵀ (XᵀX)⁻¹ Xᵀ` with `X` the powers of the offsets, computed exactly in
+    /// integers (the adjugate of `XᵀX` over its determinant). Averaging more samples than the
+    /// polynomial needs shrinks the rounding noise of quantised samples the prediction
+    /// carries (evenly spaced, a line through four samples weighs them 1, ½, 0, −½: under a
+    /// third of the noise power of 2, −1). `None` under the conditions of
+    /// [`PredictorVector::from_offsets`], or if the weights need more than
+    /// [`MAX_WEIGHT_BITS`] bits.
+    pub const fn fit(offsets: &[u32], n: usize, m: usize) -> Option<PredictorVector> {
+        if (m != 2 && m != 3) || n <= m || PredictorVector::from_offsets(offsets, n).is_none() {
+            return None;
+        }
+        // Power sums S_j = Σ x^j, j = 0..=4; x <= 1024, so S_4 < 2^43.
+        let mut sums = [0i128; 5];
+        let mut r = 0;
+        while r < n {
+            let x = offsets[r] as i128;
+            let mut power = 1i128;
+            let mut j = 0;
+            while j < 5 {
+                sums[j] += power;
+                power *= x;
+                j += 1;
+            }
+            r += 1;
+        }
+        let s = sums;
+        // The first column of the adjugate of XᵀX = [S_(i+j)], and its determinant.
+        let adj = if m == 2 {
+            [s[2], -s[1], 0]
+        } else {
+            [s[2] * s[4] - s[3] * s[3], s[2] * s[3] - s[1] * s[4], s[1] * s[3] - s[2] * s[2]]
+        };
+        let mut den = s[0] * adj[0] + s[1] * adj[1] + s[2] * adj[2];
+        let mut w = [0i128; MAX_SAMPLES];
+        let mut g = den;
+        let mut r = 0;
+        while r < n {
+            let x = offsets[r] as i128;
+            w[r] = adj[0] + adj[1] * x + adj[2] * x * x;
+            g = gcd128(g, w[r]);
+            r += 1;
+        }
+        if den <= 0 || g == 0 {
+            return None;
+        }
+        den /= g;
+        let limit = 1i128 << MAX_WEIGHT_BITS;
+        if den >= limit {
+            return None;
+        }
+        let mut num = [0i64; MAX_SAMPLES];
+        let mut r = 0;
+        while r < n {
+            let v = w[r] / g;
+            if v >= limit || v <= -limit {
+                return None;
+            }
+            num[r] = v as i64;
+            r += 1;
+        }
+        let den = den as i64;
+        Some(PredictorVector { num, den, len: n, recip: Reciprocal::new(den) })
+    }
+
     /// Evenly spaced samples (offsets 1, 2, …, m): the vectors of a loss-free history.
     pub const fn evenly_spaced(m: usize) -> Option<PredictorVector> {
         PredictorVector::from_offsets(&[1, 2, 3, 4], m)
@@ -231,10 +312,13 @@ impl PredictorVector {
     }
 }
 
-/// The vectors for `0..=MAX_SAMPLES` samples at one set of history offsets.
+/// The vectors for `0..=MAX_SAMPLES` samples at one set of history offsets, and the
+/// least-squares fits of lines and parabolas through more samples than they need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PredictorTable {
     vectors: [Option<PredictorVector>; MAX_SAMPLES + 1],
+    /// [`PredictorVector::fit`] of a line through 3 and 4 samples, and of a parabola through 4.
+    fits: [Option<PredictorVector>; 3],
     available: usize,
 }
 
@@ -257,7 +341,26 @@ impl PredictorTable {
             }
             m += 1;
         }
-        PredictorTable { vectors, available }
+        let fits = [
+            PredictorVector::fit(offsets, 3, 2),
+            PredictorVector::fit(offsets, 4, 2),
+            PredictorVector::fit(offsets, 4, 3),
+        ];
+        PredictorTable { vectors, fits, available }
+    }
+
+    /// The vector the engine predicts with by `predictor` from `len` samples: the
+    /// least-squares fit ([`PredictorVector::fit`]) through all of them for a line or a
+    /// parabola when there are more than it needs, else [`PredictorTable::get`].
+    #[inline]
+    pub fn fitted(&self, predictor: Predictor, len: usize) -> Option<&PredictorVector> {
+        let fit = match (predictor, len) {
+            (Predictor::Linear, 3) => &self.fits[0],
+            (Predictor::Linear, 4..) => &self.fits[1],
+            (Predictor::Quadratic, 4..) => &self.fits[2],
+            _ => &None,
+        };
+        fit.as_ref().or_else(|| self.get(predictor))
     }
 
     /// The vector of `predictor`, if the history has enough samples for it.
@@ -335,6 +438,34 @@ mod tests {
                 assert_eq!(floor_div(v, r), v.div_euclid(d), "{v} / {d}");
             }
         }
+    }
+
+    #[test]
+    fn fits_are_least_squares_and_exact_on_their_polynomials() {
+        let line = PredictorVector::fit(&[1, 2, 3, 4], 4, 2).unwrap();
+        assert_eq!((line.num, line.den), ([2, 1, 0, -1], 2));
+        let three = PredictorVector::fit(&[1, 2, 3, 4], 3, 2).unwrap();
+        assert_eq!((three.num[..3].to_vec(), three.den), (vec![4, 1, -2], 3));
+        let parabola = PredictorVector::fit(&[1, 2, 3, 4], 4, 3).unwrap();
+        assert_eq!((parabola.num, parabola.den), ([9, -3, -5, 3], 4));
+        // Exact on their own polynomials, at gapped offsets too.
+        let offsets = [3u32, 5, 9, 12];
+        let f = |t: i64| (2 * t * t - 7 * t + 40) as i32;
+        let samples = offsets.map(|d| f(-(d as i64)));
+        assert_eq!(PredictorVector::fit(&offsets, 4, 3).unwrap().predict(&F, &samples), f(0));
+        let g = |t: i64| (-5 * t + 11) as i32;
+        let samples = offsets.map(|d| g(-(d as i64)));
+        assert_eq!(PredictorVector::fit(&offsets, 4, 2).unwrap().predict(&F, &samples), g(0));
+        // Rounding noise averages out: a line with the middle samples off by one.
+        assert_eq!(line.predict(&F, &[100, 91, 79, 71]), 110);
+        // Only lines and parabolas through more samples than they need.
+        assert!(PredictorVector::fit(&[1, 2, 3, 4], 2, 2).is_none());
+        assert!(PredictorVector::fit(&[1, 2, 3, 4], 4, 4).is_none());
+        assert!(PredictorVector::fit(&[1, 1, 3, 4], 4, 2).is_none());
+        let t = PredictorTable::new(&[1, 2, 3]);
+        assert_eq!(t.fitted(Predictor::Linear, 3), Some(&three));
+        assert_eq!(t.fitted(Predictor::Quadratic, 3), t.get(Predictor::Quadratic));
+        assert_eq!(t.fitted(Predictor::Hold, 3), t.get(Predictor::Hold));
     }
 
     #[test]
