@@ -600,6 +600,9 @@ struct Walk<'a, 'p, P> {
     schema: &'a Schema,
     refs: &'a Refs,
     check: Check,
+    /// Whether the last kept entity updated so far was not "unchanged": moving entities come
+    /// in runs of neighbouring handles, so it is a context of the next one's flag.
+    moved: bool,
     chunk: Chunk,
     tables: Tables,
 }
@@ -672,7 +675,9 @@ impl<P: Probe> Walk<'_, '_, P> {
             };
             lo = hi;
         }
-        let unchanged = entity.code_flag(coder, usize::from(still), exact);
+        let context = usize::from(still) + 2 * usize::from(self.moved);
+        let unchanged = entity.code_flag(coder, context, exact);
+        self.moved = !unchanged;
 
         if unchanged && simple && n <= CHUNK {
             // Every field as predicted: the still entity's short way.
@@ -764,6 +769,7 @@ const NO_HISTORY: History<'static> =
 struct Attempt {
     mark: Option<Mark>,
     check: Check,
+    moved: bool,
     probe: usize,
     /// The models saved (see [`class_span`]).
     span: (usize, usize),
@@ -782,7 +788,8 @@ fn save<C: Coder, P: Probe>(
         to[0] = from[0];
         to[span.0..].copy_from_slice(&from[span.0..]);
     }
-    Attempt { mark: coder.mark(), check: walk.check, probe: walk.probe.mark(), span }
+    let (check, moved) = (walk.check, walk.moved);
+    Attempt { mark: coder.mark(), check, moved, probe: walk.probe.mark(), span }
 }
 
 /// Undoes an attempt saved by [`save`].
@@ -800,6 +807,7 @@ fn restore<C: Coder, P: Probe>(
     }
     coder.rewind(attempt.mark);
     walk.check = attempt.check;
+    walk.moved = attempt.moved;
     walk.probe.rewind(attempt.probe);
 }
 
@@ -861,6 +869,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         schema,
         refs,
         check: Check::header(schema, refs),
+        moved: false,
         chunk: Chunk::EMPTY,
         tables: Tables::EMPTY,
     };
