@@ -69,9 +69,9 @@ impl Variant {
         if let Some(&predictor) = candidates.get(i) {
             return Some(Variant { predictor, fit: false });
         }
-        let fits =
+        let mut fits =
             candidates.iter().filter(|p| matches!(p, Predictor::Linear | Predictor::Quadratic));
-        let predictor = *fits.clone().nth(i.checked_sub(candidates.len())?)?;
+        let predictor = *fits.nth(i.checked_sub(candidates.len())?)?;
         (i < MAX_CANDIDATES).then_some(Variant { predictor, fit: true })
     }
 
@@ -189,7 +189,7 @@ impl Model {
     fn refresh_choice(&mut self, candidates: &[Predictor]) {
         let mut needs = [usize::MAX; MAX_CANDIDATES];
         let mut n = 0;
-        while let Some(v) = Variant::of(candidates, n) {
+        while let Some(v) = Variant::of(candidates, n).filter(|_| n < MAX_CANDIDATES) {
             needs[n] = v.samples();
             n += 1;
         }
@@ -634,6 +634,22 @@ mod tests {
         m.write(&mut bytes);
         assert_eq!(Model::read(&bytes, &C), Some(m));
         assert_eq!(Model::read(&bytes[1..], &C), None);
+    }
+
+    #[test]
+    fn fits_follow_the_listed_candidates_while_there_is_room() {
+        use Predictor::*;
+        let fitted = |c: &[Predictor]| fitted_candidates(c).collect::<Vec<_>>();
+        assert_eq!(fitted(&[Hold, Linear, Quadratic]), [Linear, Quadratic]);
+        assert_eq!(fitted(&[Hold, Linear]), [Linear]);
+        assert_eq!(fitted(&[Zero, Hold, Linear, Quadratic]), [Linear]);
+        assert!(fitted(&[Zero, Hold, Linear, Quadratic, Cubic]).is_empty());
+        assert!(fitted(&[Hold]).is_empty());
+        // A fit needs one sample more than its polynomial; more candidates than the model
+        // holds are ignored, not a panic.
+        let m = Model::for_candidates(&[Hold, Linear]);
+        assert_eq!(m.choice[..4], [NO_CHOICE, 0, 0, 0]);
+        let _ = Model::for_candidates(&[Hold, Hold, Hold, Hold, Hold, Hold, Linear]);
     }
 
     #[test]
