@@ -191,7 +191,8 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
         options,
     );
     let prior = options.prior.as_ref().map(|path| quote!(include_bytes!(#path)));
-    let start = starting(schema.models.map(|m| m.value).unwrap_or_default(), prior, options);
+    let policy = schema.models.map(|m| m.value).unwrap_or_default();
+    let start = starting(policy, schema.rate.map(|r| r.value), prior, options);
     quote! {
         #schema_docs
         pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
@@ -229,11 +230,20 @@ pub fn protocol_name(schema: &Schema) -> String {
     }
 }
 
-/// What follows `Schema::new(..)` for a schema's model policy and prior (`prior`: an
-/// expression of type `&'static [u8]`): `.with_policy(..)` unless per frame (the default,
-/// which leaves the hash alone), then `.with_prior(..)` if any.
-pub fn starting(policy: ModelPolicy, prior: Option<TokenStream>, options: &Options) -> TokenStream {
+/// What follows `Schema::new(..)` for a schema's rate, model policy and prior (`prior`: an
+/// expression of type `&'static [u8]`): `.with_rate(..)` if any, `.with_policy(..)` unless
+/// per frame (the default, which leaves the hash alone), then `.with_prior(..)` if any.
+pub fn starting(
+    policy: ModelPolicy,
+    rate: Option<u32>,
+    prior: Option<TokenStream>,
+    options: &Options,
+) -> TokenStream {
     let krate = &options.crate_path;
+    let rate = rate.map(|hz| {
+        let hz = Literal::u32_unsuffixed(hz);
+        quote!(.with_rate(#hz))
+    });
     let policy = match policy {
         ModelPolicy::PerFrame => TokenStream::new(),
         ModelPolicy::Batched { batch, kept } => {
@@ -242,7 +252,7 @@ pub fn starting(policy: ModelPolicy, prior: Option<TokenStream>, options: &Optio
         }
     };
     let prior = prior.map(|p| quote!(.with_prior(#p)));
-    quote!(#policy #prior)
+    quote!(#rate #policy #prior)
 }
 
 /// Generates `impl Protocol for #enum_ty` over `variants` (variant name, class type), in

@@ -8,9 +8,11 @@
 //! All constructors are `const fn`, and the schema hash is computed at compile time from the
 //! descriptors themselves, so two builds agree on the hash exactly when they agree on the wire.
 
+use crate::Error;
 use crate::model::ModelLayout;
 use crate::model::policy::ModelPolicy;
 use crate::model::predict::Predictor;
+use crate::timeline::{Seconds, Time};
 
 /// How a scalar field is coded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,6 +297,8 @@ pub struct Schema {
     /// The models every connection starts from ([`Schema::with_prior`]), cold without; part
     /// of the hash.
     pub prior: Option<&'static [u8]>,
+    /// Frames per second, if the schema declares it ([`Schema::with_rate`]); part of the hash.
+    pub rate: Option<u32>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -374,6 +378,38 @@ impl Schema {
             max_tolerant,
             policy: ModelPolicy::PerFrame,
             prior: None,
+            rate: None,
+        }
+    }
+
+    /// This schema taking `hz` frames per second (call it before [`Schema::with_prior`]): the
+    /// rate joins the hash, so ends that disagree on it refuse each other, and times in
+    /// seconds become frames ([`Schema::frame_at`], [`Schema::time_at`]). The rate changes
+    /// nothing on the wire. Usable in a `const` and at run time alike.
+    pub const fn with_rate(mut self, hz: u32) -> Schema {
+        self.hash = hash_u64(self.hash, 0x4a7e_0000_0000 | hz as u64);
+        self.rate = Some(hz);
+        self
+    }
+
+    /// The frame nearest to `seconds` at the schema's rate (halves round up), for timeline
+    /// edits. [`Error::NoRate`] without a rate; [`Error::OutOfRange`] past frame `i32::MAX`,
+    /// the last a keyframe may take.
+    pub const fn frame_at(&self, seconds: Seconds) -> crate::Result<u32> {
+        match self.time_at(seconds) {
+            Ok(t) if t.nearest_frame() <= i32::MAX as u32 => Ok(t.nearest_frame()),
+            Ok(_) => Err(Error::OutOfRange),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `seconds` at the schema's rate as a lookup time ([`Timeline::value_at`]
+    /// (crate::timeline::Timeline::value_at)), between frames too; [`Error::NoRate`] without a
+    /// rate.
+    pub const fn time_at(&self, seconds: Seconds) -> crate::Result<Time> {
+        match self.rate {
+            Some(hz) => Ok(Time::from_seconds(seconds, hz)),
+            None => Err(Error::NoRate),
         }
     }
 
@@ -407,8 +443,8 @@ impl Schema {
     /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`,
     /// tolerances on numeric fields only and at most [`MAX_TOLERANCE`], at most
     /// [`MAX_GROUPS`] groups per class with intervals in `1..=`[`MAX_INTERVAL`] and priorities
-    /// of at least 1, every field in one of its class's groups, a valid [`ModelPolicy`], and a
-    /// prior, if any, written for this schema.
+    /// of at least 1, every field in one of its class's groups, a valid [`ModelPolicy`], a rate
+    /// of at least 1 frame per second if any, and a prior, if any, written for this schema.
     pub fn validate(&self) -> crate::Result<()> {
         let prior_fits = self.prior.is_none_or(|prior| {
             let trained_for = prior.get(4..12).map_or(0, |h| {
@@ -421,6 +457,7 @@ impl Schema {
             || self.classes.len() > u16::MAX as usize
             || !self.policy.is_valid()
             || !prior_fits
+            || self.rate == Some(0)
         {
             return Err(crate::Error::InvalidSchema);
         }

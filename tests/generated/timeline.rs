@@ -2,13 +2,17 @@
 //
 // Schema `timeline`. Do not edit: regenerate it from the `.netidl` source.
 
-/// A schema with timeline fields, for `tests/timeline_idl.rs`.
+/// A schema with timeline fields, for `tests/timeline_idl.rs`. 60 frames per second.
 ///
 /// The classes, in declaration order (its index is the class id on the wire).
 pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new(
-    "timeline",
-    &[<Unit as ::netschema::Snapshot>::CLASS, <Walker as ::netschema::Snapshot>::CLASS],
-);
+        "timeline",
+        &[
+            <Unit as ::netschema::Snapshot>::CLASS,
+            <Walker as ::netschema::Snapshot>::CLASS,
+        ],
+    )
+    .with_rate(60);
 /// An entity of the `timeline` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timeline {

@@ -131,10 +131,11 @@ impl RuntimeSchema {
             classes.push(ClassLayout { scalars, quantisers });
         }
         let policy = ir.models.map(|m| m.value).unwrap_or_default();
-        let schema: &'static Schema = Box::leak(Box::new(
-            Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()))
-                .with_policy(policy),
-        ));
+        let mut schema = Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()));
+        if let Some(rate) = ir.rate {
+            schema = schema.with_rate(rate.value);
+        }
+        let schema: &'static Schema = Box::leak(Box::new(schema.with_policy(policy)));
         schema.validate().map_err(SchemaError::Invalid)?;
         Ok(RuntimeSchema { ir: ir.clone(), schema, classes })
     }
