@@ -56,6 +56,9 @@
 //! Times: keyframes sit on whole frames, from the start of the session, up to `i32::MAX`
 //! (a keyframe later than that is [`Error::OutOfRange`]); lookups take a [`Time`], frames in
 //! 16.16 fixed point, so a client can sample between frames.
+//! A schema that declares its frame rate (`rate 60;`) turns [`Seconds`] into keyframe frames
+//! ([`Schema::frame_at`](crate::schema::Schema::frame_at)) and lookup times
+//! ([`Schema::time_at`](crate::schema::Schema::time_at)).
 //!
 //! On the wire a timeline is plain scalar fields of its class, slot by slot
 //! ([`Timeline::write_row`], [`Timeline::read_row`]; `docs/protocol.md`).
