@@ -403,9 +403,9 @@ impl Schema {
         }
     }
 
-    /// `seconds` at the schema's rate as a lookup time ([`Timeline::value_at`]
-    /// (crate::timeline::Timeline::value_at)), between frames too; [`Error::NoRate`] without a
-    /// rate.
+    /// `seconds` at the schema's rate as a lookup time for
+    /// [`Timeline::value_at`](crate::timeline::Timeline::value_at), between frames too;
+    /// [`Error::NoRate`] without a rate.
     pub const fn time_at(&self, seconds: Seconds) -> crate::Result<Time> {
         match self.rate {
             Some(hz) => Ok(Time::from_seconds(seconds, hz)),
