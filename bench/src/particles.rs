@@ -6,6 +6,7 @@
 //! a new one (a new entity) thrown from a random point of the upper half of the room. The
 //! initial particles have staggered ages, so about four are replaced every frame. 60 Hz.
 
+use netschema::model::contract::{Contract, Rows};
 use netschema_lab::{Rng, Snapshot};
 
 use crate::{Recording, push};
@@ -102,3 +103,89 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
         world: None,
     }
 }
+
+/// The particles' predictive contract (`netschema-contract`): gravity and the walls, in raw
+/// integer space, as the simulation above moves a particle.
+pub(crate) struct GravityAndWalls;
+
+/// The name [`GravityAndWalls`] joins the schema hash under.
+pub(crate) const CONTRACT_NAME: &str = "particles-gravity-walls-v1";
+
+/// Fractional bits of the contract's fixed-point positions and velocities.
+const FRAC: u32 = 16;
+/// The room's far wall in raw steps (positions are `fixed(0, 64, res = 1/256)`).
+const WALL: i64 = 64 * 256;
+/// Gravity in raw steps per frame², fixed point: 9.81 m/s² × 256 steps/m ÷ 60² frames²/s².
+const FALL: i64 = 45_718;
+/// A fit whose samples miss it by more than this (1.5 raw steps, fixed point) spans a bounce.
+const MISS: i64 = 3 << (FRAC - 1);
+
+/// One axis of the contract's motion: fixed-point position and velocity per frame.
+#[derive(Clone, Copy)]
+struct Axis {
+    pos: i64,
+    vel: i64,
+}
+
+impl Axis {
+    /// The motion through field `f`'s values at `rows` under constant acceleration `-fall` (no
+    /// bounce in between), fitted by least squares at the newest row; older rows are dropped
+    /// while the fit misses one by more than [`MISS`]. `None` without two rows.
+    fn fit(rows: &Rows<'_>, f: usize, fall: i64) -> Option<Axis> {
+        let newest = i64::from(rows.offset(0));
+        (2..=rows.len()).rev().find_map(|n| {
+            // Row j is t_j = newest - offset_j frames from the newest row (t_j <= 0); with
+            // y(t) = c + b t - fall t (t + 1) / 2, z_j = y_j + fall t_j (t_j + 1) / 2 is linear.
+            let point = |j: usize| {
+                let t = newest - i64::from(rows.offset(j));
+                (t, (i64::from(rows.get(j, f)) << FRAC) + fall * t * (t + 1) / 2)
+            };
+            let (mut st, mut sz, mut stt, mut stz) = (0i64, 0i64, 0i64, 0i64);
+            for (t, z) in (0..n).map(point) {
+                (st, sz, stt, stz) = (st + t, sz + z, stt + t * t, stz + t * z);
+            }
+            let count = n as i64;
+            let det = count * stt - st * st;
+            if det == 0 {
+                return None;
+            }
+            let c = (sz * stt - st * stz).div_euclid(det);
+            let b = (count * stz - st * sz).div_euclid(det);
+            let fits = (0..n).map(point).all(|(t, z)| (z - c - b * t).abs() <= MISS);
+            (fits || n == 2).then_some(Axis { pos: c, vel: b })
+        })
+    }
+
+    /// Steps `frames` frames as the simulation does: gravity, motion, then a bounce off a wall
+    /// at `[0, WALL]` with restitution 1/2 if `walls`. Returns the position in raw steps.
+    fn run(mut self, frames: u32, fall: i64, walls: bool) -> i32 {
+        let wall = WALL << FRAC;
+        for _ in 0..frames.min(1024) {
+            self.vel -= fall;
+            self.pos += self.vel;
+            if walls && self.pos < 0 {
+                (self.pos, self.vel) = (-self.pos / 2, -self.vel / 2);
+            } else if walls && self.pos > wall {
+                (self.pos, self.vel) = (wall - (self.pos - wall) / 2, -self.vel / 2);
+            }
+        }
+        let raw = (self.pos + (1 << (FRAC - 1))) >> FRAC;
+        raw.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    }
+}
+
+impl Contract for GravityAndWalls {
+    fn predict(&self, _class: usize, rows: &Rows<'_>, out: &mut [i32]) {
+        // pos.x, pos.y, then the colour fading linearly: (acceleration, walls) per field.
+        const MOTION: [(i64, bool); 5] =
+            [(0, true), (FALL, true), (0, false), (0, false), (0, false)];
+        for ((f, &(fall, walls)), o) in MOTION.iter().enumerate().zip(out.iter_mut()) {
+            if let Some(axis) = Axis::fit(rows, f, fall) {
+                *o = axis.run(rows.offset(0), fall, walls);
+            }
+        }
+    }
+}
+
+/// The particles' contract.
+pub(crate) static CONTRACT: GravityAndWalls = GravityAndWalls;

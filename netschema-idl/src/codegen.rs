@@ -791,6 +791,7 @@ impl Gen<'_> {
             Predictor::Linear => quote!(#krate::model::predict::Predictor::Linear),
             Predictor::Quadratic => quote!(#krate::model::predict::Predictor::Quadratic),
             Predictor::Cubic => quote!(#krate::model::predict::Predictor::Cubic),
+            Predictor::Contract => quote!(#krate::model::predict::Predictor::Contract),
         });
         quote!(&[#(#preds),*])
     }
