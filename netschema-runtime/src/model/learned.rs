@@ -133,9 +133,10 @@ impl History<'_> {
     /// The prediction of candidate `p`, if the history allows it.
     #[inline(always)]
     fn value_of(&self, field: &Field, p: Predictor) -> Option<i32> {
-        match p {
-            Predictor::Contract => self.contract,
-            p => self.table.get(p).map(|v| v.predict_padded(field, &self.samples)),
+        match self.table.get(p) {
+            Some(v) => Some(v.predict_padded(field, &self.samples)),
+            None if p == Predictor::Contract => self.contract,
+            None => None,
         }
     }
 }
@@ -195,6 +196,7 @@ impl Model {
 
     /// The prediction of the first candidate that can predict from `history`, else of none.
     #[inline(never)]
+    #[cold]
     fn fallback(field: &Field, candidates: &[Predictor], history: &History<'_>) -> Prediction {
         let usable = |(i, &p): (usize, &Predictor)| {
             let value = (p.samples() <= history.len).then(|| history.value_of(field, p))?;

@@ -47,10 +47,7 @@ impl Predictor {
     /// Number of history samples the predictor needs.
     #[inline]
     pub const fn samples(self) -> usize {
-        match self {
-            Predictor::Contract => 1,
-            p => p as usize,
-        }
+        [0, 1, 2, 3, 4, 1][self as usize]
     }
 
     /// The predictor whose [`Predictor::name`] is `name`, if any.
@@ -314,7 +311,8 @@ impl PredictorVector {
 /// The vectors for `0..=MAX_SAMPLES` samples at one set of history offsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PredictorTable {
-    vectors: [Option<PredictorVector>; MAX_SAMPLES + 1],
+    /// Indexed by [`Predictor`]; the last, [`Predictor::Contract`]'s, is always `None`.
+    vectors: [Option<PredictorVector>; MAX_SAMPLES + 2],
     available: usize,
 }
 
@@ -325,7 +323,7 @@ impl PredictorTable {
     /// Vectors for the given offsets (newest first); orders beyond the offsets given are
     /// unavailable.
     pub const fn new(offsets: &[u32]) -> PredictorTable {
-        let mut vectors = [None; MAX_SAMPLES + 1];
+        let mut vectors = [None; MAX_SAMPLES + 2];
         let mut available = 0;
         let mut m = 0;
         while m <= MAX_SAMPLES {
@@ -344,7 +342,7 @@ impl PredictorTable {
     /// (`None` for [`Predictor::Contract`]).
     #[inline]
     pub fn get(&self, predictor: Predictor) -> Option<&PredictorVector> {
-        self.vectors.get(predictor as usize)?.as_ref()
+        self.vectors[predictor as usize].as_ref()
     }
 
     /// Most samples any vector of this table uses.
