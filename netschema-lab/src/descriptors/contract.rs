@@ -6,7 +6,9 @@ use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
 /// `schema` with `contract` attached under `name` and offered as one more candidate to every
-/// numeric field that has room for it (fewer than [`MAX_CANDIDATES`]): the same classes,
+/// numeric field that has room for it (fewer than [`MAX_CANDIDATES`]), first, so that ties go
+/// to it (on particles that measured 929 bytes a frame at latency 1 against 1016 with the
+/// contract last; equal at latency 6): the same classes,
 /// fields, ranges and update groups, so the same snapshot layout, and a hash of its own. The
 /// descriptors are leaked (see the [module docs](super)).
 pub fn with_contract(
@@ -17,7 +19,7 @@ pub fn with_contract(
     let offer = |field: &Field| match field.coding {
         Coding::Numeric(c) if c.len() < MAX_CANDIDATES && !c.contains(&Predictor::Contract) => {
             let candidates: Vec<Predictor> =
-                c.iter().copied().chain([Predictor::Contract]).collect();
+                [Predictor::Contract].into_iter().chain(c.iter().copied()).collect();
             Field { coding: Coding::Numeric(Box::leak(candidates.into_boxed_slice())), ..*field }
         }
         _ => *field,
