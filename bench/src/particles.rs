@@ -174,15 +174,92 @@ impl Axis {
     }
 }
 
+/// A fraction `num / den` with `den > 0`.
+#[derive(Clone, Copy)]
+struct Ratio {
+    num: i64,
+    den: i64,
+}
+
+impl Ratio {
+    fn below(self, other: Ratio) -> bool {
+        self.num * other.den < other.num * self.den
+    }
+}
+
+/// The colour's fields: red, green and blue.
+const COLOUR: core::ops::Range<usize> = 2..5;
+/// How far either side of the straight lines' estimate the frames of life left are sought.
+const LIFE_SEARCH: i64 = 6;
+
+/// What initial colour `c0` of channel `f` rounds to every row, `round(c0 × (remaining +
+/// offset) / LIFE)`, with `remaining` frames of life left at the predicted frame: `c0` in
+/// `[lo, hi]`, within `[64, 255]` as spawned; `None` if none does.
+fn initial(rows: &Rows<'_>, f: usize, remaining: i64) -> Option<(Ratio, Ratio)> {
+    let life = i64::from(LIFE);
+    let (mut lo, mut hi) = (Ratio { num: 64, den: 1 }, Ratio { num: 255, den: 1 });
+    for j in 0..rows.len() {
+        let den = 2 * (remaining + i64::from(rows.offset(j)));
+        let y = i64::from(rows.get(j, f));
+        let (l, h) =
+            (Ratio { num: life * (2 * y - 1), den }, Ratio { num: life * (2 * y + 1), den });
+        lo = if lo.below(l) { l } else { lo };
+        hi = if h.below(hi) { h } else { hi };
+    }
+    (!hi.below(lo)).then_some((lo, hi))
+}
+
+/// The colour at the predicted frame from the way it fades: every channel is
+/// `round(c0 × remaining / LIFE)` with the frames of life `remaining` shared by the channels.
+/// Over the lives within [`LIFE_SEARCH`] of `estimate` for which every channel has an initial
+/// colour that rounds to every row ([`initial`]), the mean of each channel's colour with `c0`
+/// in the middle of its range. `None` if no life fits.
+fn fade(rows: &Rows<'_>, estimate: i64) -> Option<[i32; 3]> {
+    let life = i64::from(LIFE);
+    // Alive at the oldest row: at most LIFE frames of life left there.
+    let oldest = i64::from(rows.offset(rows.len().saturating_sub(1)));
+    let (first, last) =
+        ((estimate - LIFE_SEARCH).max(1), (estimate + LIFE_SEARCH).min(life - oldest));
+    let (mut sums, mut count) = ([0i64; 3], 0);
+    for remaining in first..=last {
+        let mut ranges = [(Ratio { num: 0, den: 1 }, Ratio { num: 0, den: 1 }); 3];
+        if !ranges
+            .iter_mut()
+            .zip(COLOUR)
+            .all(|(r, f)| initial(rows, f, remaining).map(|i| *r = i).is_some())
+        {
+            continue;
+        }
+        for (sum, (lo, hi)) in sums.iter_mut().zip(ranges) {
+            // (lo + hi) / 2 × remaining / LIFE, in 1/256 steps.
+            let num = (lo.num * hi.den + hi.num * lo.den) * remaining;
+            *sum += (num << 8).div_euclid(2 * lo.den * hi.den * life);
+        }
+        count += 1;
+    }
+    (count > 0).then(|| sums.map(|s| ((s.div_euclid(count) + 128) >> 8) as i32))
+}
+
 impl Contract for GravityAndWalls {
     fn predict(&self, _class: usize, rows: &Rows<'_>, out: &mut [i32]) {
         // pos.x, pos.y, then the colour fading linearly: (acceleration, walls) per field.
         const MOTION: [(i64, bool); 5] =
             [(0, true), (FALL, true), (0, false), (0, false), (0, false)];
+        let mut slope = 0;
         for ((f, &(fall, walls)), o) in MOTION.iter().enumerate().zip(out.iter_mut()) {
             if let Some(axis) = Axis::fit(rows, f, fall) {
                 *o = axis.run(rows.offset(0), fall, walls);
+                slope += if COLOUR.contains(&f) { axis.vel } else { 0 };
             }
+        }
+        if out.len() < COLOUR.end || rows.len() < 2 {
+            return;
+        }
+        // The straight lines' estimate of the frames of life left: the colour over its fall.
+        let sum: i64 = out[COLOUR].iter().map(|&c| i64::from(c) << FRAC).sum();
+        let estimate = if slope < 0 { sum / -slope } else { i64::from(LIFE) / 2 };
+        if let Some(colour) = fade(rows, estimate) {
+            out[COLOUR].copy_from_slice(&colour);
         }
     }
 }
