@@ -27,7 +27,7 @@ use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
 use crate::model::contract::{Attached, Rows};
-use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
 use crate::schema::{Class, Coding, Field, Schema};
 use crate::{Error, Result};
@@ -456,6 +456,9 @@ impl Tables {
     }
 }
 
+/// History samples below which the contract is not run: its candidate needs this many.
+const CONTRACT_SAMPLES: usize = Predictor::Contract.samples();
+
 /// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
 struct Chunk {
     samples: Samples,
@@ -511,7 +514,9 @@ impl Chunk {
         }
         let (table, k) = (hist.table, hist.len());
         self.contracted = false;
-        if let Some(a) = contract.filter(|_| lo == 0 && fields.len() <= CHUNK && k > 0) {
+        if let Some(a) =
+            contract.filter(|_| lo == 0 && fields.len() <= CHUNK && k >= CONTRACT_SAMPLES)
+        {
             let rows = Rows::new(&self.samples[..n], &hist.offsets[..k]);
             self.contracted = a.run(index, fields, &rows, &mut self.contract[..n]);
         }

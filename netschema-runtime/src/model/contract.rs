@@ -97,7 +97,7 @@ impl<'a> Rows<'a> {
         Rows { samples, offsets: o, len }
     }
 
-    /// Number of rows (at least 1 when a contract is called).
+    /// Number of rows (at least 2 when a contract is called).
     pub fn len(&self) -> usize {
         self.len
     }

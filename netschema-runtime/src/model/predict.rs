@@ -28,8 +28,9 @@ pub enum Predictor {
     Quadratic = 3,
     /// The cubic through the four newest samples.
     Cubic = 4,
-    /// The schema's predictive contract ([`crate::model::contract`]); needs one sample, and is
-    /// unavailable without a contract attached to the schema.
+    /// The schema's predictive contract ([`crate::model::contract`]); needs two samples (with
+    /// one, hold's own statistics serve better), and is unavailable without a contract
+    /// attached to the schema.
     Contract = 5,
 }
 
@@ -47,7 +48,7 @@ impl Predictor {
     /// Number of history samples the predictor needs.
     #[inline]
     pub const fn samples(self) -> usize {
-        [0, 1, 2, 3, 4, 1][self as usize]
+        [0, 1, 2, 3, 4, 2][self as usize]
     }
 
     /// The predictor whose [`Predictor::name`] is `name`, if any.
