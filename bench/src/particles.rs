@@ -128,32 +128,50 @@ struct Axis {
 }
 
 impl Axis {
-    /// The motion through field `f`'s values at `rows` under constant acceleration `-fall` (no
-    /// bounce in between), fitted by least squares at the newest row; older rows are dropped
-    /// while the fit misses one by more than [`MISS`]. `None` without two rows.
-    fn fit(rows: &Rows<'_>, f: usize, fall: i64) -> Option<Axis> {
-        let newest = i64::from(rows.offset(0));
-        (2..=rows.len()).rev().find_map(|n| {
-            // Row j is t_j = newest - offset_j frames from the newest row (t_j <= 0); with
-            // y(t) = c + b t - fall t (t + 1) / 2, z_j = y_j + fall t_j (t_j + 1) / 2 is linear.
-            let point = |j: usize| {
-                let t = newest - i64::from(rows.offset(j));
-                (t, (i64::from(rows.get(j, f)) << FRAC) + fall * t * (t + 1) / 2)
-            };
-            let (mut st, mut sz, mut stt, mut stz) = (0i64, 0i64, 0i64, 0i64);
-            for (t, z) in (0..n).map(point) {
-                (st, sz, stt, stz) = (st + t, sz + z, stt + t * t, stz + t * z);
+    /// The motion through field `f`'s values at rows `from..to` under constant acceleration
+    /// `-fall`, fitted by least squares at row `from`, and whether every one of those rows is
+    /// within [`MISS`] of it (no bounce in between). `None` with fewer than two rows.
+    fn fit(rows: &Rows<'_>, f: usize, fall: i64, from: usize, to: usize) -> Option<(Axis, bool)> {
+        let newest = i64::from(rows.offset(from));
+        // Row j is t_j = newest - offset_j frames from row `from` (t_j <= 0); with
+        // y(t) = c + b t - fall t (t + 1) / 2, z_j = y_j + fall t_j (t_j + 1) / 2 is linear.
+        let point = |j: usize| {
+            let t = newest - i64::from(rows.offset(j));
+            (t, (i64::from(rows.get(j, f)) << FRAC) + fall * t * (t + 1) / 2)
+        };
+        let (mut st, mut sz, mut stt, mut stz) = (0i64, 0i64, 0i64, 0i64);
+        for (t, z) in (from..to).map(point) {
+            (st, sz, stt, stz) = (st + t, sz + z, stt + t * t, stz + t * z);
+        }
+        let count = to.saturating_sub(from) as i64;
+        let det = count * stt - st * st;
+        if count < 2 || det == 0 {
+            return None;
+        }
+        let c = (sz * stt - st * stz).div_euclid(det);
+        let b = (count * stz - st * sz).div_euclid(det);
+        let fits = (from..to).map(point).all(|(t, z)| (z - c - b * t).abs() <= MISS);
+        Some((Axis { pos: c, vel: b }, fits))
+    }
+
+    /// Field `f` at the predicted frame: from the fit of every row if they fit one motion,
+    /// else of fewer of the newest; if the newest row alone left the motion of the older ones
+    /// (a bounce between the two newest), that motion is run on through the bounce.
+    fn predict(rows: &Rows<'_>, f: usize, fall: i64, walls: bool) -> Option<i32> {
+        let n = rows.len();
+        for to in (3..=n).rev() {
+            if let Some((axis, true)) = Axis::fit(rows, f, fall, 0, to) {
+                return Some(axis.run(rows.offset(0), fall, walls));
             }
-            let count = n as i64;
-            let det = count * stt - st * st;
-            if det == 0 {
-                return None;
+        }
+        if let (true, Some((axis, true))) = (n >= 3, Axis::fit(rows, f, fall, 1, n)) {
+            let gap = rows.offset(1) - rows.offset(0);
+            if (axis.run(gap, fall, walls) - rows.get(0, f)).abs() <= 2 {
+                return Some(axis.run(rows.offset(1), fall, walls));
             }
-            let c = (sz * stt - st * stz).div_euclid(det);
-            let b = (count * stz - st * sz).div_euclid(det);
-            let fits = (0..n).map(point).all(|(t, z)| (z - c - b * t).abs() <= MISS);
-            (fits || n == 2).then_some(Axis { pos: c, vel: b })
-        })
+        }
+        let (axis, _) = Axis::fit(rows, f, fall, 0, 2)?;
+        Some(axis.run(rows.offset(0), fall, walls))
     }
 
     /// Steps `frames` frames as the simulation does: gravity, motion, then a bounce off a wall
@@ -242,20 +260,23 @@ fn fade(rows: &Rows<'_>, estimate: i64) -> Option<[i32; 3]> {
 
 impl Contract for GravityAndWalls {
     fn predict(&self, _class: usize, rows: &Rows<'_>, out: &mut [i32]) {
-        // pos.x, pos.y, then the colour fading linearly: (acceleration, walls) per field.
-        const MOTION: [(i64, bool); 5] =
-            [(0, true), (FALL, true), (0, false), (0, false), (0, false)];
-        let mut slope = 0;
-        for ((f, &(fall, walls)), o) in MOTION.iter().enumerate().zip(out.iter_mut()) {
-            if let Some(axis) = Axis::fit(rows, f, fall) {
-                *o = axis.run(rows.offset(0), fall, walls);
-                slope += if COLOUR.contains(&f) { axis.vel } else { 0 };
-            }
-        }
         if out.len() < COLOUR.end || rows.len() < 2 {
             return;
         }
-        // The straight lines' estimate of the frames of life left: the colour over its fall.
+        // pos.x, then pos.y under gravity, between the walls.
+        for (f, fall) in [(0, 0), (1, FALL)] {
+            if let Some(p) = Axis::predict(rows, f, fall, true) {
+                out[f] = p;
+            }
+        }
+        // The colour: straight lines first, whose slopes estimate the frames of life left.
+        let mut slope = 0;
+        for f in COLOUR {
+            if let Some((line, _)) = Axis::fit(rows, f, 0, 0, rows.len()) {
+                out[f] = line.run(rows.offset(0), 0, false);
+                slope += line.vel;
+            }
+        }
         let sum: i64 = out[COLOUR].iter().map(|&c| i64::from(c) << FRAC).sum();
         let estimate = if slope < 0 { sum / -slope } else { i64::from(LIFE) / 2 };
         if let Some(colour) = fade(rows, estimate) {
