@@ -14,13 +14,17 @@ use netschema_idl::limits::MAX_RATE;
 /// `#[netschema(models = "...")]` chooses its model policy (`per-frame`, the default,
 /// `batched` or `batched:B:K`; the `.netidl` `models` statement),
 /// `#[netschema(rate = 60)]` declares its frame rate (the `.netidl` `rate` statement) and
-/// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest).
+/// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest);
+/// `#[netschema(contract = "path")]` attaches the predictive contract at `path` (a `static`),
+/// under the name `contract_name = "..."` (default: the path as written).
 pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let mut name: Option<syn::LitStr> = None;
     let mut policy: Option<ModelPolicy> = None;
     let mut prior: Option<syn::LitStr> = None;
     let mut rate: Option<u32> = None;
+    let mut contract: Option<syn::LitStr> = None;
+    let mut contract_name: Option<syn::LitStr> = None;
     let read = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
         if meta.path.is_ident("name") {
             let lit: syn::LitStr = meta.value()?.parse()?;
@@ -45,6 +49,13 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
                     format!("`rate` is a whole number of frames per second from 1 to {MAX_RATE}"),
                 ),
             }
+        } else if meta.path.is_ident("contract") || meta.path.is_ident("contract_name") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            let slot =
+                if meta.path.is_ident("contract") { &mut contract } else { &mut contract_name };
+            if slot.replace(lit).is_some() {
+                cx.error(&meta.path, "duplicate contract attribute");
+            }
         } else if meta.path.is_ident("models") {
             let lit: syn::LitStr = meta.value()?.parse()?;
             match lit.value().parse() {
@@ -68,7 +79,8 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
         &input.attrs,
         read,
         "unknown netschema attribute on the enum: expected `name = \"schema\"`, \
-         `models = \"policy\"`, `rate = HZ`, `prior = \"file\"` or `crate = \"path\"`",
+         `models = \"policy\"`, `rate = HZ`, `prior = \"file\"`, `contract = \"path\"`, \
+         `contract_name = \"name\"` or `crate = \"path\"`",
     );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Protocol` cannot be derived for generic enums");
@@ -106,7 +118,25 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
             "`Protocol` can only be derived for an enum with one variant per class",
         ),
     }
+    let contract = match (contract, contract_name) {
+        (Some(path), name) => match path.parse::<syn::Path>() {
+            Ok(p) => Some((name.unwrap_or_else(|| path.clone()).value(), p)),
+            Err(_) => {
+                cx.error(&path, "`contract` is the path of a `static` implementing `Contract`");
+                None
+            }
+        },
+        (None, Some(name)) => {
+            cx.error(&name, "`contract_name` names a `contract = \"path\"`, which is missing");
+            None
+        }
+        (None, None) => None,
+    };
     cx.finish()?;
+    let options = match contract {
+        Some((name, path)) => options.contract(name, path),
+        None => options,
+    };
     let ident = &input.ident;
     let name = name.map_or_else(|| ident.to_string(), |n| n.value());
     // A prior's path is relative to the crate's manifest, as `include_bytes!` cannot be.

@@ -56,6 +56,8 @@ pub struct Options {
     enum_types: HashMap<String, TokenStream>,
     float: Float,
     prior: Option<String>,
+    /// The predictive contract: the name it joins the hash under and the path of its static.
+    contract: Option<(String, syn::Path)>,
 }
 
 impl Default for Options {
@@ -65,6 +67,7 @@ impl Default for Options {
             enum_types: HashMap::new(),
             float: Float::F32,
             prior: None,
+            contract: None,
         }
     }
 }
@@ -77,6 +80,7 @@ impl std::fmt::Debug for Options {
             .field("enum_types", &self.enum_types)
             .field("float", &self.float)
             .field("prior", &self.prior)
+            .field("contract", &self.contract.as_ref().map(|(name, _)| name))
             .finish()
     }
 }
@@ -118,6 +122,14 @@ impl Options {
     /// starts from it (see `Schema::with_prior`).
     pub fn prior(mut self, path: impl Into<String>) -> Options {
         self.prior = Some(path.into());
+        self
+    }
+
+    /// Attaches the predictive contract at `path` (a `static` implementing
+    /// `model::contract::Contract`) to the schema under `name`, which joins the hash (see
+    /// `Schema::with_contract`): fields listing the `contract` candidate use it.
+    pub fn contract(mut self, name: impl Into<String>, path: syn::Path) -> Options {
+        self.contract = Some((name.into(), path));
         self
     }
 
@@ -230,9 +242,11 @@ pub fn protocol_name(schema: &Schema) -> String {
     }
 }
 
-/// What follows `Schema::new(..)` for a schema's rate, model policy and prior (`prior`: an
-/// expression of type `&'static [u8]`): `.with_rate(..)` if any, `.with_policy(..)` unless
-/// per frame (the default, which leaves the hash alone), then `.with_prior(..)` if any.
+/// What follows `Schema::new(..)` for a schema's rate, model policy, contract and prior
+/// (`prior`: an expression of type `&'static [u8]`): `.with_rate(..)` if any,
+/// `.with_policy(..)` unless per frame (the default, which leaves the hash alone),
+/// `.with_contract(..)` if the options name one, then `.with_prior(..)` if any (last: a prior
+/// is checked against the hash before it).
 pub fn starting(
     policy: ModelPolicy,
     rate: Option<u32>,
@@ -251,8 +265,10 @@ pub fn starting(
             quote!(.with_policy(#krate::model::ModelPolicy::Batched { batch: #batch, kept: #kept }))
         }
     };
+    let contract =
+        options.contract.as_ref().map(|(name, path)| quote!(.with_contract(#name, &#path)));
     let prior = prior.map(|p| quote!(.with_prior(#p)));
-    quote!(#rate #policy #prior)
+    quote!(#rate #policy #contract #prior)
 }
 
 /// Generates `impl Protocol for #enum_ty` over `variants` (variant name, class type), in
@@ -801,6 +817,7 @@ impl Gen<'_> {
             Predictor::Linear => quote!(#krate::model::predict::Predictor::Linear),
             Predictor::Quadratic => quote!(#krate::model::predict::Predictor::Quadratic),
             Predictor::Cubic => quote!(#krate::model::predict::Predictor::Cubic),
+            Predictor::Contract => quote!(#krate::model::predict::Predictor::Contract),
         });
         quote!(&[#(#preds),*])
     }

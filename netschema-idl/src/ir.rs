@@ -390,7 +390,7 @@ impl PredictorSet {
             | (1 << Predictor::Quadratic as u8),
     );
 
-    /// Every predictor.
+    /// Every polynomial predictor (all but [`Predictor::Contract`]).
     pub const ALL: PredictorSet = PredictorSet(0b1_1111);
 
     /// This set and `p`.

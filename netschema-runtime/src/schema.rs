@@ -10,6 +10,7 @@
 
 use crate::Error;
 use crate::model::ModelLayout;
+use crate::model::contract::{Attached, Contract};
 use crate::model::policy::ModelPolicy;
 use crate::model::predict::Predictor;
 use crate::timeline::{Seconds, Time};
@@ -299,8 +300,14 @@ pub struct Schema {
     pub prior: Option<&'static [u8]>,
     /// Frames per second, if the schema declares it ([`Schema::with_rate`]); part of the hash.
     pub rate: Option<u32>,
+    /// The predictive contract of fields with the [`Predictor::Contract`] candidate
+    /// ([`Schema::with_contract`]); without one that candidate is never usable. Its name is
+    /// part of the hash.
+    pub contract: Option<Attached>,
 }
 
+/// Marks a contract's name in the hash.
+const CONTRACT_TAG: u64 = 0xc0_7ac7;
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -379,6 +386,7 @@ impl Schema {
             policy: ModelPolicy::PerFrame,
             prior: None,
             rate: None,
+            contract: None,
         }
     }
 
@@ -411,6 +419,21 @@ impl Schema {
             Some(hz) => Ok(Time::from_seconds(seconds, hz)),
             None => Err(Error::NoRate),
         }
+    }
+
+    /// This schema predicting the fields that list [`Predictor::Contract`] with `contract`
+    /// (see [`crate::model::contract`]), under `name`, which joins the hash: both ends must
+    /// attach the same contract under the same name, and a build without it refuses one with
+    /// it. Rename it whenever the contract's predictions change. Usable in a `const`/`static`
+    /// (a `&'static` contract) and at run time (a leaked one).
+    pub const fn with_contract(
+        mut self,
+        name: &'static str,
+        contract: &'static dyn Contract,
+    ) -> Schema {
+        self.hash = hash_bytes(hash_u64(self.hash, CONTRACT_TAG), name.as_bytes());
+        self.contract = Some(Attached { name, contract });
+        self
     }
 
     /// This schema starting every connection (and every restart) from `prior` instead of cold

@@ -6,7 +6,8 @@
 //! [`Quantiser`] of each scalar field, and assembles the runtime
 //! [`Schema`] (tolerances, update groups and all), whose hash equals that of descriptors
 //! written for the same schema at compile time. [`with_tolerances`] gives a schema's fields
-//! other tolerances (`--tolerance PATH=STEPS` of the benchmark).
+//! other tolerances (`--tolerance PATH=STEPS` of the benchmark), [`with_contract`] a
+//! predictive contract (the benchmark's `netschema-contract`).
 //!
 //! # Leaked storage
 //!
@@ -29,6 +30,7 @@
 //! # }
 //! ```
 
+mod contract;
 mod quant;
 mod tolerance;
 
@@ -39,6 +41,7 @@ use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::EnumQuant;
 use netschema_runtime::schema::{Class, Group, Schema};
 
+pub use contract::with_contract;
 pub use quant::Quantiser;
 pub use tolerance::{ToleranceOverride, with_tolerances};
 

@@ -26,7 +26,8 @@ use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
-use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::model::contract::{Attached, Rows};
+use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
 use crate::schema::{Class, Coding, Field, Schema};
 use crate::{Error, Result};
@@ -71,6 +72,8 @@ pub(crate) struct Refs {
     pub history: [u32; MAX_SAMPLES],
     /// Number of history frames.
     pub len: usize,
+    /// Frames from each history frame to `frame`.
+    pub offsets: [u32; MAX_SAMPLES],
     /// Predictor vectors for the history's offsets.
     pub table: PredictorTable,
     /// Under the batched policy, the first frame of the batch whose model the packet starts
@@ -86,6 +89,7 @@ impl Refs {
             frame,
             history: [0; MAX_SAMPLES],
             len: 0,
+            offsets: [0; MAX_SAMPLES],
             table: PredictorTable::new(&[]),
             model: NO_FRAME,
         };
@@ -112,6 +116,7 @@ impl Refs {
         for (o, &t) in offsets.iter_mut().zip(&self.history[..self.len]) {
             *o = age(self.frame, t);
         }
+        self.offsets = offsets;
         self.table = if offsets[..self.len] == [1, 2, 3, 4][..self.len] {
             EVENLY_SPACED
         } else {
@@ -398,11 +403,13 @@ pub(crate) const CHUNK: usize = 16;
 
 /// The history an entity's prediction uses: the first `fetched` history frames, of which the
 /// samples at `picks` (one per distinct frame its values came from, so that a value held over
-/// several frames counts once, at its true age) with predictor vectors `table`.
+/// several frames counts once, at its true age, `offsets` frames before the packet's) with
+/// predictor vectors `table`.
 #[derive(Clone, Copy)]
 struct Hist<'t> {
     fetched: usize,
     picks: Option<([u8; MAX_SAMPLES], usize)>,
+    offsets: [u32; MAX_SAMPLES],
     table: &'t PredictorTable,
 }
 
@@ -449,32 +456,52 @@ impl Tables {
     }
 }
 
+/// History samples below which the contract is not run: its candidate needs this many.
+const CONTRACT_SAMPLES: usize = Predictor::Contract.samples();
+
 /// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
 struct Chunk {
     samples: Samples,
     /// Prediction per field.
     predicted: [Prediction; CHUNK],
+    /// The contract's prediction per field, if `contracted`.
+    contract: [i32; CHUNK],
+    /// Whether the schema's contract predicted these fields: the first chunk of a class of at
+    /// most [`CHUNK`] fields, if the contract did not fail.
+    contracted: bool,
 }
 
 impl Chunk {
     const EMPTY: Chunk = Chunk {
         samples: [[0; MAX_SAMPLES]; CHUNK],
         predicted: [Prediction { candidate: None, value: 0 }; CHUNK],
+        contract: [0; CHUNK],
+        contracted: false,
     };
 
+    /// The contract's prediction of field `f` of the chunk, if any.
+    #[inline(always)]
+    fn contract_of(&self, f: usize) -> Option<i32> {
+        self.contracted.then(|| self.contract[f % CHUNK])
+    }
+
     /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`
-    /// from its history `hist` and predicts each field with its model (`models`, from `lo`
+    /// from its history `hist`, runs the schema's `contract` (with the class's index) on a
+    /// class that fits one chunk, and predicts each field with its model (`models`, from `lo`
     /// on).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn fill<'s, S: Side<'s>>(
         &mut self,
         side: &S,
         h: u32,
         hist: &Hist<'_>,
         lo: usize,
-        class: &Class,
+        class: (usize, &Class),
+        contract: Option<&Attached>,
         models: &[Model],
     ) {
+        let (index, class) = class;
         side.samples(h, hist.fetched, lo, class, &mut self.samples);
         let fields = class.fields.get(lo..).unwrap_or(&[]);
         let n = fields.len().min(CHUNK);
@@ -486,11 +513,20 @@ impl Chunk {
             }
         }
         let (table, k) = (hist.table, hist.len());
+        self.contracted = false;
+        if let Some(a) =
+            contract.filter(|_| lo == 0 && fields.len() <= CHUNK && k >= CONTRACT_SAMPLES)
+        {
+            let rows = Rows::new(&self.samples[..n], &hist.offsets[..k]);
+            self.contracted = a.run(index, fields, &rows, &mut self.contract[..n]);
+        }
         for f in 0..n.min(models.len()) {
             let (field, samples) = (&fields[f], &self.samples[f]);
+            let contract = self.contract_of(f);
             self.predicted[f] = match field.coding {
                 Coding::Numeric(c) => {
-                    models[f].predict(field, c, &History { table, samples: *samples, len: k })
+                    let history = History { table, samples: *samples, len: k, contract };
+                    models[f].predict(field, c, &history)
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
             };
@@ -580,7 +616,10 @@ impl<P: Probe> Walk<'_, '_, P> {
         let targets = side.target_row(h);
         let targets = targets.get(..n).unwrap_or(&[]);
         let hist = match side.sources(h, k) {
-            None => Hist { fetched: k, picks: None, table: &self.refs.table },
+            None => {
+                let (offsets, table) = (self.refs.offsets, &self.refs.table);
+                Hist { fetched: k, picks: None, offsets, table }
+            }
             Some(sources) => {
                 let (mut picks, mut offsets, mut len) = ([0u8; MAX_SAMPLES], [0; MAX_SAMPLES], 0);
                 for (j, &s) in sources.iter().enumerate().take(k) {
@@ -589,10 +628,12 @@ impl<P: Probe> Walk<'_, '_, P> {
                         len += 1;
                     }
                 }
-                Hist { fetched: k, picks: Some((picks, len)), table: self.tables.get(offsets, len) }
+                let table = self.tables.get(offsets, len);
+                Hist { fetched: k, picks: Some((picks, len)), offsets, table }
             }
         };
         let (k, table) = (hist.len(), hist.table);
+        let contract = self.schema.contract.as_ref();
         let chunk = &mut self.chunk;
         // Without tolerances and with every group due, every field is coded exactly: the
         // common case, kept free of the per-field tests below.
@@ -601,14 +642,14 @@ impl<P: Probe> Walk<'_, '_, P> {
 
         // The context: did the entity stay still between its two newest samples? Filled for
         // the first chunk of fields only, which is what the test reads.
-        chunk.fill(side, h, &hist, 0, c, field_models);
+        chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
         let still = k >= 2 && chunk.samples[..n.min(CHUNK)].iter().all(|s| s[0] == s[1]);
         // On the encoder: does every due field equal (within tolerance) its prediction?
         let mut exact = S::ENCODER && targets.len() == n;
         let mut lo = 0;
         while exact && lo < n {
             if lo > 0 {
-                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             exact = if simple {
@@ -638,7 +679,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         let mut tolerant = 0;
         while lo < n {
             if lo > 0 || n > CHUNK {
-                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             for f in lo..hi {
@@ -655,7 +696,8 @@ impl<P: Probe> Walk<'_, '_, P> {
                     self.probe.field(class, f, 0, p.candidate, true);
                     p.value
                 } else {
-                    let history = History { table, samples: *samples, len: k };
+                    let contract = chunk.contract_of(f - lo);
+                    let history = History { table, samples: *samples, len: k, contract };
                     let target = targets.get(f).copied().unwrap_or(0);
                     let (value, cost) =
                         code_probed::<P, _>(coder, field, model, &history, p, target);
@@ -704,7 +746,7 @@ impl<P: Probe> Walk<'_, '_, P> {
 
 /// The history of an entity that has none.
 const NO_HISTORY: History<'static> =
-    History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0 };
+    History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0, contract: None };
 
 /// What an attempt to code one entity must restore if it is rolled back.
 struct Attempt {
