@@ -18,6 +18,7 @@ use crate::ir::{
 };
 use crate::limits::MAX_ARRAY_LEN;
 use crate::span::{Span, Spanned};
+use netschema_runtime::schema::KeySlot;
 
 /// One scalar of a flattened class.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +37,8 @@ pub struct ScalarField {
     pub tolerance: u32,
     /// The index of the field's update group in [`Class::update_groups`] (0: the default group).
     pub group: u8,
+    /// Where the scalar sits in a timeline's slots, if it is one of a keyframe's values.
+    pub slot: Option<KeySlot>,
     /// The span of the field's kind.
     pub span: Span,
 }
@@ -181,7 +184,8 @@ impl Schema {
             match &field.timeline {
                 None => ctx.push(&field.ty, field.name.clone(), &mut out),
                 Some(t) => {
-                    for slot in 0..t.capacity() {
+                    let capacity = t.capacity();
+                    for slot in 0..capacity {
                         let path = format!("{}[{slot}]", field.name);
                         out.push(ctx.scalar(format!("{path}.live"), ScalarKind::Bool));
                         let time = ScalarKind::KeyTime { interp: t.interp.value };
@@ -189,7 +193,17 @@ impl Schema {
                             predictors: KEY_TIME_PREDICTORS,
                             ..ctx.scalar(format!("{path}.t"), time)
                         });
+                        let first = out.len();
                         ctx.push(&field.ty, path, &mut out);
+                        let stride = out.len() - first + 2;
+                        for (i, value) in out[first..].iter_mut().enumerate() {
+                            value.slot = Some(KeySlot {
+                                after_time: u8::try_from(i + 1).unwrap_or(u8::MAX),
+                                stride: u8::try_from(stride).unwrap_or(u8::MAX),
+                                index: u8::try_from(slot).unwrap_or(u8::MAX),
+                                capacity: u8::try_from(capacity).unwrap_or(u8::MAX),
+                            });
+                        }
                     }
                 }
             }
@@ -226,6 +240,7 @@ impl Ctx<'_> {
             predictors,
             tolerance,
             group: self.group,
+            slot: None,
             span: self.span,
         }
     }

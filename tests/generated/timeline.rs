@@ -204,7 +204,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -216,7 +222,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Linear,
@@ -243,7 +255,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Cubic,
@@ -266,7 +284,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -278,7 +302,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -290,7 +320,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -302,7 +338,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
             interp: ::netschema::timeline::Interp::Linear,
@@ -323,7 +365,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -350,7 +398,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -399,7 +453,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -411,7 +471,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -441,7 +507,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].y",
                         Q_POS.raw_min(),
@@ -453,7 +525,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -483,7 +561,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].y",
                         Q_POS.raw_min(),
@@ -495,7 +579,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[3].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -525,7 +615,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].y",
                         Q_POS.raw_min(),
@@ -537,7 +633,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[4].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -567,7 +669,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].y",
                         Q_POS.raw_min(),
@@ -579,7 +687,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[5].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -609,7 +723,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].y",
                         Q_POS.raw_min(),
@@ -621,7 +741,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -651,7 +777,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -681,7 +813,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -711,7 +849,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[3].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -741,7 +885,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[4].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -771,7 +921,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[5].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -801,7 +957,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("turret[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -827,7 +989,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -839,7 +1007,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -851,7 +1025,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -863,7 +1043,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("turret[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -889,7 +1075,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c0",
                         Q_TURRET.raw_min(),
@@ -901,7 +1093,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c1",
                         Q_TURRET.raw_min(),
@@ -913,7 +1111,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c2",
                         Q_TURRET.raw_min(),
@@ -925,7 +1129,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("turret[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -951,7 +1161,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c0",
                         Q_TURRET.raw_min(),
@@ -963,7 +1179,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c1",
                         Q_TURRET.raw_min(),
@@ -975,7 +1197,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c2",
                         Q_TURRET.raw_min(),
@@ -987,7 +1215,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("order[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1011,7 +1245,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1035,7 +1275,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1059,7 +1305,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[3].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1083,7 +1335,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("progress[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1113,7 +1371,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("progress[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1143,7 +1407,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("progress[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1173,7 +1443,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "hp",
                         Q_HP.raw_min(),
@@ -1319,7 +1595,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -1331,7 +1613,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Linear,
@@ -1358,7 +1646,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Cubic,
@@ -1381,7 +1675,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -1393,7 +1693,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -1405,7 +1711,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -1417,7 +1729,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
             interp: ::netschema::timeline::Interp::Linear,
@@ -1440,7 +1758,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -1467,7 +1791,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -1516,7 +1846,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -1528,7 +1864,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1558,7 +1900,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].y",
                         Q_POS.raw_min(),
@@ -1570,7 +1918,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1600,7 +1954,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].y",
                         Q_POS.raw_min(),
@@ -1612,7 +1972,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[3].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1642,7 +2008,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].y",
                         Q_POS.raw_min(),
@@ -1654,7 +2026,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[4].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1684,7 +2062,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].y",
                         Q_POS.raw_min(),
@@ -1696,7 +2080,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("pos[5].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1726,7 +2116,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].y",
                         Q_POS.raw_min(),
@@ -1738,7 +2134,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1768,7 +2170,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1798,7 +2206,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1828,7 +2242,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[3].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1858,7 +2278,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[4].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1888,7 +2314,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("heading[5].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1918,7 +2350,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("turret[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -1944,7 +2382,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -1956,7 +2400,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -1968,7 +2418,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -1980,7 +2436,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("turret[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2006,7 +2468,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c0",
                         Q_TURRET.raw_min(),
@@ -2018,7 +2486,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c1",
                         Q_TURRET.raw_min(),
@@ -2030,7 +2504,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c2",
                         Q_TURRET.raw_min(),
@@ -2042,7 +2522,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("turret[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2068,7 +2554,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c0",
                         Q_TURRET.raw_min(),
@@ -2080,7 +2572,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 2,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c1",
                         Q_TURRET.raw_min(),
@@ -2092,7 +2590,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 3,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c2",
                         Q_TURRET.raw_min(),
@@ -2104,7 +2608,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 4,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("alive[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2130,7 +2640,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("alive[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2156,7 +2672,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("alive[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2182,7 +2704,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("alive[3].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2208,7 +2736,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("alive[4].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2234,7 +2768,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("alive[5].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2260,7 +2800,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical("progress[0].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2290,7 +2836,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("progress[1].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2320,7 +2872,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical("progress[2].live", 2)
                     .with_meaning(
                         match ::netschema::quant::BoolQuant::new() {
@@ -2350,7 +2908,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_time: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
             ],
             groups: &[],
         };

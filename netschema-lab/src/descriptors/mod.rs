@@ -122,7 +122,11 @@ impl RuntimeSchema {
                     _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
                 };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);
-                fields.push(field.with_tolerance(s.tolerance).in_group(s.group));
+                let field = field.with_tolerance(s.tolerance).in_group(s.group);
+                fields.push(match s.slot {
+                    Some(slot) => field.in_slot(slot),
+                    None => field,
+                });
                 quantisers.push(q);
             }
             let fields = Box::leak(fields.into_boxed_slice());

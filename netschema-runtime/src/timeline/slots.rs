@@ -3,8 +3,8 @@
 //! A timeline of capacity `n` (its [`Spec::capacity`](super::Spec::capacity)) and `W`
 //! components is `n` slots of `2 + W` scalar fields in its class's row: whether the slot holds
 //! a keyframe (0 or 1), the keyframe's frame, then its raw values. A keyframe keeps its slot for
-//! as long as it exists and a new one takes the lowest free slot, so an edit changes only the
-//! slots it touches: adding writes one slot, removing clears one slot's flag (its frame and
+//! as long as it exists and a new one takes the slot after the latest keyframe's (in a ring)
+//! if that is free, else the lowest free slot, so an edit changes only the slots it touches: adding writes one slot, removing clears one slot's flag (its frame and
 //! values stay as they were), moving rewrites one slot's frame. The engine codes rows against
 //! what the client holds, so unchanged slots cost a fraction of a bit and the client's list
 //! follows the server's under loss like any other field.
@@ -28,10 +28,18 @@ impl<const W: usize, const CAP: usize> Slots<W, CAP> {
     /// All empty.
     pub(super) const EMPTY: Self = Slots([Slot { live: false, time: 0, value: [0; W] }; CAP]);
 
-    /// Gives the keyframe at `time` the lowest free slot (there is one while the timeline has
-    /// room).
+    /// Gives the keyframe at `time` a free slot (there is one while the timeline has room):
+    /// the one after the slot of the latest keyframe, in a ring, when that is free, so that a
+    /// keyframe added after the others sits in the slot after its predecessor's (which the
+    /// engine predicts a new keyframe from, see `KeySlot`); otherwise the lowest free one.
     pub(super) fn take(&mut self, time: u32, value: [i32; W]) {
-        if let Some(s) = self.0.iter_mut().find(|s| !s.live) {
+        let latest = self.0.iter().enumerate().filter(|(_, s)| s.live).max_by_key(|(_, s)| s.time);
+        let next = latest.map_or(0, |(i, _)| (i + 1) % CAP);
+        let free = match self.0.get(next) {
+            Some(s) if !s.live => Some(next),
+            _ => self.0.iter().position(|s| !s.live),
+        };
+        if let Some(s) = free.and_then(|i| self.0.get_mut(i)) {
             *s = Slot { live: true, time, value };
         }
     }
