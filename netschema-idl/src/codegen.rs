@@ -818,10 +818,10 @@ impl Gen<'_> {
             quote!(.in_group(#g))
         });
         let slot = s.slot.map(|k| {
-            let [after_time, stride, index, capacity] =
-                [k.after_time, k.stride, k.index, k.capacity].map(Literal::u8_unsuffixed);
+            let [after_flag, stride, index, capacity] =
+                [k.after_flag, k.stride, k.index, k.capacity].map(Literal::u8_unsuffixed);
             quote!(.in_slot(#krate::schema::KeySlot {
-                after_time: #after_time, stride: #stride, index: #index, capacity: #capacity
+                after_flag: #after_flag, stride: #stride, index: #index, capacity: #capacity
             }))
         });
         quote!(#tolerance #group #slot)
@@ -904,7 +904,7 @@ impl Gen<'_> {
             if let Some(s) = scalars.get(k) {
                 k += 1;
                 let (path, update) = (&s.path, self.update(s));
-                table.push(quote!(#krate::schema::Field::categorical(#path, 2).with_meaning(match #krate::quant::BoolQuant::new() { ::core::result::Result::Ok(q) => q.fingerprint(), ::core::result::Result::Err(_) => 0 }) #update));
+                table.push(quote!(#krate::schema::Field::categorical(#path, 3).with_meaning(#krate::timeline::FLAG_MEANING) #update));
             }
             if let Some(s) = scalars.get(k) {
                 k += 1;

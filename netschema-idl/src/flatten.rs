@@ -83,6 +83,9 @@ pub enum ScalarKind {
         /// Its number of cases (0 if the name does not resolve, which validation rejects).
         cases: u32,
     },
+    /// A timeline slot's flag: 0 empty, 1 or 2 a keyframe (alternating each time the slot
+    /// takes a new one), transition-coded.
+    KeyFlag,
     /// A timeline slot's keyframe frame, `0..=i32::MAX`.
     KeyTime {
         /// The timeline's interpolation, part of the scalar's meaning.
@@ -94,7 +97,13 @@ impl ScalarKind {
     /// Whether the scalar is coded with a transition model (bool, enum, quaternion largest
     /// index) rather than predicted.
     pub fn is_transition_coded(&self) -> bool {
-        matches!(self, ScalarKind::QuatLargest | ScalarKind::Bool | ScalarKind::Enum { .. })
+        matches!(
+            self,
+            ScalarKind::QuatLargest
+                | ScalarKind::Bool
+                | ScalarKind::Enum { .. }
+                | ScalarKind::KeyFlag
+        )
     }
 
     /// The number of distinct raw values (`None` if invalid or above `u64`).
@@ -110,6 +119,7 @@ impl ScalarKind {
                 1u64.checked_shl(*bits)
             }
             ScalarKind::KeyTime { .. } => Some(1 << 31),
+            ScalarKind::KeyFlag => Some(3),
             ScalarKind::QuatLargest => Some(4),
             ScalarKind::Bool => Some(2),
             ScalarKind::Enum { cases, .. } => Some(u64::from(*cases)),
@@ -187,18 +197,18 @@ impl Schema {
                     let capacity = t.capacity();
                     for slot in 0..capacity {
                         let path = format!("{}[{slot}]", field.name);
-                        out.push(ctx.scalar(format!("{path}.live"), ScalarKind::Bool));
+                        let first = out.len();
+                        out.push(ctx.scalar(format!("{path}.live"), ScalarKind::KeyFlag));
                         let time = ScalarKind::KeyTime { interp: t.interp.value };
                         out.push(ScalarField {
                             predictors: KEY_TIME_PREDICTORS,
                             ..ctx.scalar(format!("{path}.t"), time)
                         });
-                        let first = out.len();
                         ctx.push(&field.ty, path, &mut out);
-                        let stride = out.len() - first + 2;
-                        for (i, value) in out[first..].iter_mut().enumerate() {
+                        let stride = out.len() - first;
+                        for (i, value) in out[first + 1..].iter_mut().enumerate() {
                             value.slot = Some(KeySlot {
-                                after_time: u8::try_from(i + 1).unwrap_or(u8::MAX),
+                                after_flag: u8::try_from(i + 1).unwrap_or(u8::MAX),
                                 stride: u8::try_from(stride).unwrap_or(u8::MAX),
                                 index: u8::try_from(slot).unwrap_or(u8::MAX),
                                 capacity: u8::try_from(capacity).unwrap_or(u8::MAX),

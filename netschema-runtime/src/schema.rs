@@ -51,23 +51,24 @@ pub struct Field {
     /// Index of the field's update group in its class's [`Class::groups`] (0: the class's
     /// default group).
     pub group: u8,
-    /// Where the field sits in a keyframe timeline's slots, if it is one of a keyframe's
-    /// values ([`Field::in_slot`]).
+    /// Where the field sits in a keyframe timeline's slots, if it is a keyframe's frame or one
+    /// of its values ([`Field::in_slot`]).
     pub slot: Option<KeySlot>,
 }
 
 /// Most fields of one keyframe slot ([`KeySlot::stride`]): a flag, a frame and up to 14 values.
 pub const MAX_SLOT_STRIDE: u8 = 16;
 
-/// The place of a keyframe value in a timeline's slots (see `docs/protocol.md`, timeline
-/// fields): a slot is a live flag, the keyframe's frame, then its values. When a slot's frame
-/// differs from the one the client holds, the slot holds a new keyframe, and its values are
-/// predicted from the slot before it, which holds the keyframe before it when keyframes are
-/// added in time order.
+/// The place of a keyframe's frame or value in a timeline's slots (see `docs/protocol.md`,
+/// timeline fields): a slot is a flag (0: empty; 1 or 2, alternating each time the slot takes
+/// a new keyframe), the keyframe's frame, then its values. When a slot's flag differs from the
+/// one the client holds and is not 0, the slot holds a new keyframe, and its frame and values
+/// are predicted from the slot before it, which holds the keyframe before it when keyframes
+/// are added in time order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KeySlot {
-    /// Fields from the slot's frame field to this value (1 for the first component).
-    pub after_time: u8,
+    /// Fields from the slot's flag to this one (1 for the frame, 2 for the first value).
+    pub after_flag: u8,
     /// Fields per slot: 2 and the components.
     pub stride: u8,
     /// The slot's index in the timeline, `0..capacity`.
@@ -77,14 +78,14 @@ pub struct KeySlot {
 }
 
 impl KeySlot {
-    /// The index of the slot's frame field, for the value at field index `f`.
+    /// The index of the slot's flag, for the field at index `f`.
     #[inline]
-    pub const fn time_field(&self, f: usize) -> usize {
-        f.saturating_sub(self.after_time as usize)
+    pub const fn flag_field(&self, f: usize) -> usize {
+        f.saturating_sub(self.after_flag as usize)
     }
 
-    /// The index of the same value in the slot before (the last slot's, for slot 0), for the
-    /// value at field index `f`.
+    /// The index of the same field in the slot before (the last slot's, for slot 0), for the
+    /// field at index `f`.
     #[inline]
     pub const fn previous_field(&self, f: usize) -> usize {
         let stride = self.stride as usize;
@@ -96,7 +97,7 @@ impl KeySlot {
     }
 
     const fn code(&self) -> u64 {
-        (self.after_time as u64)
+        (self.after_flag as u64)
             | (self.stride as u64) << 8
             | (self.index as u64) << 16
             | (self.capacity as u64) << 24
@@ -159,7 +160,7 @@ impl Field {
         self
     }
 
-    /// This field as a keyframe value in a timeline's slots (see [`KeySlot`]).
+    /// This field as a keyframe's frame or value in a timeline's slots (see [`KeySlot`]).
     pub const fn in_slot(mut self, slot: KeySlot) -> Field {
         self.slot = Some(slot);
         self
@@ -535,11 +536,11 @@ impl Schema {
             }
             for (f, field) in class.fields.iter().enumerate() {
                 let bad_slot = field.slot.is_some_and(|s| {
-                    s.after_time == 0
-                        || s.after_time >= s.stride.saturating_sub(1)
+                    s.after_flag == 0
+                        || s.after_flag >= s.stride
                         || s.stride > MAX_SLOT_STRIDE
                         || s.index >= s.capacity
-                        || f < usize::from(s.after_time)
+                        || f < usize::from(s.after_flag)
                         || s.previous_field(f) >= class.fields.len()
                 });
                 if field.min > field.max

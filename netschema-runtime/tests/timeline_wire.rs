@@ -38,7 +38,7 @@ fn slot_fields(name: &str, spec: &Spec, keyed: bool) -> Vec<Field> {
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     (0..spec.capacity())
         .flat_map(|s| {
-            let live = Field::categorical(leak(format!("{name}[{s}].live")), 2);
+            let live = Field::categorical(leak(format!("{name}[{s}].live")), 3);
             let time = Field::numeric(
                 leak(format!("{name}[{s}].t")),
                 0,
@@ -47,12 +47,15 @@ fn slot_fields(name: &str, spec: &Spec, keyed: bool) -> Vec<Field> {
                 &[Predictor::Zero, Predictor::Hold],
             );
             let (stride, capacity) = (2 + spec.fields.len() as u8, spec.capacity() as u8);
-            let values = spec.fields.iter().enumerate().map(move |(i, f)| {
-                let field = Field { name: leak(format!("{name}[{s}].{}", f.name)), ..*f };
-                let slot = KeySlot { after_time: 1 + i as u8, stride, index: s as u8, capacity };
+            let values = spec
+                .fields
+                .iter()
+                .map(move |f| Field { name: leak(format!("{name}[{s}].{}", f.name)), ..*f });
+            let slotted = [time].into_iter().chain(values).enumerate().map(move |(i, field)| {
+                let slot = KeySlot { after_flag: 1 + i as u8, stride, index: s as u8, capacity };
                 if keyed { field.in_slot(slot) } else { field }
             });
-            [live, time].into_iter().chain(values)
+            [live].into_iter().chain(slotted)
         })
         .collect()
 }
@@ -199,7 +202,7 @@ fn lists_follow_the_server_under_a_byte_budget() {
     }
 }
 
-/// A new keyframe's values are predicted from the keyframe before it (its slot's
+/// A new keyframe's frame and values are predicted from the keyframe before it (its slot's
 /// [`KeySlot`]): the same session costs less than with each slot predicted from what it held.
 #[test]
 fn new_keyframes_are_predicted_from_the_one_before() {

@@ -206,7 +206,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 0,
                         capacity: 6,
@@ -224,7 +224,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 0,
                         capacity: 6,
@@ -257,7 +257,7 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 6,
@@ -286,7 +286,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -304,7 +304,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -322,7 +322,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -340,7 +340,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -367,7 +367,7 @@ const _: () = {
                         ),
                     )
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 4,
@@ -400,7 +400,7 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 3,
@@ -424,13 +424,8 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Unit",
             fields: &[
-                ::netschema::schema::Field::categorical("pos[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -441,7 +436,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].x",
                         Q_POS.raw_min(),
@@ -455,7 +456,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 0,
                         capacity: 6,
@@ -473,18 +474,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 0,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -495,7 +491,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].x",
                         Q_POS.raw_min(),
@@ -509,7 +511,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 1,
                         capacity: 6,
@@ -527,18 +529,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 1,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -549,7 +546,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].x",
                         Q_POS.raw_min(),
@@ -563,7 +566,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 2,
                         capacity: 6,
@@ -581,18 +584,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 2,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -603,7 +601,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].x",
                         Q_POS.raw_min(),
@@ -617,7 +621,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 3,
                         capacity: 6,
@@ -635,18 +639,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 3,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -657,7 +656,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].x",
                         Q_POS.raw_min(),
@@ -671,7 +676,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 4,
                         capacity: 6,
@@ -689,18 +694,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 4,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -711,7 +711,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].x",
                         Q_POS.raw_min(),
@@ -725,7 +731,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 5,
                         capacity: 6,
@@ -743,18 +749,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 5,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -765,7 +766,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[0]",
                         Q_HEADING.raw_min(),
@@ -779,18 +786,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -801,7 +803,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[1]",
                         Q_HEADING.raw_min(),
@@ -815,18 +823,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 1,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -837,7 +840,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[2]",
                         Q_HEADING.raw_min(),
@@ -851,18 +860,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 2,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -873,7 +877,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[3]",
                         Q_HEADING.raw_min(),
@@ -887,18 +897,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 3,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -909,7 +914,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[4]",
                         Q_HEADING.raw_min(),
@@ -923,18 +934,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 4,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -945,7 +951,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[5]",
                         Q_HEADING.raw_min(),
@@ -959,18 +971,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 5,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("turret[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("turret[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -981,7 +988,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[0].largest",
                         ::netschema::__private::cases(
@@ -991,7 +1004,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1009,7 +1022,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1027,7 +1040,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1045,18 +1058,13 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 0,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("turret[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("turret[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -1067,7 +1075,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[1].largest",
                         ::netschema::__private::cases(
@@ -1077,7 +1091,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 1,
                         capacity: 3,
@@ -1095,7 +1109,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 1,
                         capacity: 3,
@@ -1113,7 +1127,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 1,
                         capacity: 3,
@@ -1131,18 +1145,13 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 1,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("turret[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("turret[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -1153,7 +1162,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[2].largest",
                         ::netschema::__private::cases(
@@ -1163,7 +1178,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 2,
                         capacity: 3,
@@ -1181,7 +1196,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 2,
                         capacity: 3,
@@ -1199,7 +1214,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 2,
                         capacity: 3,
@@ -1217,18 +1232,13 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 2,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("order[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("order[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[0].t",
                         0,
@@ -1239,7 +1249,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[0]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
@@ -1247,18 +1263,13 @@ const _: () = {
                         ),
                     )
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 4,
                     }),
-                ::netschema::schema::Field::categorical("order[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("order[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[1].t",
                         0,
@@ -1269,7 +1280,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[1]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
@@ -1277,18 +1294,13 @@ const _: () = {
                         ),
                     )
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 1,
                         capacity: 4,
                     }),
-                ::netschema::schema::Field::categorical("order[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("order[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[2].t",
                         0,
@@ -1299,7 +1311,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[2]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
@@ -1307,18 +1325,13 @@ const _: () = {
                         ),
                     )
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 2,
                         capacity: 4,
                     }),
-                ::netschema::schema::Field::categorical("order[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("order[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[3].t",
                         0,
@@ -1329,7 +1342,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[3]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
@@ -1337,18 +1356,13 @@ const _: () = {
                         ),
                     )
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 3,
                         capacity: 4,
                     }),
-                ::netschema::schema::Field::categorical("progress[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("progress[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -1359,7 +1373,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[0]",
                         Q_PROGRESS.raw_min(),
@@ -1373,18 +1393,13 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("progress[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("progress[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -1395,7 +1410,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[1]",
                         Q_PROGRESS.raw_min(),
@@ -1409,18 +1430,13 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 1,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("progress[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("progress[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -1431,7 +1447,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[2]",
                         Q_PROGRESS.raw_min(),
@@ -1445,7 +1467,7 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 2,
                         capacity: 3,
@@ -1597,7 +1619,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 0,
                         capacity: 6,
@@ -1615,7 +1637,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 0,
                         capacity: 6,
@@ -1648,7 +1670,7 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 6,
@@ -1677,7 +1699,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1695,7 +1717,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1713,7 +1735,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1731,7 +1753,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -1760,7 +1782,7 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 6,
@@ -1793,7 +1815,7 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 3,
@@ -1817,13 +1839,8 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Walker",
             fields: &[
-                ::netschema::schema::Field::categorical("pos[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -1834,7 +1851,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].x",
                         Q_POS.raw_min(),
@@ -1848,7 +1871,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 0,
                         capacity: 6,
@@ -1866,18 +1889,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 0,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -1888,7 +1906,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].x",
                         Q_POS.raw_min(),
@@ -1902,7 +1926,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 1,
                         capacity: 6,
@@ -1920,18 +1944,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 1,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -1942,7 +1961,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].x",
                         Q_POS.raw_min(),
@@ -1956,7 +1981,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 2,
                         capacity: 6,
@@ -1974,18 +1999,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 2,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -1996,7 +2016,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].x",
                         Q_POS.raw_min(),
@@ -2010,7 +2036,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 3,
                         capacity: 6,
@@ -2028,18 +2054,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 3,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -2050,7 +2071,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].x",
                         Q_POS.raw_min(),
@@ -2064,7 +2091,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 4,
                         capacity: 6,
@@ -2082,18 +2109,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 4,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("pos[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -2104,7 +2126,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].x",
                         Q_POS.raw_min(),
@@ -2118,7 +2146,7 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 4,
                         index: 5,
                         capacity: 6,
@@ -2136,18 +2164,13 @@ const _: () = {
                     )
                     .with_meaning(Q_POS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 4,
                         index: 5,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -2158,7 +2181,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[0]",
                         Q_HEADING.raw_min(),
@@ -2172,18 +2201,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -2194,7 +2218,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[1]",
                         Q_HEADING.raw_min(),
@@ -2208,18 +2238,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 1,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -2230,7 +2255,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[2]",
                         Q_HEADING.raw_min(),
@@ -2244,18 +2275,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 2,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -2266,7 +2292,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[3]",
                         Q_HEADING.raw_min(),
@@ -2280,18 +2312,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 3,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -2302,7 +2329,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[4]",
                         Q_HEADING.raw_min(),
@@ -2316,18 +2349,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 4,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("heading[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("heading[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -2338,7 +2366,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[5]",
                         Q_HEADING.raw_min(),
@@ -2352,18 +2386,13 @@ const _: () = {
                     )
                     .with_meaning(Q_HEADING.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 5,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("turret[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("turret[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -2374,7 +2403,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[0].largest",
                         ::netschema::__private::cases(
@@ -2384,7 +2419,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -2402,7 +2437,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -2420,7 +2455,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 0,
                         capacity: 3,
@@ -2438,18 +2473,13 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 0,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("turret[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("turret[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -2460,7 +2490,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[1].largest",
                         ::netschema::__private::cases(
@@ -2470,7 +2506,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 1,
                         capacity: 3,
@@ -2488,7 +2524,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 1,
                         capacity: 3,
@@ -2506,7 +2542,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 1,
                         capacity: 3,
@@ -2524,18 +2560,13 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 1,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("turret[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("turret[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -2546,7 +2577,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[2].largest",
                         ::netschema::__private::cases(
@@ -2556,7 +2593,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.index().fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 6,
                         index: 2,
                         capacity: 3,
@@ -2574,7 +2611,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 2,
+                        after_flag: 3,
                         stride: 6,
                         index: 2,
                         capacity: 3,
@@ -2592,7 +2629,7 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 3,
+                        after_flag: 4,
                         stride: 6,
                         index: 2,
                         capacity: 3,
@@ -2610,18 +2647,13 @@ const _: () = {
                     )
                     .with_meaning(Q_TURRET.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 4,
+                        after_flag: 5,
                         stride: 6,
                         index: 2,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("alive[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("alive[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[0].t",
                         0,
@@ -2632,7 +2664,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[0]",
                         ::netschema::__private::cases(
@@ -2642,18 +2680,13 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("alive[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("alive[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[1].t",
                         0,
@@ -2664,7 +2697,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[1]",
                         ::netschema::__private::cases(
@@ -2674,18 +2713,13 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 1,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("alive[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("alive[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[2].t",
                         0,
@@ -2696,7 +2730,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[2]",
                         ::netschema::__private::cases(
@@ -2706,18 +2746,13 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 2,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("alive[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("alive[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[3].t",
                         0,
@@ -2728,7 +2763,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[3]",
                         ::netschema::__private::cases(
@@ -2738,18 +2779,13 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 3,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("alive[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("alive[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[4].t",
                         0,
@@ -2760,7 +2796,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[4]",
                         ::netschema::__private::cases(
@@ -2770,18 +2812,13 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 4,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("alive[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("alive[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[5].t",
                         0,
@@ -2792,7 +2829,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[5]",
                         ::netschema::__private::cases(
@@ -2802,18 +2845,13 @@ const _: () = {
                     )
                     .with_meaning(Q_ALIVE.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 5,
                         capacity: 6,
                     }),
-                ::netschema::schema::Field::categorical("progress[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("progress[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -2824,7 +2862,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[0]",
                         Q_PROGRESS.raw_min(),
@@ -2838,18 +2882,13 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 0,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("progress[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("progress[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -2860,7 +2899,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[1]",
                         Q_PROGRESS.raw_min(),
@@ -2874,18 +2919,13 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 1,
                         capacity: 3,
                     }),
-                ::netschema::schema::Field::categorical("progress[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("progress[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -2896,7 +2936,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[2]",
                         Q_PROGRESS.raw_min(),
@@ -2910,7 +2956,7 @@ const _: () = {
                     )
                     .with_meaning(Q_PROGRESS.fingerprint())
                     .in_slot(::netschema::schema::KeySlot {
-                        after_time: 1,
+                        after_flag: 2,
                         stride: 3,
                         index: 2,
                         capacity: 3,

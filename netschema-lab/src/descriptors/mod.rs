@@ -119,6 +119,7 @@ impl RuntimeSchema {
                     .or_insert_with(|| leak_predictors(s.predictors));
                 let meaning = match s.kind {
                     netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
+                    netschema_idl::ScalarKind::KeyFlag => netschema_runtime::timeline::FLAG_MEANING,
                     _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
                 };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);

@@ -714,15 +714,16 @@ impl<P: Probe> Walk<'_, '_, P> {
     }
 }
 
-/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe value
-/// finds its slot's frame and the slot before it there (a slot is at most [`CHUNK`] fields).
+/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
+/// or value finds its slot's flag and the slot before it there (a slot is at most [`CHUNK`]
+/// fields).
 type Recent = [i32; CHUNK];
 
-/// The prediction of keyframe value `f` in `slot` when the slot holds a new keyframe, that is
-/// when the slot's frame, coded just before, differs from the one the client holds
-/// (`baseline(i)`: field `i` at the baseline): the same value in the slot before, as coded in
+/// The prediction of keyframe field `f` in `slot` when the slot holds a new keyframe, that is
+/// when the slot's flag, coded before it, is not 0 and differs from the one the client holds
+/// (`baseline(i)`: field `i` at the baseline): the same field in the slot before, as coded in
 /// this update, or for slot 0 the last slot's at the baseline. `None` when the slot keeps its
-/// keyframe, whose value is then predicted as any field is.
+/// keyframe (or is empty), which is then predicted as any field is.
 #[inline]
 fn renewed(
     f: usize,
@@ -730,8 +731,9 @@ fn renewed(
     recent: &Recent,
     baseline: impl Fn(usize) -> i32,
 ) -> Option<i32> {
-    let time = slot.time_field(f);
-    if recent[time % CHUNK] == baseline(time) {
+    let flag = slot.flag_field(f);
+    let now = recent[flag % CHUNK];
+    if now == 0 || now == baseline(flag) {
         return None;
     }
     let previous = slot.previous_field(f);
