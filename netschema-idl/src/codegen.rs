@@ -822,9 +822,10 @@ impl Gen<'_> {
         quote!(&[#(#preds),*])
     }
 
-    /// `.with_tolerance(N)` and `.in_group(G)`, where the scalar has a tolerance or a group
-    /// other than the default one.
-    fn update(s: &ScalarField) -> TokenStream {
+    /// `.with_tolerance(N)`, `.in_group(G)` and `.in_slot(..)`, where the scalar has a
+    /// tolerance, a group other than the default one, or a place in a timeline's slots.
+    fn update(&self, s: &ScalarField) -> TokenStream {
+        let krate = &self.options.crate_path;
         let tolerance = (s.tolerance > 0).then(|| {
             let n = Literal::u32_unsuffixed(s.tolerance);
             quote!(.with_tolerance(#n))
@@ -833,7 +834,14 @@ impl Gen<'_> {
             let g = Literal::u8_unsuffixed(s.group);
             quote!(.in_group(#g))
         });
-        quote!(#tolerance #group)
+        let slot = s.slot.map(|k| {
+            let [after_flag, stride, index, capacity] =
+                [k.after_flag, k.stride, k.index, k.capacity].map(Literal::u8_unsuffixed);
+            quote!(.in_slot(#krate::schema::KeySlot {
+                after_flag: #after_flag, stride: #stride, index: #index, capacity: #capacity
+            }))
+        });
+        quote!(#tolerance #group #slot)
     }
 
     /// Pushes the class-table entries of `ty`, reading paths from `scalars[*k..]`.
@@ -853,31 +861,31 @@ impl Gen<'_> {
         match &ty.kind {
             TypeKind::Int { .. } | TypeKind::Fixed { .. } | TypeKind::Angle { .. } => {
                 if let Some(s) = next(k) {
-                    let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                    let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                     out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint()) #update));
                 }
             }
             TypeKind::Quat { .. } => {
                 if let Some(s) = next(k) {
-                    let (path, update) = (&s.path, Self::update(s));
+                    let (path, update) = (&s.path, self.update(s));
                     out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.index().raw_min(), #q.index().raw_max())).with_meaning(#q.index().fingerprint()) #update));
                 }
                 for _ in 0..3 {
                     if let Some(s) = next(k) {
-                        let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                        let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                         out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint()) #update));
                     }
                 }
             }
             TypeKind::Bool => {
                 if let Some(s) = next(k) {
-                    let (path, update) = (&s.path, Self::update(s));
+                    let (path, update) = (&s.path, self.update(s));
                     out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.raw_min(), #q.raw_max())).with_meaning(#q.fingerprint()) #update));
                 }
             }
             TypeKind::Enum { name } => {
                 if let Some(s) = next(k) {
-                    let (path, update) = (&s.path, Self::update(s));
+                    let (path, update) = (&s.path, self.update(s));
                     let ty = self.options.enum_ty(name);
                     out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases()).with_meaning(#krate::quant::EnumQuant::fingerprint(<#ty as #krate::SnapshotEnum>::NAMES)) #update));
                 }
@@ -912,12 +920,12 @@ impl Gen<'_> {
         for slot in 0..t.capacity() {
             if let Some(s) = scalars.get(k) {
                 k += 1;
-                let (path, update) = (&s.path, Self::update(s));
-                table.push(quote!(#krate::schema::Field::categorical(#path, 2).with_meaning(match #krate::quant::BoolQuant::new() { ::core::result::Result::Ok(q) => q.fingerprint(), ::core::result::Result::Err(_) => 0 }) #update));
+                let (path, update) = (&s.path, self.update(s));
+                table.push(quote!(#krate::schema::Field::categorical(#path, 3).with_meaning(#krate::timeline::FLAG_MEANING) #update));
             }
             if let Some(s) = scalars.get(k) {
                 k += 1;
-                let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                 table.push(quote!(#krate::schema::Field::numeric(#path, 0, i32::MAX, false, #preds).with_meaning(#interp.fingerprint()) #update));
             }
             let first = table.len();

@@ -204,7 +204,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -216,7 +222,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Linear,
@@ -243,7 +255,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Cubic,
@@ -266,7 +284,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -278,7 +302,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -290,7 +320,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -302,7 +338,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
             interp: ::netschema::timeline::Interp::Linear,
@@ -323,7 +365,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -350,7 +398,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -370,13 +424,8 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Unit",
             fields: &[
-                ::netschema::schema::Field::categorical("pos[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -387,7 +436,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].x",
                         Q_POS.raw_min(),
@@ -399,7 +454,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -411,14 +472,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -429,7 +491,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].x",
                         Q_POS.raw_min(),
@@ -441,7 +509,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].y",
                         Q_POS.raw_min(),
@@ -453,14 +527,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -471,7 +546,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].x",
                         Q_POS.raw_min(),
@@ -483,7 +564,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].y",
                         Q_POS.raw_min(),
@@ -495,14 +582,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -513,7 +601,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].x",
                         Q_POS.raw_min(),
@@ -525,7 +619,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].y",
                         Q_POS.raw_min(),
@@ -537,14 +637,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -555,7 +656,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].x",
                         Q_POS.raw_min(),
@@ -567,7 +674,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].y",
                         Q_POS.raw_min(),
@@ -579,14 +692,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -597,7 +711,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].x",
                         Q_POS.raw_min(),
@@ -609,7 +729,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].y",
                         Q_POS.raw_min(),
@@ -621,14 +747,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -639,7 +766,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[0]",
                         Q_HEADING.raw_min(),
@@ -651,14 +784,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -669,7 +803,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[1]",
                         Q_HEADING.raw_min(),
@@ -681,14 +821,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -699,7 +840,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[2]",
                         Q_HEADING.raw_min(),
@@ -711,14 +858,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -729,7 +877,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[3]",
                         Q_HEADING.raw_min(),
@@ -741,14 +895,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -759,7 +914,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[4]",
                         Q_HEADING.raw_min(),
@@ -771,14 +932,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -789,7 +951,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[5]",
                         Q_HEADING.raw_min(),
@@ -801,14 +969,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("turret[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -819,7 +988,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[0].largest",
                         ::netschema::__private::cases(
@@ -827,7 +1002,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -839,7 +1020,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -851,7 +1038,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -863,14 +1056,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -881,7 +1075,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[1].largest",
                         ::netschema::__private::cases(
@@ -889,7 +1089,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c0",
                         Q_TURRET.raw_min(),
@@ -901,7 +1107,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c1",
                         Q_TURRET.raw_min(),
@@ -913,7 +1125,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c2",
                         Q_TURRET.raw_min(),
@@ -925,14 +1143,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -943,7 +1162,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[2].largest",
                         ::netschema::__private::cases(
@@ -951,7 +1176,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c0",
                         Q_TURRET.raw_min(),
@@ -963,7 +1194,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c1",
                         Q_TURRET.raw_min(),
@@ -975,7 +1212,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c2",
                         Q_TURRET.raw_min(),
@@ -987,14 +1230,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("order[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("order[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[0].t",
                         0,
@@ -1005,20 +1249,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[0]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("order[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("order[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[1].t",
                         0,
@@ -1029,20 +1280,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[1]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("order[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("order[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[2].t",
                         0,
@@ -1053,20 +1311,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[2]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("order[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("order[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[3].t",
                         0,
@@ -1077,20 +1342,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[3]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("progress[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("progress[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -1101,7 +1373,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[0]",
                         Q_PROGRESS.raw_min(),
@@ -1113,14 +1391,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -1131,7 +1410,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[1]",
                         Q_PROGRESS.raw_min(),
@@ -1143,14 +1428,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -1161,7 +1447,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[2]",
                         Q_PROGRESS.raw_min(),
@@ -1173,7 +1465,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "hp",
                         Q_HP.raw_min(),
@@ -1319,7 +1617,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -1331,7 +1635,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Linear,
@@ -1358,7 +1668,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Cubic,
@@ -1381,7 +1697,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -1393,7 +1715,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -1405,7 +1733,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -1417,7 +1751,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
             interp: ::netschema::timeline::Interp::Linear,
@@ -1440,7 +1780,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -1467,7 +1813,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -1487,13 +1839,8 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Walker",
             fields: &[
-                ::netschema::schema::Field::categorical("pos[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -1504,7 +1851,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].x",
                         Q_POS.raw_min(),
@@ -1516,7 +1869,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -1528,14 +1887,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -1546,7 +1906,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].x",
                         Q_POS.raw_min(),
@@ -1558,7 +1924,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].y",
                         Q_POS.raw_min(),
@@ -1570,14 +1942,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -1588,7 +1961,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].x",
                         Q_POS.raw_min(),
@@ -1600,7 +1979,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].y",
                         Q_POS.raw_min(),
@@ -1612,14 +1997,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -1630,7 +2016,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].x",
                         Q_POS.raw_min(),
@@ -1642,7 +2034,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].y",
                         Q_POS.raw_min(),
@@ -1654,14 +2052,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -1672,7 +2071,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].x",
                         Q_POS.raw_min(),
@@ -1684,7 +2089,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].y",
                         Q_POS.raw_min(),
@@ -1696,14 +2107,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -1714,7 +2126,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].x",
                         Q_POS.raw_min(),
@@ -1726,7 +2144,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].y",
                         Q_POS.raw_min(),
@@ -1738,14 +2162,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -1756,7 +2181,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[0]",
                         Q_HEADING.raw_min(),
@@ -1768,14 +2199,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -1786,7 +2218,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[1]",
                         Q_HEADING.raw_min(),
@@ -1798,14 +2236,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -1816,7 +2255,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[2]",
                         Q_HEADING.raw_min(),
@@ -1828,14 +2273,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -1846,7 +2292,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[3]",
                         Q_HEADING.raw_min(),
@@ -1858,14 +2310,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -1876,7 +2329,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[4]",
                         Q_HEADING.raw_min(),
@@ -1888,14 +2347,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -1906,7 +2366,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[5]",
                         Q_HEADING.raw_min(),
@@ -1918,14 +2384,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("turret[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -1936,7 +2403,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[0].largest",
                         ::netschema::__private::cases(
@@ -1944,7 +2417,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -1956,7 +2435,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -1968,7 +2453,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -1980,14 +2471,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -1998,7 +2490,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[1].largest",
                         ::netschema::__private::cases(
@@ -2006,7 +2504,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c0",
                         Q_TURRET.raw_min(),
@@ -2018,7 +2522,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c1",
                         Q_TURRET.raw_min(),
@@ -2030,7 +2540,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c2",
                         Q_TURRET.raw_min(),
@@ -2042,14 +2558,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -2060,7 +2577,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[2].largest",
                         ::netschema::__private::cases(
@@ -2068,7 +2591,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c0",
                         Q_TURRET.raw_min(),
@@ -2080,7 +2609,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c1",
                         Q_TURRET.raw_min(),
@@ -2092,7 +2627,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c2",
                         Q_TURRET.raw_min(),
@@ -2104,14 +2645,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("alive[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[0].t",
                         0,
@@ -2122,7 +2664,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[0]",
                         ::netschema::__private::cases(
@@ -2130,14 +2678,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[1].t",
                         0,
@@ -2148,7 +2697,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[1]",
                         ::netschema::__private::cases(
@@ -2156,14 +2711,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[2].t",
                         0,
@@ -2174,7 +2730,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[2]",
                         ::netschema::__private::cases(
@@ -2182,14 +2744,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[3].t",
                         0,
@@ -2200,7 +2763,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[3]",
                         ::netschema::__private::cases(
@@ -2208,14 +2777,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[4].t",
                         0,
@@ -2226,7 +2796,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[4]",
                         ::netschema::__private::cases(
@@ -2234,14 +2810,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[5].t",
                         0,
@@ -2252,7 +2829,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[5]",
                         ::netschema::__private::cases(
@@ -2260,14 +2843,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("progress[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -2278,7 +2862,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[0]",
                         Q_PROGRESS.raw_min(),
@@ -2290,14 +2880,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -2308,7 +2899,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[1]",
                         Q_PROGRESS.raw_min(),
@@ -2320,14 +2917,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -2338,7 +2936,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[2]",
                         Q_PROGRESS.raw_min(),
@@ -2350,7 +2954,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
             ],
             groups: &[],
         };

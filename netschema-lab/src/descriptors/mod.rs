@@ -122,10 +122,15 @@ impl RuntimeSchema {
                     .or_insert_with(|| leak_predictors(s.predictors));
                 let meaning = match s.kind {
                     netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
+                    netschema_idl::ScalarKind::KeyFlag => netschema_runtime::timeline::FLAG_MEANING,
                     _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
                 };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);
-                fields.push(field.with_tolerance(s.tolerance).in_group(s.group));
+                let field = field.with_tolerance(s.tolerance).in_group(s.group);
+                fields.push(match s.slot {
+                    Some(slot) => field.in_slot(slot),
+                    None => field,
+                });
                 quantisers.push(q);
             }
             let fields = Box::leak(fields.into_boxed_slice());

@@ -29,7 +29,7 @@ use crate::engine::probe::Probe;
 use crate::model::contract::{Attached, Rows};
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
-use crate::schema::{Class, Coding, Field, Schema};
+use crate::schema::{Class, Coding, Field, KeySlot, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
 /// Bits of the frame number in the header of a packet without baseline.
@@ -400,6 +400,7 @@ pub(crate) fn code_history<C: BinaryCoder>(
 
 /// Fields of an entity handled together: their samples and predictions live on the stack.
 pub(crate) const CHUNK: usize = 16;
+const _: () = assert!(MAX_SLOT_STRIDE as usize <= CHUNK, "a keyframe slot fits in a chunk");
 
 /// The history an entity's prediction uses: the first `fetched` history frames, of which the
 /// samples at `picks` (one per distinct frame its values came from, so that a value held over
@@ -677,6 +678,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let mut lo = 0;
         let mut tolerant = 0;
+        let mut recent: Recent = [0; CHUNK];
         while lo < n {
             if lo > 0 || n > CHUNK {
                 chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
@@ -684,7 +686,7 @@ impl<P: Probe> Walk<'_, '_, P> {
             let hi = (lo + CHUNK).min(n);
             for f in lo..hi {
                 let (field, model) = (&fields[f], &mut field_models[f]);
-                let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
+                let (mut p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
                 let tol = (!simple && field.tolerance > 0).then(|| {
                     tolerant += 1;
                     tolerant - 1
@@ -696,6 +698,15 @@ impl<P: Probe> Walk<'_, '_, P> {
                     self.probe.field(class, f, 0, p.candidate, true);
                     p.value
                 } else {
+                    if let Some(slot) = field.slot {
+                        let baseline = |at: usize| match at.checked_sub(lo) {
+                            Some(i) if i < CHUNK => chunk.samples[i][0],
+                            _ => baseline_value(&*side, h, at, c),
+                        };
+                        if let Some(v) = renewed(f, slot, &recent, baseline) {
+                            p = Prediction { candidate: None, value: field.clamp(i64::from(v)) };
+                        }
+                    }
                     let contract = chunk.contract_of(f - lo);
                     let history = History { table, samples: *samples, len: k, contract };
                     let target = targets.get(f).copied().unwrap_or(0);
@@ -706,6 +717,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                 };
                 side.store(h, f, value, coded, tol);
                 self.check.add(value as u32);
+                recent[f % CHUNK] = value;
             }
             lo = hi;
         }
@@ -742,6 +754,39 @@ impl<P: Probe> Walk<'_, '_, P> {
         side.sent_groups(h, c, u32::MAX);
         Ok(())
     }
+}
+
+/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
+/// or value finds its slot's flag and the slot before it there (a slot is at most [`CHUNK`]
+/// fields).
+type Recent = [i32; CHUNK];
+
+/// The prediction of keyframe field `f` in `slot` when the slot holds a new keyframe, that is
+/// when the slot's flag, coded before it, is not 0 and differs from the one the client holds
+/// (`baseline(i)`: field `i` at the baseline): the same field in the slot before, as coded in
+/// this update, or for slot 0 the last slot's at the baseline. `None` when the slot keeps its
+/// keyframe (or is empty), which is then predicted as any field is.
+#[inline]
+fn renewed(
+    f: usize,
+    slot: KeySlot,
+    recent: &Recent,
+    baseline: impl Fn(usize) -> i32,
+) -> Option<i32> {
+    let flag = slot.flag_field(f);
+    let now = recent[flag % CHUNK];
+    if now == 0 || now == baseline(flag) {
+        return None;
+    }
+    let previous = slot.previous_field(f);
+    Some(if previous < f { recent[previous % CHUNK] } else { baseline(previous) })
+}
+
+/// Field `f` of `h` (of `class`) at the baseline.
+fn baseline_value<'s, S: Side<'s>>(side: &S, h: u32, f: usize, class: &Class) -> i32 {
+    let mut samples = [[0; MAX_SAMPLES]; CHUNK];
+    side.samples(h, 1, f, class, &mut samples);
+    samples[0][0]
 }
 
 /// The history of an entity that has none.

@@ -120,6 +120,10 @@ impl Seconds {
     }
 }
 
+/// The fingerprint of a timeline slot's flag field (its `Field::meaning`): 0 for an empty
+/// slot, 1 or 2 for a keyframe, alternating each time the slot takes a new one.
+pub const FLAG_MEANING: u64 = crate::quant::fingerprint(0x7132, &[3]);
+
 /// How values between two keyframes are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interp {
