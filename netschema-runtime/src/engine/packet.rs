@@ -29,9 +29,10 @@ use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
-use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::model::contract::{Attached, Rows};
+use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
-use crate::schema::{Class, Coding, Field, Schema};
+use crate::schema::{Class, Coding, Field, KeySlot, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
 /// Bits of the frame number in the header of a packet without baseline.
@@ -74,6 +75,8 @@ pub(crate) struct Refs {
     pub history: [u32; MAX_SAMPLES],
     /// Number of history frames.
     pub len: usize,
+    /// Frames from each history frame to `frame`.
+    pub offsets: [u32; MAX_SAMPLES],
     /// Predictor vectors for the history's offsets.
     pub table: PredictorTable,
     /// Under the batched policy, the first frame of the batch whose model the packet starts
@@ -89,6 +92,7 @@ impl Refs {
             frame,
             history: [0; MAX_SAMPLES],
             len: 0,
+            offsets: [0; MAX_SAMPLES],
             table: PredictorTable::new(&[]),
             model: NO_FRAME,
         };
@@ -115,6 +119,7 @@ impl Refs {
         for (o, &t) in offsets.iter_mut().zip(&self.history[..self.len]) {
             *o = age(self.frame, t);
         }
+        self.offsets = offsets;
         self.table = if offsets[..self.len] == [1, 2, 3, 4][..self.len] {
             EVENLY_SPACED
         } else {
@@ -398,14 +403,17 @@ pub(crate) fn code_history<C: BinaryCoder>(
 
 /// Fields of an entity handled together: their samples and predictions live on the stack.
 pub(crate) const CHUNK: usize = 16;
+const _: () = assert!(MAX_SLOT_STRIDE as usize <= CHUNK, "a keyframe slot fits in a chunk");
 
 /// The history an entity's prediction uses: the first `fetched` history frames, of which the
 /// samples at `picks` (one per distinct frame its values came from, so that a value held over
-/// several frames counts once, at its true age) with predictor vectors `table`.
+/// several frames counts once, at its true age, `offsets` frames before the packet's) with
+/// predictor vectors `table`.
 #[derive(Clone, Copy)]
 struct Hist<'t> {
     fetched: usize,
     picks: Option<([u8; MAX_SAMPLES], usize)>,
+    offsets: [u32; MAX_SAMPLES],
     table: &'t PredictorTable,
 }
 
@@ -452,32 +460,52 @@ impl Tables {
     }
 }
 
+/// History samples below which the contract is not run: its candidate needs this many.
+const CONTRACT_SAMPLES: usize = Predictor::Contract.samples();
+
 /// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
 struct Chunk {
     samples: Samples,
     /// Prediction per field.
     predicted: [Prediction; CHUNK],
+    /// The contract's prediction per field, if `contracted`.
+    contract: [i32; CHUNK],
+    /// Whether the schema's contract predicted these fields: the first chunk of a class of at
+    /// most [`CHUNK`] fields, if the contract did not fail.
+    contracted: bool,
 }
 
 impl Chunk {
     const EMPTY: Chunk = Chunk {
         samples: [[0; MAX_SAMPLES]; CHUNK],
         predicted: [Prediction { candidate: None, value: 0 }; CHUNK],
+        contract: [0; CHUNK],
+        contracted: false,
     };
 
+    /// The contract's prediction of field `f` of the chunk, if any.
+    #[inline(always)]
+    fn contract_of(&self, f: usize) -> Option<i32> {
+        self.contracted.then(|| self.contract[f % CHUNK])
+    }
+
     /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`
-    /// from its history `hist` and predicts each field with its model (`models`, from `lo`
+    /// from its history `hist`, runs the schema's `contract` (with the class's index) on a
+    /// class that fits one chunk, and predicts each field with its model (`models`, from `lo`
     /// on).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn fill<'s, S: Side<'s>>(
         &mut self,
         side: &S,
         h: u32,
         hist: &Hist<'_>,
         lo: usize,
-        class: &Class,
+        class: (usize, &Class),
+        contract: Option<&Attached>,
         models: &[Model],
     ) {
+        let (index, class) = class;
         side.samples(h, hist.fetched, lo, class, &mut self.samples);
         let fields = class.fields.get(lo..).unwrap_or(&[]);
         let n = fields.len().min(CHUNK);
@@ -487,6 +515,14 @@ impl Chunk {
                     s[m] = s[usize::from(picks[m]) % MAX_SAMPLES];
                 }
             }
+        }
+        self.contracted = false;
+        let k = hist.len();
+        if let Some(a) =
+            contract.filter(|_| lo == 0 && fields.len() <= CHUNK && k >= CONTRACT_SAMPLES)
+        {
+            let rows = Rows::new(&self.samples[..n], &hist.offsets[..k]);
+            self.contracted = a.run(index, fields, &rows, &mut self.contract[..n]);
         }
         self.predict(fields, 0..n.min(models.len()), hist, models);
     }
@@ -507,9 +543,11 @@ impl Chunk {
                 return;
             };
             let samples = &self.samples[f % CHUNK];
+            let contract = self.contract_of(f);
             self.predicted[f % CHUNK] = match field.coding {
                 Coding::Numeric(c) => {
-                    model.predict(field, c, &History { table, samples: *samples, len: k })
+                    let history = History { table, samples: *samples, len: k, contract };
+                    model.predict(field, c, &history)
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
             };
@@ -633,7 +671,10 @@ impl<P: Probe> Walk<'_, '_, P> {
         let targets = side.target_row(h);
         let targets = targets.get(..n).unwrap_or(&[]);
         let hist = match side.sources(h, k) {
-            None => Hist { fetched: k, picks: None, table: &self.refs.table },
+            None => {
+                let (offsets, table) = (self.refs.offsets, &self.refs.table);
+                Hist { fetched: k, picks: None, offsets, table }
+            }
             Some(sources) => {
                 let (mut picks, mut offsets, mut len) = ([0u8; MAX_SAMPLES], [0; MAX_SAMPLES], 0);
                 for (j, &s) in sources.iter().enumerate().take(k) {
@@ -642,10 +683,12 @@ impl<P: Probe> Walk<'_, '_, P> {
                         len += 1;
                     }
                 }
-                Hist { fetched: k, picks: Some((picks, len)), table: self.tables.get(offsets, len) }
+                let table = self.tables.get(offsets, len);
+                Hist { fetched: k, picks: Some((picks, len)), offsets, table }
             }
         };
         let (k, table) = (hist.len(), hist.table);
+        let contract = self.schema.contract.as_ref();
         let chunk = &mut self.chunk;
         // Without tolerances and with every group due, every field is coded exactly: the
         // common case, kept free of the per-field tests below.
@@ -654,14 +697,14 @@ impl<P: Probe> Walk<'_, '_, P> {
 
         // The context: did the entity stay still between its two newest samples? Filled for
         // the first chunk of fields only, which is what the test reads.
-        chunk.fill(side, h, &hist, 0, c, field_models);
+        chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
         let still = k >= 2 && chunk.samples[..n.min(CHUNK)].iter().all(|s| s[0] == s[1]);
         // On the encoder: does every due field equal (within tolerance) its prediction?
         let mut exact = S::ENCODER && targets.len() == n;
         let mut lo = 0;
         while exact && lo < n {
             if lo > 0 {
-                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             exact = if simple {
@@ -691,14 +734,15 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let mut lo = 0;
         let mut tolerant = 0;
+        let mut recent: Recent = [0; CHUNK];
         while lo < n {
             if lo > 0 || n > CHUNK {
-                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             for f in lo..hi {
                 let (field, model) = (&fields[f], &mut field_models[f]);
-                let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
+                let (mut p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
                 let tol = (!simple && field.tolerance > 0).then(|| {
                     tolerant += 1;
                     tolerant - 1
@@ -710,7 +754,17 @@ impl<P: Probe> Walk<'_, '_, P> {
                     self.probe.field(class, f, 0, p.candidate, true);
                     p.value
                 } else {
-                    let history = History { table, samples: *samples, len: k };
+                    if let Some(slot) = field.slot {
+                        let baseline = |at: usize| match at.checked_sub(lo) {
+                            Some(i) if i < CHUNK => chunk.samples[i][0],
+                            _ => baseline_value(&*side, h, at, c),
+                        };
+                        if let Some(v) = renewed(f, slot, &recent, baseline) {
+                            p = Prediction { candidate: None, value: field.clamp(i64::from(v)) };
+                        }
+                    }
+                    let contract = chunk.contract_of(f - lo);
+                    let history = History { table, samples: *samples, len: k, contract };
                     let target = targets.get(f).copied().unwrap_or(0);
                     let (value, cost) =
                         code_probed::<P, _>(coder, field, model, &history, p, target);
@@ -723,6 +777,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                 };
                 side.store(h, f, value, coded, tol);
                 self.check.add(value as u32);
+                recent[f % CHUNK] = value;
             }
             lo = hi;
         }
@@ -761,9 +816,42 @@ impl<P: Probe> Walk<'_, '_, P> {
     }
 }
 
+/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
+/// or value finds its slot's flag and the slot before it there (a slot is at most [`CHUNK`]
+/// fields).
+type Recent = [i32; CHUNK];
+
+/// The prediction of keyframe field `f` in `slot` when the slot holds a new keyframe, that is
+/// when the slot's flag, coded before it, is not 0 and differs from the one the client holds
+/// (`baseline(i)`: field `i` at the baseline): the same field in the slot before, as coded in
+/// this update, or for slot 0 the last slot's at the baseline. `None` when the slot keeps its
+/// keyframe (or is empty), which is then predicted as any field is.
+#[inline]
+fn renewed(
+    f: usize,
+    slot: KeySlot,
+    recent: &Recent,
+    baseline: impl Fn(usize) -> i32,
+) -> Option<i32> {
+    let flag = slot.flag_field(f);
+    let now = recent[flag % CHUNK];
+    if now == 0 || now == baseline(flag) {
+        return None;
+    }
+    let previous = slot.previous_field(f);
+    Some(if previous < f { recent[previous % CHUNK] } else { baseline(previous) })
+}
+
+/// Field `f` of `h` (of `class`) at the baseline.
+fn baseline_value<'s, S: Side<'s>>(side: &S, h: u32, f: usize, class: &Class) -> i32 {
+    let mut samples = [[0; MAX_SAMPLES]; CHUNK];
+    side.samples(h, 1, f, class, &mut samples);
+    samples[0][0]
+}
+
 /// The history of an entity that has none.
 const NO_HISTORY: History<'static> =
-    History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0 };
+    History { table: &PredictorTable::new(&[]), samples: [0; MAX_SAMPLES], len: 0, contract: None };
 
 /// What an attempt to code one entity must restore if it is rolled back.
 struct Attempt {

@@ -7,7 +7,7 @@
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
 use crate::codec::prob::{BitModel, Count, Prob};
 use crate::codec::residual::ResidualModel;
-use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable, PredictorVector};
+use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
@@ -81,13 +81,15 @@ impl Variant {
         self.predictor.samples() + usize::from(self.fit)
     }
 
-    /// The vector of the variant for `history`, if it has enough samples.
+    /// The prediction of the variant from `history`, if it has enough samples (and, for a
+    /// contract, if the contract predicted).
     #[inline(always)]
-    fn vector<'t>(self, history: &History<'t>) -> Option<&'t PredictorVector> {
+    fn value(self, field: &Field, history: &History<'_>) -> Option<i32> {
         if self.fit {
-            history.table.fitted(self.predictor, history.len)
+            let v = history.table.fitted(self.predictor, history.len)?;
+            Some(v.predict_padded(field, &history.samples))
         } else {
-            history.table.get(self.predictor)
+            history.value_of(field, self.predictor)
         }
     }
 }
@@ -173,7 +175,25 @@ pub(crate) struct History<'t> {
     pub samples: [i32; MAX_SAMPLES],
     /// Number of history samples.
     pub len: usize,
+    /// The contract's prediction of the field, if the schema has a contract and it ran.
+    pub contract: Option<i32>,
 }
+
+impl History<'_> {
+    /// The prediction of candidate `p`, if the history allows it.
+    #[inline(always)]
+    fn value_of(&self, field: &Field, p: Predictor) -> Option<i32> {
+        match self.table.get(p) {
+            Some(v) => Some(v.predict_padded(field, &self.samples)),
+            None if p == Predictor::Contract => self.contract,
+            None => None,
+        }
+    }
+}
+
+/// The running cost a candidate is charged when it cannot predict a value its order allows
+/// (a contract missing or failed): 32 bits, in cost units.
+const UNAVAILABLE_COST: u32 = 32 << crate::codec::prob::COST_FRAC_BITS;
 
 impl Model {
     /// A cold model for a field with these candidate predictors.
@@ -209,7 +229,8 @@ impl Model {
 
     /// Picks the candidate with the lowest running cost among those the history allows
     /// (near-ties, see [`TIE_MARGIN`], go to the earlier candidate) and computes its
-    /// prediction. With no usable candidate the newest sample is held (or 0 without history).
+    /// prediction; if that candidate cannot predict (a contract missing or failed), the first
+    /// one that can. With no usable candidate the newest sample is held (or 0 without history).
     #[inline(always)]
     pub(crate) fn predict(
         &self,
@@ -218,17 +239,25 @@ impl Model {
         history: &History<'_>,
     ) -> Prediction {
         let choice = self.choice[history.len.min(MAX_SAMPLES)];
-        let variant = Variant::of(candidates, usize::from(choice));
-        match variant.and_then(|v| v.vector(history)) {
-            Some(v) => Prediction {
-                candidate: Some(choice),
-                value: v.predict_padded(field, &history.samples),
-            },
-            None => Prediction {
-                candidate: None,
-                value: if history.len > 0 { history.samples[0] } else { field.clamp(0) },
-            },
+        match Variant::of(candidates, usize::from(choice)).and_then(|v| v.value(field, history)) {
+            Some(value) => Prediction { candidate: Some(choice), value },
+            None => Self::fallback(field, candidates, history),
         }
+    }
+
+    /// The prediction of the first candidate that can predict from `history`, else of none.
+    #[inline(never)]
+    #[cold]
+    fn fallback(field: &Field, candidates: &[Predictor], history: &History<'_>) -> Prediction {
+        let usable = |i: usize| {
+            let v = Variant::of(candidates, i)?;
+            let value = (v.samples() <= history.len).then(|| v.value(field, history))?;
+            Some(Prediction { candidate: Some(i as u8), value: value? })
+        };
+        (0..MAX_CANDIDATES).find_map(usable).unwrap_or(Prediction {
+            candidate: None,
+            value: if history.len > 0 { history.samples[0] } else { field.clamp(0) },
+        })
     }
 
     /// Codes the residual of `target` against `prediction`, learns from it, and returns the
@@ -282,11 +311,17 @@ impl Model {
             if i == chosen || variant.samples() > history.len {
                 continue;
             }
-            if let Some(v) = variant.vector(history) {
-                let r = field.coded_residual(value, v.predict_padded(field, &history.samples));
-                let mut meter = CostMeter::default();
-                self.code_residual(&mut meter, field, candidates, history, i, r);
-                average_in(&mut self.costs[i], meter.cost);
+            match variant.value(field, history) {
+                Some(predicted) => {
+                    let r = field.coded_residual(value, predicted);
+                    let mut meter = CostMeter::default();
+                    self.code_residual(&mut meter, field, candidates, history, i, r);
+                    average_in(&mut self.costs[i], meter.cost);
+                }
+                None if variant.predictor == Predictor::Contract => {
+                    average_in(&mut self.costs[i], UNAVAILABLE_COST);
+                }
+                None => {}
             }
         }
         self.refresh_choice(candidates);
@@ -601,7 +636,12 @@ mod tests {
         const F: Field = Field::numeric("f", -1000, 1000, false, &[Predictor::Hold]);
         const A: Field = Field::numeric("a", 0, 1023, true, &[Predictor::Hold]);
         let table = crate::model::predict::EVENLY_SPACED;
-        let h = |samples: [i32; MAX_SAMPLES], len| History { table: &table, samples, len };
+        let h = |samples: [i32; MAX_SAMPLES], len| History {
+            table: &table,
+            samples,
+            len,
+            contract: None,
+        };
         // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
         let line = h([40, 30, 20, 10], 4);
         assert_eq!(activity(&F, &line, 1), 2);
@@ -626,7 +666,12 @@ mod tests {
         let mut m = Model::for_candidates(&C);
         let mut meter = CostMeter::default();
         for i in 0..300 {
-            let history = History { table: &table, samples: [i, i - 3, i - 6, i - 9], len: 4 };
+            let history = History {
+                table: &table,
+                samples: [i, i - 3, i - 6, i - 9],
+                len: 4,
+                contract: None,
+            };
             let p = m.predict(&F, &C, &history);
             m.code_numeric(&mut meter, &F, &C, &history, p, i + 3 + i % 5);
         }
