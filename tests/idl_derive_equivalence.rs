@@ -66,15 +66,21 @@ mod derived {
         pub contested: bool,
     }
 
-    /// The classes in the order of the `.netidl` file, with its model policy.
+    /// The classes in the order of the `.netidl` file, with its rate and model policy.
     pub const SCHEMA: netschema::schema::Schema =
         netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS])
+            .with_rate(60)
             .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
 
     /// The same schema starting from a prior (`tests/generated/equiv.prior`, see
     /// `checked_in_prior_is_up_to_date`).
     #[derive(Clone, Copy, Debug, PartialEq, netschema::Protocol)]
-    #[netschema(name = "equiv", models = "batched:4:3", prior = "tests/generated/equiv.prior")]
+    #[netschema(
+        name = "equiv",
+        models = "batched:4:3",
+        rate = 60,
+        prior = "tests/generated/equiv.prior"
+    )]
     pub enum WarmEquiv {
         Unit(Unit),
         Flag(Flag),
@@ -82,7 +88,7 @@ mod derived {
 
     /// The same schema as a `Protocol` enum.
     #[derive(Clone, Copy, Debug, PartialEq, netschema::Protocol)]
-    #[netschema(name = "equiv", models = "batched:4:3")]
+    #[netschema(name = "equiv", models = "batched:4:3", rate = 60)]
     pub enum Equiv {
         Unit(Unit),
         Flag(Flag),

@@ -5,7 +5,7 @@
 //! `NETSCHEMA_BLESS=1 cargo test --test timeline_idl` regenerates the checked-in file.
 
 use netschema::Snapshot;
-use netschema::timeline::{Interp, Time};
+use netschema::timeline::{Interp, Seconds, Time};
 
 /// The code generated from `tests/schemas/timeline.netidl`.
 #[allow(clippy::all, dead_code, unreachable_pub)]
@@ -91,4 +91,35 @@ fn timelines_travel_through_capture_and_decode() {
     assert_eq!(back.progress.keys(), unit.progress.keys());
     assert_eq!(back.hp, 700);
     assert_eq!(back.pos.value_at(Time::frame(20)), Some([320, 320]));
+}
+
+/// With the schema's `rate 60;`, keyframes are placed and looked up in seconds; the rate joins
+/// the hash.
+#[test]
+fn times_in_seconds_follow_the_schema_rate() {
+    use netschema::Error;
+    use netschema::schema::Schema;
+    let schema = idl::SCHEMA;
+    assert_eq!(schema.rate, Some(60));
+    assert_eq!(Schema::new(schema.name, schema.classes).with_rate(60).hash, schema.hash);
+    assert_ne!(Schema::new(schema.name, schema.classes).hash, schema.hash);
+    assert_ne!(Schema::new(schema.name, schema.classes).with_rate(30).hash, schema.hash);
+    let at = |ms| schema.frame_at(Seconds::from_millis(ms));
+    assert_eq!(at(2500), Ok(150));
+    // 1/120 s is half a frame: halves round up.
+    assert_eq!(schema.frame_at(Seconds((1 << 16) / 120 + 1)), Ok(1));
+    assert_eq!(at(4), Ok(0));
+    assert_eq!(schema.frame_at(Seconds(u64::MAX)), Err(Error::OutOfRange));
+    let mut unit = Unit::default();
+    unit.pos.add(at(1000).unwrap(), [160, 320]).unwrap();
+    unit.pos.add(at(3000).unwrap(), [480, 320]).unwrap();
+    let halfway = schema.time_at(Seconds::from_millis(2000)).unwrap();
+    assert_eq!(halfway, Time::frame(120));
+    assert_eq!(unit.pos.value_at(halfway), Some([320, 320]));
+    // Between frames: 2.004 s is frame 120.24.
+    let between = schema.time_at(Seconds::from_millis(2004)).unwrap();
+    assert!(between > Time::frame(120) && between < Time::frame(121));
+    let bare = Schema::new(schema.name, schema.classes);
+    assert_eq!(bare.frame_at(Seconds::from_millis(1000)), Err(Error::NoRate));
+    assert_eq!(bare.time_at(Seconds::from_millis(1000)), Err(Error::NoRate));
 }

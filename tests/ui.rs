@@ -1,4 +1,4 @@
-//! Compile-fail tests of `#[derive(Snapshot)]` and `#[derive(SnapshotEnum)]`: every mistake is
+//! Compile-fail tests of `#[derive(Snapshot)]`, `#[derive(SnapshotEnum)]` and `#[derive(Protocol)]`: every mistake is
 //! reported at the offending tokens. `TRYBUILD=overwrite cargo test --test ui` rewrites the
 //! expected `tests/ui/*.stderr` (the messages are those of the pinned toolchain).
 

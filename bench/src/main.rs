@@ -38,8 +38,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use netschema::model::ModelPolicy;
+use netschema::model::contract::Contract;
 use netschema::schema::Schema;
-use netschema_lab::descriptors::{RuntimeSchema, ToleranceOverride, with_tolerances};
+use netschema_lab::descriptors::{
+    RuntimeSchema, ToleranceOverride, with_contract, with_tolerances,
+};
 use netschema_lab::fleet::FleetConfig;
 use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
@@ -104,7 +107,7 @@ options:
   --frames N        frames per scenario (default 1200: twenty seconds at 60 Hz)
   --latency F       one-way latency in frames (default 6, at most 15)
   --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
-  --technique NAME  only this technique (repeatable; default all)
+  --technique NAME  only this technique (repeatable; default all but netschema-contract)
   --budget BYTES    netschema's packets have at most BYTES bytes (1200: a usual datagram);
                     entities that do not fit wait, as the client holds them
   --policy POLICY   how netschema keeps its models in step: per-frame (default; a model set
@@ -134,7 +137,8 @@ options:
   -h, --help        print this message
 
 techniques:
-{}
+{}  {CONTRACTED:<10} netschema with the scenario's predictive contract (particles: gravity
+             and walls) offered to every numeric field; only where the scenario has one
 columns:
 {}",
         techniques::legend(),
@@ -193,9 +197,9 @@ fn parse_args() -> Result<Options, String> {
             }
             "--technique" => {
                 let v = value("a technique name")?;
-                if !techniques::NAMES.contains(&v.as_str()) {
+                if !techniques::NAMES.contains(&v.as_str()) && v != CONTRACTED {
                     return Err(format!(
-                        "unknown technique `{v}` (one of {:?})",
+                        "unknown technique `{v}` (one of {:?} or {CONTRACTED})",
                         techniques::NAMES
                     ));
                 }
@@ -323,20 +327,37 @@ fn record(
     Ok(rec)
 }
 
+/// The bench's own technique: netschema with the scenario's predictive contract.
+const CONTRACTED: &str = "netschema-contract";
+
+/// The predictive contract of scenario `name`, with the name it joins the schema hash under.
+fn contract_of(name: &str) -> Option<(&'static str, &'static dyn Contract)> {
+    (name == "particles").then_some((particles::CONTRACT_NAME, &particles::CONTRACT))
+}
+
 /// The techniques called `names` for a scenario of `schema` (the same descriptors as the
 /// scenario's): netschema as `engine` says (byte budget, model policy), followed by
-/// `netschema-tol` (the same with `tolerances`) if any. Fails if a tolerance's path names no
-/// numeric field.
+/// `netschema-tol` (the same with `tolerances`) if any; `netschema-contract` with the
+/// scenario's `contract` (left out without one). Fails if a tolerance's path names no numeric
+/// field.
 fn techniques_for(
     names: &[String],
     schema: &'static Schema,
     engine: Netschema,
     tolerances: &[ToleranceOverride],
+    contract: Option<(&'static str, &'static dyn Contract)>,
 ) -> Result<Vec<Box<dyn Technique>>, String> {
     let tolerant =
         (!tolerances.is_empty()).then(|| with_tolerances(schema, tolerances)).transpose()?;
     let mut list: Vec<Box<dyn Technique>> = Vec::new();
     for name in names {
+        if name == CONTRACTED {
+            if let Some((name, contract)) = contract {
+                let contracted = Some(with_contract(schema, name, contract)?);
+                list.push(Box::new(Netschema { contracted, ..engine }));
+            }
+            continue;
+        }
         if name != "netschema" {
             list.extend(techniques::by_name(name));
             continue;
@@ -399,7 +420,7 @@ fn main() -> ExitCode {
         .iter()
         .map(|name| {
             let schema = runtime_schema(name)?.schema;
-            techniques_for(&o.techniques, schema, engine, &o.tolerances)
+            techniques_for(&o.techniques, schema, engine, &o.tolerances, contract_of(name))
                 .map_err(|e| format!("{name}: {e}"))
         })
         .collect();

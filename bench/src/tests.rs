@@ -130,6 +130,7 @@ fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
             schema,
             Netschema { budget: Some(1200), ..Netschema::default() },
             &tolerances,
+            None,
         )
         .unwrap();
         let list: Vec<&str> = list.iter().map(|t| t.name()).collect();
@@ -148,9 +149,8 @@ fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
         }
     }
     let schema = runtime_schema("cubes").unwrap().schema;
-    let err = techniques_for(&names, schema, Netschema::default(), &["pos=2".parse().unwrap()])
-        .err()
-        .unwrap();
+    let pos = ["pos=2".parse().unwrap()];
+    let err = techniques_for(&names, schema, Netschema::default(), &pos, None).err().unwrap();
     assert!(err.contains("Cube.position.x"), "{err}");
 }
 
@@ -191,4 +191,27 @@ fn a_prior_from_another_seed_lowers_the_start() {
             assert!(warm < cold, "{name} {policy}: {warm} bytes with a prior, {cold} cold");
         }
     }
+}
+
+#[test]
+fn netschema_contract_runs_on_particles_only_and_replicates_exactly() {
+    let names = ["netschema", CONTRACTED].map(String::from);
+    let rec = simulate("particles", 120, 1, false).unwrap();
+    let schema = runtime_schema("particles").unwrap().schema;
+    let list = techniques_for(&names, schema, Netschema::default(), &[], contract_of("particles"))
+        .unwrap();
+    assert_eq!(list.iter().map(|t| t.name()).collect::<Vec<_>>(), ["netschema", CONTRACTED]);
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+    let config = RunConfig::new(6, 0.05, 1);
+    let run = |t: &dyn Technique| {
+        netschema_lab::run(t, &setup, &rec.snapshots, None, &config, |_| {}).unwrap()
+    };
+    let (plain, contracted) = (run(&*list[0]), run(&*list[1]));
+    assert!(contracted.verified() && plain.verified());
+    let total = |r: &netschema_lab::TechniqueResult| r.bytes.iter().sum::<usize>();
+    assert!(total(&contracted) < total(&plain));
+    let cubes = runtime_schema("cubes").unwrap().schema;
+    let list =
+        techniques_for(&names, cubes, Netschema::default(), &[], contract_of("cubes")).unwrap();
+    assert_eq!(list.len(), 1, "no contract for cubes");
 }

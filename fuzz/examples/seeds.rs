@@ -1,5 +1,5 @@
-//! Writes the committed seed corpora of `client_decode`, `residual_decode`, `trace_read` and
-//! `idl_parse` into `seeds/` (the session target's seeds come from fuzzing it). Run from
+//! Writes the committed seed corpora of `client_decode`, `residual_decode`, `trace_read`,
+//! `idl_parse` and `timeline` into `seeds/` (the session target's seeds come from fuzzing it). Run from
 //! `fuzz/`: `cargo run --example seeds`. Deterministic: the same files every run.
 
 use std::fs;
@@ -139,4 +139,26 @@ fn main() {
             }
         }
     }
+    for (mode, name) in [(0u8, "step"), (1, "linear"), (2, "cubic")] {
+        write("timeline", &format!("walk-{name}"), &timeline_walk(mode, 3 + u64::from(mode)));
+    }
+}
+
+/// Timeline commands (see `fuzz_targets/timeline.rs`) of a walk planned ahead: keyframes
+/// added, some moved or removed, the timeline advanced, and its row sent to the client.
+fn timeline_walk(mode: u8, seed: u64) -> Vec<u8> {
+    let mut rng = Rng(seed);
+    let mut out = vec![mode];
+    for step in 0..60u8 {
+        let op = match step % 6 {
+            0 | 2 => 0,
+            1 => 5,
+            3 => 3,
+            4 if rng.below(4) == 0 => [1, 2, 4][rng.below(3) as usize],
+            _ => 5,
+        };
+        out.extend([op, 8 + rng.below(30) as u8, rng.below(40) as u8]);
+        out.extend([rng.below(256) as u8, rng.below(256) as u8]);
+    }
+    out
 }

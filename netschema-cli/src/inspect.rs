@@ -95,6 +95,7 @@ fn kind_text(kind: &ScalarKind) -> String {
         ScalarKind::Bool => "bool".into(),
         ScalarKind::Enum { name, cases } => format!("enum {name} ({cases} cases)"),
         ScalarKind::KeyTime { interp } => format!("keyframe frame + 1 ({interp:?} timeline)"),
+        ScalarKind::KeyFlag => "keyframe slot flag (0 empty, 1 or 2 a keyframe)".into(),
     }
 }
 

@@ -17,7 +17,7 @@ use netschema_runtime::model::ModelPolicy;
 
 use crate::error::{Error, Outcome};
 
-/// Frame rate when neither `--rate` nor the trace's header gives one.
+/// Frame rate when neither `--rate`, the trace's header nor the schema gives one.
 const DEFAULT_RATE_HZ: f64 = 60.0;
 
 /// Profile a recorded trace of your game.
@@ -47,7 +47,7 @@ pub(crate) struct Args {
     /// Replay every client's visible set, one table each.
     #[arg(long)]
     all_clients: bool,
-    /// Frames per second (default: the trace's, else 60).
+    /// Frames per second (default: the trace's, else the schema's `rate`, else 60).
     #[arg(long = "rate", value_name = "HZ", value_parser = rate)]
     rate_hz: Option<f64>,
     /// Only this technique (repeatable; default all).
@@ -230,6 +230,7 @@ fn measure(
     let rate_hz = a
         .rate_hz
         .or_else(|| trace.header.as_ref().and_then(|h| h.rate_hz))
+        .or_else(|| runtime.schema.rate.map(f64::from))
         .unwrap_or(DEFAULT_RATE_HZ);
     let stem =
         a.trace.file_stem().map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned());

@@ -16,7 +16,7 @@
 //! | `quat(bits = N)` | `[f32; 4]` or `[f64; 4]`, `[x, y, z, w]` |
 //! | `vec2(K)` / `vec3(K)` | `[T; 2]` / `[T; 3]` with `K` one of `int`, `fixed`, `angle` |
 //! | none | `bool`, or an enum deriving `SnapshotEnum` |
-//! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic` |
+//! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic`, `contract` |
 //! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
 //! | `group = "name"` | any field: its update group, declared on the struct (`.netidl`'s `group(name)`) |
 //! | `timeline(interp, ahead = A, history = H, keep = K)` | with a kind (`bool` for bools; enums are not supported here): `netschema::timeline::Timeline<W, A + H>` (`.netidl`'s `timeline(...)`); the struct gets the empty timeline as an associated constant, `POS_TIMELINE` for a field `pos` |

@@ -7,17 +7,24 @@ use syn::{Data, DeriveInput, Fields};
 use crate::lower::{Ctxt, item_options};
 use netschema_idl::codegen;
 use netschema_idl::ir::ModelPolicy;
+use netschema_idl::limits::MAX_RATE;
 
 /// `#[derive(Protocol)]` on an enum whose variants each hold one `Snapshot` type, in class
 /// order; `#[netschema(name = "...")]` names the schema (default: the enum's name),
 /// `#[netschema(models = "...")]` chooses its model policy (`per-frame`, the default,
-/// `batched` or `batched:B:K`; the `.netidl` `models` statement) and
-/// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest).
+/// `batched` or `batched:B:K`; the `.netidl` `models` statement),
+/// `#[netschema(rate = 60)]` declares its frame rate (the `.netidl` `rate` statement) and
+/// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest);
+/// `#[netschema(contract = "path")]` attaches the predictive contract at `path` (a `static`),
+/// under the name `contract_name = "..."` (default: the path as written).
 pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let mut name: Option<syn::LitStr> = None;
     let mut policy: Option<ModelPolicy> = None;
     let mut prior: Option<syn::LitStr> = None;
+    let mut rate: Option<u32> = None;
+    let mut contract: Option<syn::LitStr> = None;
+    let mut contract_name: Option<syn::LitStr> = None;
     let read = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
         if meta.path.is_ident("name") {
             let lit: syn::LitStr = meta.value()?.parse()?;
@@ -28,6 +35,26 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
             let lit: syn::LitStr = meta.value()?.parse()?;
             if prior.replace(lit).is_some() {
                 cx.error(&meta.path, "duplicate `prior` attribute");
+            }
+        } else if meta.path.is_ident("rate") {
+            let lit: syn::LitInt = meta.value()?.parse()?;
+            match lit.base10_parse::<u32>() {
+                Ok(hz) if (1..=MAX_RATE).contains(&hz) => {
+                    if rate.replace(hz).is_some() {
+                        cx.error(&meta.path, "duplicate `rate` attribute");
+                    }
+                }
+                _ => cx.error(
+                    &lit,
+                    format!("`rate` is a whole number of frames per second from 1 to {MAX_RATE}"),
+                ),
+            }
+        } else if meta.path.is_ident("contract") || meta.path.is_ident("contract_name") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            let slot =
+                if meta.path.is_ident("contract") { &mut contract } else { &mut contract_name };
+            if slot.replace(lit).is_some() {
+                cx.error(&meta.path, "duplicate contract attribute");
             }
         } else if meta.path.is_ident("models") {
             let lit: syn::LitStr = meta.value()?.parse()?;
@@ -52,7 +79,8 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
         &input.attrs,
         read,
         "unknown netschema attribute on the enum: expected `name = \"schema\"`, \
-         `models = \"policy\"`, `prior = \"file\"` or `crate = \"path\"`",
+         `models = \"policy\"`, `rate = HZ`, `prior = \"file\"`, `contract = \"path\"`, \
+         `contract_name = \"name\"` or `crate = \"path\"`",
     );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Protocol` cannot be derived for generic enums");
@@ -90,11 +118,29 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
             "`Protocol` can only be derived for an enum with one variant per class",
         ),
     }
+    let contract = match (contract, contract_name) {
+        (Some(path), name) => match path.parse::<syn::Path>() {
+            Ok(p) => Some((name.unwrap_or_else(|| path.clone()).value(), p)),
+            Err(_) => {
+                cx.error(&path, "`contract` is the path of a `static` implementing `Contract`");
+                None
+            }
+        },
+        (None, Some(name)) => {
+            cx.error(&name, "`contract_name` names a `contract = \"path\"`, which is missing");
+            None
+        }
+        (None, None) => None,
+    };
     cx.finish()?;
+    let options = match contract {
+        Some((name, path)) => options.contract(name, path),
+        None => options,
+    };
     let ident = &input.ident;
     let name = name.map_or_else(|| ident.to_string(), |n| n.value());
     // A prior's path is relative to the crate's manifest, as `include_bytes!` cannot be.
     let prior = prior.map(|p| quote!(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #p))));
-    let start = codegen::starting(policy.unwrap_or_default(), prior, &options);
+    let start = codegen::starting(policy.unwrap_or_default(), rate, prior, &options);
     Ok(codegen::protocol_impl(&name, &quote!(#ident), &variants, None, start, &options))
 }

@@ -56,6 +56,8 @@ pub struct Options {
     enum_types: HashMap<String, TokenStream>,
     float: Float,
     prior: Option<String>,
+    /// The predictive contract: the name it joins the hash under and the path of its static.
+    contract: Option<(String, syn::Path)>,
 }
 
 impl Default for Options {
@@ -65,6 +67,7 @@ impl Default for Options {
             enum_types: HashMap::new(),
             float: Float::F32,
             prior: None,
+            contract: None,
         }
     }
 }
@@ -77,6 +80,7 @@ impl std::fmt::Debug for Options {
             .field("enum_types", &self.enum_types)
             .field("float", &self.float)
             .field("prior", &self.prior)
+            .field("contract", &self.contract.as_ref().map(|(name, _)| name))
             .finish()
     }
 }
@@ -118,6 +122,14 @@ impl Options {
     /// starts from it (see `Schema::with_prior`).
     pub fn prior(mut self, path: impl Into<String>) -> Options {
         self.prior = Some(path.into());
+        self
+    }
+
+    /// Attaches the predictive contract at `path` (a `static` implementing
+    /// `model::contract::Contract`) to the schema under `name`, which joins the hash (see
+    /// `Schema::with_contract`): fields listing the `contract` candidate use it.
+    pub fn contract(mut self, name: impl Into<String>, path: syn::Path) -> Options {
+        self.contract = Some((name.into(), path));
         self
     }
 
@@ -191,7 +203,8 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
         options,
     );
     let prior = options.prior.as_ref().map(|path| quote!(include_bytes!(#path)));
-    let start = starting(schema.models.map(|m| m.value).unwrap_or_default(), prior, options);
+    let policy = schema.models.map(|m| m.value).unwrap_or_default();
+    let start = starting(policy, schema.rate.map(|r| r.value), prior, options);
     quote! {
         #schema_docs
         pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
@@ -229,11 +242,22 @@ pub fn protocol_name(schema: &Schema) -> String {
     }
 }
 
-/// What follows `Schema::new(..)` for a schema's model policy and prior (`prior`: an
-/// expression of type `&'static [u8]`): `.with_policy(..)` unless per frame (the default,
-/// which leaves the hash alone), then `.with_prior(..)` if any.
-pub fn starting(policy: ModelPolicy, prior: Option<TokenStream>, options: &Options) -> TokenStream {
+/// What follows `Schema::new(..)` for a schema's rate, model policy, contract and prior
+/// (`prior`: an expression of type `&'static [u8]`): `.with_rate(..)` if any,
+/// `.with_policy(..)` unless per frame (the default, which leaves the hash alone),
+/// `.with_contract(..)` if the options name one, then `.with_prior(..)` if any (last: a prior
+/// is checked against the hash before it).
+pub fn starting(
+    policy: ModelPolicy,
+    rate: Option<u32>,
+    prior: Option<TokenStream>,
+    options: &Options,
+) -> TokenStream {
     let krate = &options.crate_path;
+    let rate = rate.map(|hz| {
+        let hz = Literal::u32_unsuffixed(hz);
+        quote!(.with_rate(#hz))
+    });
     let policy = match policy {
         ModelPolicy::PerFrame => TokenStream::new(),
         ModelPolicy::Batched { batch, kept } => {
@@ -241,8 +265,10 @@ pub fn starting(policy: ModelPolicy, prior: Option<TokenStream>, options: &Optio
             quote!(.with_policy(#krate::model::ModelPolicy::Batched { batch: #batch, kept: #kept }))
         }
     };
+    let contract =
+        options.contract.as_ref().map(|(name, path)| quote!(.with_contract(#name, &#path)));
     let prior = prior.map(|p| quote!(.with_prior(#p)));
-    quote!(#policy #prior)
+    quote!(#rate #policy #contract #prior)
 }
 
 /// Generates `impl Protocol for #enum_ty` over `variants` (variant name, class type), in
@@ -791,13 +817,15 @@ impl Gen<'_> {
             Predictor::Linear => quote!(#krate::model::predict::Predictor::Linear),
             Predictor::Quadratic => quote!(#krate::model::predict::Predictor::Quadratic),
             Predictor::Cubic => quote!(#krate::model::predict::Predictor::Cubic),
+            Predictor::Contract => quote!(#krate::model::predict::Predictor::Contract),
         });
         quote!(&[#(#preds),*])
     }
 
-    /// `.with_tolerance(N)` and `.in_group(G)`, where the scalar has a tolerance or a group
-    /// other than the default one.
-    fn update(s: &ScalarField) -> TokenStream {
+    /// `.with_tolerance(N)`, `.in_group(G)` and `.in_slot(..)`, where the scalar has a
+    /// tolerance, a group other than the default one, or a place in a timeline's slots.
+    fn update(&self, s: &ScalarField) -> TokenStream {
+        let krate = &self.options.crate_path;
         let tolerance = (s.tolerance > 0).then(|| {
             let n = Literal::u32_unsuffixed(s.tolerance);
             quote!(.with_tolerance(#n))
@@ -806,7 +834,14 @@ impl Gen<'_> {
             let g = Literal::u8_unsuffixed(s.group);
             quote!(.in_group(#g))
         });
-        quote!(#tolerance #group)
+        let slot = s.slot.map(|k| {
+            let [after_flag, stride, index, capacity] =
+                [k.after_flag, k.stride, k.index, k.capacity].map(Literal::u8_unsuffixed);
+            quote!(.in_slot(#krate::schema::KeySlot {
+                after_flag: #after_flag, stride: #stride, index: #index, capacity: #capacity
+            }))
+        });
+        quote!(#tolerance #group #slot)
     }
 
     /// Pushes the class-table entries of `ty`, reading paths from `scalars[*k..]`.
@@ -826,31 +861,31 @@ impl Gen<'_> {
         match &ty.kind {
             TypeKind::Int { .. } | TypeKind::Fixed { .. } | TypeKind::Angle { .. } => {
                 if let Some(s) = next(k) {
-                    let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                    let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                     out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint()) #update));
                 }
             }
             TypeKind::Quat { .. } => {
                 if let Some(s) = next(k) {
-                    let (path, update) = (&s.path, Self::update(s));
+                    let (path, update) = (&s.path, self.update(s));
                     out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.index().raw_min(), #q.index().raw_max())).with_meaning(#q.index().fingerprint()) #update));
                 }
                 for _ in 0..3 {
                     if let Some(s) = next(k) {
-                        let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                        let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                         out.push(quote!(#krate::schema::Field::numeric(#path, #q.raw_min(), #q.raw_max(), #q.wraps(), #preds).with_meaning(#q.fingerprint()) #update));
                     }
                 }
             }
             TypeKind::Bool => {
                 if let Some(s) = next(k) {
-                    let (path, update) = (&s.path, Self::update(s));
+                    let (path, update) = (&s.path, self.update(s));
                     out.push(quote!(#krate::schema::Field::categorical(#path, #krate::__private::cases(#q.raw_min(), #q.raw_max())).with_meaning(#q.fingerprint()) #update));
                 }
             }
             TypeKind::Enum { name } => {
                 if let Some(s) = next(k) {
-                    let (path, update) = (&s.path, Self::update(s));
+                    let (path, update) = (&s.path, self.update(s));
                     let ty = self.options.enum_ty(name);
                     out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases()).with_meaning(#krate::quant::EnumQuant::fingerprint(<#ty as #krate::SnapshotEnum>::NAMES)) #update));
                 }
@@ -885,12 +920,12 @@ impl Gen<'_> {
         for slot in 0..t.capacity() {
             if let Some(s) = scalars.get(k) {
                 k += 1;
-                let (path, update) = (&s.path, Self::update(s));
-                table.push(quote!(#krate::schema::Field::categorical(#path, 2).with_meaning(match #krate::quant::BoolQuant::new() { ::core::result::Result::Ok(q) => q.fingerprint(), ::core::result::Result::Err(_) => 0 }) #update));
+                let (path, update) = (&s.path, self.update(s));
+                table.push(quote!(#krate::schema::Field::categorical(#path, 3).with_meaning(#krate::timeline::FLAG_MEANING) #update));
             }
             if let Some(s) = scalars.get(k) {
                 k += 1;
-                let (path, preds, update) = (&s.path, self.predictors(s), Self::update(s));
+                let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                 table.push(quote!(#krate::schema::Field::numeric(#path, 0, i32::MAX, false, #preds).with_meaning(#interp.fingerprint()) #update));
             }
             let first = table.len();

@@ -33,6 +33,8 @@ pub struct Config {
     source: Box<dyn FileSource>,
     /// Priors to embed, by schema name.
     priors: Vec<(String, PathBuf)>,
+    /// Predictive contracts to attach, by schema name: the contract's name and path.
+    contracts: Vec<(String, String, String)>,
 }
 
 impl Default for Config {
@@ -63,6 +65,7 @@ impl Config {
             emit_rerun_if_changed: env::var_os("CARGO").is_some(),
             source: Box::new(FsSource),
             priors: Vec::new(),
+            contracts: Vec::new(),
         }
     }
 
@@ -100,6 +103,20 @@ impl Config {
         let path: PathBuf = path.into();
         let path = env::current_dir().map(|d| d.join(&path)).unwrap_or(path);
         self.priors.push((schema.into(), path));
+        self
+    }
+
+    /// Attaches the predictive contract at `path` (a Rust path, from the generated file, to a
+    /// `static` implementing `model::contract::Contract`) to the schema called `schema` (its
+    /// root file's stem) under `name`, which joins the hash (`Schema::with_contract`): fields
+    /// listing the `contract` candidate use it, on the raw engine and the owned layer alike.
+    pub fn contract(
+        &mut self,
+        schema: impl Into<String>,
+        name: impl Into<String>,
+        path: impl Into<String>,
+    ) -> &mut Config {
+        self.contracts.push((schema.into(), name.into(), path.into()));
         self
     }
 
@@ -152,6 +169,17 @@ impl Config {
                             options.clone().prior(path.display().to_string())
                         }
                         None => options.clone(),
+                    };
+                    let options = match self.contracts.iter().find(|(name, ..)| *name == stem) {
+                        Some((_, name, path)) => match syn::parse_str::<syn::Path>(path) {
+                            Ok(path) => options.contract(name.clone(), path),
+                            Err(e) => {
+                                let msg = format!("contract `{path}` is not a Rust path: {e}");
+                                failures.push(plain_error(msg, loaded.files));
+                                continue;
+                            }
+                        },
+                        None => options,
                     };
                     let text = codegen::generate_file(&loaded.schema, &options);
                     outputs.push((out_dir.join(format!("{stem}.rs")), text));

@@ -18,6 +18,7 @@ use crate::ir::{
 };
 use crate::limits::MAX_ARRAY_LEN;
 use crate::span::{Span, Spanned};
+use netschema_runtime::schema::KeySlot;
 
 /// One scalar of a flattened class.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +37,8 @@ pub struct ScalarField {
     pub tolerance: u32,
     /// The index of the field's update group in [`Class::update_groups`] (0: the default group).
     pub group: u8,
+    /// Where the scalar sits in a timeline's slots, if it is one of a keyframe's values.
+    pub slot: Option<KeySlot>,
     /// The span of the field's kind.
     pub span: Span,
 }
@@ -80,6 +83,9 @@ pub enum ScalarKind {
         /// Its number of cases (0 if the name does not resolve, which validation rejects).
         cases: u32,
     },
+    /// A timeline slot's flag: 0 empty, 1 or 2 a keyframe (alternating each time the slot
+    /// takes a new one), transition-coded.
+    KeyFlag,
     /// A timeline slot's keyframe frame, `0..=i32::MAX`.
     KeyTime {
         /// The timeline's interpolation, part of the scalar's meaning.
@@ -91,7 +97,13 @@ impl ScalarKind {
     /// Whether the scalar is coded with a transition model (bool, enum, quaternion largest
     /// index) rather than predicted.
     pub fn is_transition_coded(&self) -> bool {
-        matches!(self, ScalarKind::QuatLargest | ScalarKind::Bool | ScalarKind::Enum { .. })
+        matches!(
+            self,
+            ScalarKind::QuatLargest
+                | ScalarKind::Bool
+                | ScalarKind::Enum { .. }
+                | ScalarKind::KeyFlag
+        )
     }
 
     /// The number of distinct raw values (`None` if invalid or above `u64`).
@@ -107,6 +119,7 @@ impl ScalarKind {
                 1u64.checked_shl(*bits)
             }
             ScalarKind::KeyTime { .. } => Some(1 << 31),
+            ScalarKind::KeyFlag => Some(3),
             ScalarKind::QuatLargest => Some(4),
             ScalarKind::Bool => Some(2),
             ScalarKind::Enum { cases, .. } => Some(u64::from(*cases)),
@@ -181,15 +194,26 @@ impl Schema {
             match &field.timeline {
                 None => ctx.push(&field.ty, field.name.clone(), &mut out),
                 Some(t) => {
-                    for slot in 0..t.capacity() {
+                    let capacity = t.capacity();
+                    for slot in 0..capacity {
                         let path = format!("{}[{slot}]", field.name);
-                        out.push(ctx.scalar(format!("{path}.live"), ScalarKind::Bool));
+                        let first = out.len();
+                        out.push(ctx.scalar(format!("{path}.live"), ScalarKind::KeyFlag));
                         let time = ScalarKind::KeyTime { interp: t.interp.value };
                         out.push(ScalarField {
                             predictors: KEY_TIME_PREDICTORS,
                             ..ctx.scalar(format!("{path}.t"), time)
                         });
                         ctx.push(&field.ty, path, &mut out);
+                        let stride = out.len() - first;
+                        for (i, value) in out[first + 1..].iter_mut().enumerate() {
+                            value.slot = Some(KeySlot {
+                                after_flag: u8::try_from(i + 1).unwrap_or(u8::MAX),
+                                stride: u8::try_from(stride).unwrap_or(u8::MAX),
+                                index: u8::try_from(slot).unwrap_or(u8::MAX),
+                                capacity: u8::try_from(capacity).unwrap_or(u8::MAX),
+                            });
+                        }
                     }
                 }
             }
@@ -226,6 +250,7 @@ impl Ctx<'_> {
             predictors,
             tolerance,
             group: self.group,
+            slot: None,
             span: self.span,
         }
     }

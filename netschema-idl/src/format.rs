@@ -62,7 +62,7 @@ enum Line {
     FileDoc,
     /// `///` or another comment.
     Comment,
-    /// `import "…";` or `models …;`.
+    /// `import "…";`, `models …;` or `rate …;`.
     Import,
     /// `enum` or `class`.
     Item,
@@ -220,7 +220,7 @@ impl<'a> Printer<'a> {
         if self.line.is_empty() {
             let line = match kind {
                 Tok::Ident if matches!(text, "enum" | "class") => Line::Item,
-                Tok::Ident if matches!(text, "import" | "models") => Line::Import,
+                Tok::Ident if matches!(text, "import" | "models" | "rate") => Line::Import,
                 _ => Line::Comment,
             };
             self.start_line(i, line);

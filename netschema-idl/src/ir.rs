@@ -31,6 +31,8 @@ pub struct Schema {
     /// The model policy the root file declares (`models batched(batch = 10, kept = 7);`),
     /// if any: per frame otherwise.
     pub models: Option<Spanned<ModelPolicy>>,
+    /// The frame rate the root file declares (`rate 60;`), in frames per second, if any.
+    pub rate: Option<Spanned<u32>>,
 }
 
 /// An enum: a field kind with a fixed list of named cases, coded by index.
@@ -388,7 +390,7 @@ impl PredictorSet {
             | (1 << Predictor::Quadratic as u8),
     );
 
-    /// Every predictor.
+    /// Every polynomial predictor (all but [`Predictor::Contract`]).
     pub const ALL: PredictorSet = PredictorSet(0b1_1111);
 
     /// This set and `p`.
@@ -476,6 +478,9 @@ impl Schema {
     pub fn erase_spans(&mut self) {
         if let Some(models) = &mut self.models {
             models.span = Span::DETACHED;
+        }
+        if let Some(rate) = &mut self.rate {
+            rate.span = Span::DETACHED;
         }
         for e in &mut self.enums {
             e.span = Span::DETACHED;
@@ -869,6 +874,13 @@ impl fmt::Display for Schema {
                     writeln!(f, "models batched(batch = {batch}, kept = {kept});")?;
                 }
             }
+        }
+        if let Some(rate) = &self.rate {
+            if !first && self.models.is_none() {
+                writeln!(f)?;
+            }
+            first = false;
+            writeln!(f, "rate {};", rate.value)?;
         }
         for e in &self.enums {
             if !first {

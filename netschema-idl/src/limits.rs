@@ -50,3 +50,6 @@ pub const MAX_PRIORITY: i64 = u16::MAX as i64;
 
 /// Most keyframes a timeline holds ahead of, and most at or before, its current frame (each).
 pub const MAX_TIMELINE_KEYS: i64 = 64;
+
+/// Highest frame rate a schema may declare (`rate HZ;`), in frames per second.
+pub const MAX_RATE: u32 = 10_000;

@@ -154,12 +154,24 @@ impl Loader<'_> {
         if is_root {
             self.schema.docs = parsed.schema.docs;
             self.schema.models = parsed.schema.models;
-        } else if let Some(models) = parsed.schema.models {
-            self.diags.push(
-                Diagnostic::error("an imported file declares a model policy")
-                    .with_label(models.span, "only the root file's `models` counts")
-                    .with_help("declare the schema's model policy in the file the build compiles"),
-            );
+            self.schema.rate = parsed.schema.rate;
+        } else {
+            if let Some(models) = parsed.schema.models {
+                self.diags.push(
+                    Diagnostic::error("an imported file declares a model policy")
+                        .with_label(models.span, "only the root file's `models` counts")
+                        .with_help(
+                            "declare the schema's model policy in the file the build compiles",
+                        ),
+                );
+            }
+            if let Some(rate) = parsed.schema.rate {
+                self.diags.push(
+                    Diagnostic::error("an imported file declares a rate")
+                        .with_label(rate.span, "only the root file's `rate` counts")
+                        .with_help("declare the schema's rate in the file the build compiles"),
+                );
+            }
         }
         self.schema.enums.extend(parsed.schema.enums);
         self.schema.classes.extend(parsed.schema.classes);

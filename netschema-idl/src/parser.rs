@@ -9,6 +9,7 @@
 mod clause;
 mod kind;
 mod models;
+mod rate;
 
 use crate::diagnostic::Diagnostic;
 use crate::hints;
@@ -185,6 +186,7 @@ impl<'a> Parser<'a, '_> {
         let next = self.nth(1).kind;
         (self.at_word("enum") || self.at_word("class") || self.at_word("models"))
             && next == Tok::Ident
+            || self.at_word("rate") && next == Tok::Int
             || self.at_word("import") && matches!(next, Tok::Str | Tok::BadStr)
             || self.at(Tok::Ident) && next == Tok::Ident && self.nth(2).kind == Tok::LBrace
     }
@@ -317,11 +319,21 @@ impl<'a> Parser<'a, '_> {
                     }
                     self.models();
                 }
+                (Tok::Ident, "rate") => {
+                    if let Some((_, span)) = docs {
+                        self.error(
+                            Diagnostic::error("doc comments cannot document the rate")
+                                .with_label(span, "this doc comment documents nothing")
+                                .with_help("use `//` for a comment on `rate`"),
+                        );
+                    }
+                    self.rate();
+                }
                 (Tok::Ident, word) if self.at_misspelled_item(word) => {
                     self.misspelled_item(word, t.span, docs_text);
                 }
                 _ => {
-                    self.expected("`enum`, `class`, `import` or `models`");
+                    self.expected("`enum`, `class`, `import`, `models` or `rate`");
                     self.bump();
                     self.skip_item();
                 }

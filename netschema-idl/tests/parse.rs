@@ -66,6 +66,7 @@ fn expected_game() -> Schema {
         ],
         classes: vec![particle, unit],
         models: None,
+        rate: None,
     }
 }
 
@@ -451,4 +452,36 @@ fn the_models_statement_sets_the_policy() {
         .with("other.netidl", "models per_frame;");
     let err = load_with(&files, "root.netidl").expect_err("imported policy").to_string();
     assert!(err.contains("an imported file declares a model policy"), "{err}");
+}
+
+/// `rate` declares the schema's frame rate: it prints and formats back to itself beside
+/// `models`, and a bad one is reported where it is written.
+#[test]
+fn the_rate_statement_sets_the_frame_rate() {
+    let class = "\nclass A { x: int(0, 3); }\n";
+    let rate = |text: &str| parse_str("r.netidl", &format!("{text}{class}")).map(|s| s.rate);
+    assert_eq!(rate("").unwrap(), None);
+    assert_eq!(rate("rate 60;").unwrap().unwrap().value, 60);
+    let text = "models batched(batch = 4, kept = 3);\nrate 30;";
+    let schema = parse_str("r.netidl", &format!("{text}{class}")).unwrap();
+    assert_eq!(schema.rate.unwrap().value, 30);
+    assert!(schema.to_string().starts_with(&format!("{text}\n\nclass A")), "{schema}");
+    let reparsed = parse_str("r.netidl", &schema.to_string()).unwrap();
+    assert_eq!(reparsed.rate.map(|r| r.value), Some(30));
+    assert_eq!(netschema_idl::format("r.netidl", "rate   120 ;").unwrap(), "rate 120;\n");
+    for (bad, message) in [
+        ("rate 0;", "from 1 to 10000"),
+        ("rate 59.94;", "from 1 to 10000"),
+        ("rate 10001;", "from 1 to 10000"),
+        ("rate 60; rate 30;", "the rate is given twice"),
+        ("rate 60", "expected `;`"),
+    ] {
+        let err = rate(bad).expect_err(bad).to_string();
+        assert!(err.contains(message), "{bad}: {err}");
+    }
+    let files = MemorySource::new()
+        .with("root.netidl", "import \"other.netidl\";\nclass R { x: bool; }")
+        .with("other.netidl", "rate 60;");
+    let err = load_with(&files, "root.netidl").expect_err("imported rate").to_string();
+    assert!(err.contains("an imported file declares a rate"), "{err}");
 }

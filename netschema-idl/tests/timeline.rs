@@ -24,7 +24,7 @@ fn a_timeline_flattens_into_slots_of_flag_time_then_values() {
         ["pos[0].live", "pos[0].t", "pos[0].x", "pos[0].y", "pos[1].live", "pos[1].t"]
     );
     assert_eq!(paths.len(), 12);
-    assert_eq!(scalars[0].kind, ScalarKind::Bool);
+    assert_eq!(scalars[0].kind, ScalarKind::KeyFlag);
     assert_eq!(scalars[1].kind, ScalarKind::KeyTime { interp: Interp::Linear });
     assert_eq!(scalars[1].kind.bits(), Some(31));
     // Printed canonically, it parses back to the same field.

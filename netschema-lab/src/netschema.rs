@@ -44,6 +44,10 @@ pub struct Netschema {
     /// tolerances ([`descriptors::with_tolerances`](super::descriptors::with_tolerances)).
     /// The technique is then called `netschema-tol`.
     pub tolerant: Option<&'static Schema>,
+    /// The schema to code with instead of [`Setup::schema`]: the same layout with a predictive
+    /// contract ([`descriptors::with_contract`](super::descriptors::with_contract)). The
+    /// technique is then called `netschema-contract`.
+    pub contracted: Option<&'static Schema>,
     /// The model policy to code with instead of the schema's, if any.
     pub policy: Option<ModelPolicy>,
     /// The prior every connection starts from (`netschema train`'s output for the schema with
@@ -68,7 +72,11 @@ pub struct ProbedNetschema {
 
 impl Technique for Netschema {
     fn name(&self) -> &'static str {
-        if self.tolerant.is_some() { "netschema-tol" } else { "netschema" }
+        match (self.tolerant, self.contracted) {
+            (Some(_), _) => "netschema-tol",
+            (None, Some(_)) => "netschema-contract",
+            (None, None) => "netschema",
+        }
     }
 
     fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
@@ -103,10 +111,11 @@ impl Netschema {
         start(self.schema_for(setup.schema)?, setup.capacity, self.budget, costs)
     }
 
-    /// The schema this technique codes with for a scenario of `schema`: its tolerant one if
-    /// any, with its policy and prior. Fails if the prior was not trained for that schema.
+    /// The schema this technique codes with for a scenario of `schema`: its tolerant or
+    /// contracted one if any, with its policy and prior. Fails if the prior was not trained
+    /// for that schema.
     pub fn schema_for(&self, schema: &'static Schema) -> Result<&'static Schema, Error> {
-        let mut schema = *self.tolerant.unwrap_or(schema);
+        let mut schema = *self.tolerant.or(self.contracted).unwrap_or(schema);
         if let Some(policy) = self.policy.filter(|&p| p != schema.policy) {
             schema = schema.with_policy(policy);
         }

@@ -10,6 +10,8 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
+use netschema_runtime::model::fitted_candidates;
+use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Coding, MAX_CANDIDATES, Schema};
 
 use super::netschema::{Netschema, ProbedNetschema};
@@ -255,6 +257,15 @@ pub struct FieldReport {
     pub rows: Vec<FieldRow>,
 }
 
+/// How the profile names the least-squares fit of `p` (see [`fitted_candidates`]).
+fn fit_name(p: Predictor) -> &'static str {
+    match p {
+        Predictor::Linear => "linear fit",
+        Predictor::Quadratic => "quadratic fit",
+        _ => "fit",
+    }
+}
+
 fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 { a / b } else { 0.0 }
 }
@@ -273,8 +284,10 @@ impl FieldReport {
                 let predictors = match field.coding {
                     Coding::Numeric(list) => list
                         .iter()
+                        .map(|p| p.name())
+                        .chain(fitted_candidates(list).map(fit_name))
                         .zip(sums.candidates)
-                        .map(|(p, n)| (p.name(), ratio(n as f64, coded)))
+                        .map(|(name, n)| (name, ratio(n as f64, coded)))
                         .collect(),
                     Coding::Categorical => Vec::new(),
                 };
@@ -441,18 +454,20 @@ mod tests {
         assert_eq!(x.field, "Dot.x");
         assert_eq!((x.bits_per_frame, x.share, x.values_per_frame), (3.0, 0.3, 2.0));
         assert_eq!((x.bits_per_value, x.unchanged), (1.5, 1.0 / 3.0));
-        assert_eq!(x.predictors, [("hold", 0.5), ("linear", 0.5)]);
+        assert_eq!(x.predictors, [("hold", 0.5), ("linear", 0.5), ("linear fit", 0.0)]);
         let on = &report.rows[1];
         assert_eq!((on.bits_per_frame, on.unpredicted, on.unpredicted_bits), (0.5, 1.0, 0.5));
         assert!(on.predictors.is_empty());
         assert_eq!(report.structure_bits, 6.5);
 
         let table = report.table();
-        assert!(table.contains("hold 50% linear 50%"), "{table}");
+        assert!(table.contains("hold 50% linear 50% linear fit 0%"), "{table}");
         assert!(table.contains("transition model"), "{table}");
         assert!(table.contains("(structure)"), "{table}");
         let json = report.json();
         assert!(json.contains("\"field\": \"Dot.x\""), "{json}");
-        assert!(json.contains("\"predictors\": {\"hold\": 0.500, \"linear\": 0.500}"), "{json}");
+        let predictors =
+            "\"predictors\": {\"hold\": 0.500, \"linear\": 0.500, \"linear fit\": 0.000}";
+        assert!(json.contains(predictors), "{json}");
     }
 }

@@ -85,18 +85,26 @@ fn is_int(field: &Field) -> bool {
     IntQuant::new(field.min, field.max).is_ok_and(|q| q.fingerprint() == field.meaning)
 }
 
+/// The meaning of a quaternion's index field (that of every `quat`, whatever its bits).
+const INDEX_MEANING: u64 = match QuatQuant::new(1) {
+    Ok(q) => q.index().fingerprint(),
+    Err(_) => panic!("1 bit is a valid quaternion"),
+};
+
 /// The quantiser of the quaternion whose index is field `i`, if fields `i..i + 4` are one.
-fn quat_at(fields: &[Field], i: usize) -> Option<QuatQuant> {
+/// Cheap for any other field: its coding or meaning is compared first.
+pub(crate) fn quat_at(fields: &[Field], i: usize) -> Option<QuatQuant> {
     let index = fields.get(i)?;
+    if index.coding != Coding::Categorical || index.meaning != INDEX_MEANING {
+        return None;
+    }
     let parts = fields.get(i + 1..i + 4)?;
     let quant = QuatQuant::new(bits_for_range(0, parts.first()?.max)).ok()?;
-    let is_index =
-        index.coding == Coding::Categorical && index.meaning == quant.index().fingerprint();
     let are_parts = parts.iter().all(|p| {
         matches!(p.coding, Coding::Numeric(_))
             && (p.min, p.max, p.meaning) == (quant.raw_min(), quant.raw_max(), quant.fingerprint())
     });
-    (is_index && are_parts).then_some(quant)
+    are_parts.then_some(quant)
 }
 
 /// Writes into `out` the row `t / ONE` of the way from row `a` to row `b` of a class whose

@@ -137,6 +137,8 @@ pub enum Error {
         /// The time given, in frames.
         time: u32,
     },
+    /// A time in seconds was given to a schema that declares no frame rate.
+    NoRate,
 }
 
 impl fmt::Display for Error {
@@ -191,6 +193,9 @@ impl fmt::Display for Error {
             }
             Error::NoKeyframe { time } => write!(f, "no keyframe at frame {time}"),
             Error::KeyframeExists { time } => write!(f, "a keyframe is already at frame {time}"),
+            Error::NoRate => {
+                f.write_str("the schema declares no frame rate to turn seconds into frames")
+            }
         }
     }
 }

@@ -8,9 +8,12 @@
 //! All constructors are `const fn`, and the schema hash is computed at compile time from the
 //! descriptors themselves, so two builds agree on the hash exactly when they agree on the wire.
 
+use crate::Error;
 use crate::model::ModelLayout;
+use crate::model::contract::{Attached, Contract};
 use crate::model::policy::ModelPolicy;
 use crate::model::predict::Predictor;
+use crate::timeline::{Seconds, Time};
 
 /// How a scalar field is coded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +52,57 @@ pub struct Field {
     /// Index of the field's update group in its class's [`Class::groups`] (0: the class's
     /// default group).
     pub group: u8,
+    /// Where the field sits in a keyframe timeline's slots, if it is a keyframe's frame or one
+    /// of its values ([`Field::in_slot`]).
+    pub slot: Option<KeySlot>,
+}
+
+/// Most fields of one keyframe slot ([`KeySlot::stride`]): a flag, a frame and up to 14 values.
+pub const MAX_SLOT_STRIDE: u8 = 16;
+
+/// The place of a keyframe's frame or value in a timeline's slots (see `docs/protocol.md`,
+/// timeline fields): a slot is a flag (0: empty; 1 or 2, alternating each time the slot takes
+/// a new keyframe), the keyframe's frame, then its values. When a slot's flag differs from the
+/// one the client holds and is not 0, the slot holds a new keyframe, and its frame and values
+/// are predicted from the slot before it, which holds the keyframe before it when keyframes
+/// are added in time order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeySlot {
+    /// Fields from the slot's flag to this one (1 for the frame, 2 for the first value).
+    pub after_flag: u8,
+    /// Fields per slot: 2 and the components.
+    pub stride: u8,
+    /// The slot's index in the timeline, `0..capacity`.
+    pub index: u8,
+    /// The timeline's slots.
+    pub capacity: u8,
+}
+
+impl KeySlot {
+    /// The index of the slot's flag, for the field at index `f`.
+    #[inline]
+    pub const fn flag_field(&self, f: usize) -> usize {
+        f.saturating_sub(self.after_flag as usize)
+    }
+
+    /// The index of the same field in the slot before (the last slot's, for slot 0), for the
+    /// field at index `f`.
+    #[inline]
+    pub const fn previous_field(&self, f: usize) -> usize {
+        let stride = self.stride as usize;
+        if self.index == 0 {
+            f + stride * (self.capacity as usize).saturating_sub(1)
+        } else {
+            f.saturating_sub(stride)
+        }
+    }
+
+    const fn code(&self) -> u64 {
+        (self.after_flag as u64)
+            | (self.stride as u64) << 8
+            | (self.index as u64) << 16
+            | (self.capacity as u64) << 24
+    }
 }
 
 impl Field {
@@ -69,6 +123,7 @@ impl Field {
             meaning: 0,
             tolerance: 0,
             group: 0,
+            slot: None,
         }
     }
 
@@ -84,6 +139,7 @@ impl Field {
             meaning: 0,
             tolerance: 0,
             group: 0,
+            slot: None,
         }
     }
 
@@ -102,6 +158,12 @@ impl Field {
     /// This field in update group `group` of its class (see [`Class::groups`]).
     pub const fn in_group(mut self, group: u8) -> Field {
         self.group = group;
+        self
+    }
+
+    /// This field as a keyframe's frame or value in a timeline's slots (see [`KeySlot`]).
+    pub const fn in_slot(mut self, slot: KeySlot) -> Field {
+        self.slot = Some(slot);
         self
     }
 
@@ -278,7 +340,8 @@ pub struct Schema {
     pub classes: &'static [Class],
     /// Hash of everything above that affects the wire format or its meaning: the schema's
     /// and classes' names, class and field order, raw ranges, wrapping, candidate predictors,
-    /// tolerances, update groups and their intervals, and each field's [`Field::meaning`]. The handshake compares it (see
+    /// tolerances, update groups and their intervals, keyframe slots ([`Field::slot`]), and
+    /// each field's [`Field::meaning`]. The handshake compares it (see
     /// [`crate::engine::handshake`]).
     pub hash: u64,
     /// Most scalar fields of any class.
@@ -295,8 +358,16 @@ pub struct Schema {
     /// The models every connection starts from ([`Schema::with_prior`]), cold without; part
     /// of the hash.
     pub prior: Option<&'static [u8]>,
+    /// Frames per second, if the schema declares it ([`Schema::with_rate`]); part of the hash.
+    pub rate: Option<u32>,
+    /// The predictive contract of fields with the [`Predictor::Contract`] candidate
+    /// ([`Schema::with_contract`]); without one that candidate is never usable. Its name is
+    /// part of the hash.
+    pub contract: Option<Attached>,
 }
 
+/// Marks a contract's name in the hash.
+const CONTRACT_TAG: u64 = 0xc0_7ac7;
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -335,6 +406,9 @@ impl Schema {
                 h = hash_u64(h, field.meaning);
                 h = hash_u64(h, field.group as u64);
                 h = hash_u64(h, field.tolerance as u64);
+                if let Some(slot) = field.slot {
+                    h = hash_u64(h, 0x510_7000_0000 | slot.code());
+                }
                 match field.coding {
                     Coding::Categorical => h = hash_u64(h, 0xca7),
                     Coding::Numeric(preds) => {
@@ -374,7 +448,55 @@ impl Schema {
             max_tolerant,
             policy: ModelPolicy::PerFrame,
             prior: None,
+            rate: None,
+            contract: None,
         }
+    }
+
+    /// This schema taking `hz` frames per second (call it before [`Schema::with_prior`]): the
+    /// rate joins the hash, so ends that disagree on it refuse each other, and times in
+    /// seconds become frames ([`Schema::frame_at`], [`Schema::time_at`]). The rate changes
+    /// nothing on the wire. Usable in a `const` and at run time alike.
+    pub const fn with_rate(mut self, hz: u32) -> Schema {
+        self.hash = hash_u64(self.hash, 0x4a7e_0000_0000 | hz as u64);
+        self.rate = Some(hz);
+        self
+    }
+
+    /// The frame nearest to `seconds` at the schema's rate (halves round up), for timeline
+    /// edits. [`Error::NoRate`] without a rate; [`Error::OutOfRange`] past frame `i32::MAX`,
+    /// the last a keyframe may take.
+    pub const fn frame_at(&self, seconds: Seconds) -> crate::Result<u32> {
+        match self.time_at(seconds) {
+            Ok(t) if t.nearest_frame() <= i32::MAX as u32 => Ok(t.nearest_frame()),
+            Ok(_) => Err(Error::OutOfRange),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `seconds` at the schema's rate as a lookup time for
+    /// [`Timeline::value_at`](crate::timeline::Timeline::value_at), between frames too;
+    /// [`Error::NoRate`] without a rate.
+    pub const fn time_at(&self, seconds: Seconds) -> crate::Result<Time> {
+        match self.rate {
+            Some(hz) => Ok(Time::from_seconds(seconds, hz)),
+            None => Err(Error::NoRate),
+        }
+    }
+
+    /// This schema predicting the fields that list [`Predictor::Contract`] with `contract`
+    /// (see [`crate::model::contract`]), under `name`, which joins the hash: both ends must
+    /// attach the same contract under the same name, and a build without it refuses one with
+    /// it. Rename it whenever the contract's predictions change. Usable in a `const`/`static`
+    /// (a `&'static` contract) and at run time (a leaked one).
+    pub const fn with_contract(
+        mut self,
+        name: &'static str,
+        contract: &'static dyn Contract,
+    ) -> Schema {
+        self.hash = hash_bytes(hash_u64(self.hash, CONTRACT_TAG), name.as_bytes());
+        self.contract = Some(Attached { name, contract });
+        self
     }
 
     /// This schema starting every connection (and every restart) from `prior` instead of cold
@@ -407,8 +529,9 @@ impl Schema {
     /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`,
     /// tolerances on numeric fields only and at most [`MAX_TOLERANCE`], at most
     /// [`MAX_GROUPS`] groups per class with intervals in `1..=`[`MAX_INTERVAL`] and priorities
-    /// of at least 1, every field in one of its class's groups, a valid [`ModelPolicy`], and a
-    /// prior, if any, written for this schema.
+    /// of at least 1, every field in one of its class's groups, keyframe slots ([`KeySlot`])
+    /// that point inside their class, a valid [`ModelPolicy`], a rate of at least 1 frame per
+    /// second if any, and a prior, if any, written for this schema.
     pub fn validate(&self) -> crate::Result<()> {
         let prior_fits = self.prior.is_none_or(|prior| {
             let trained_for = prior.get(4..12).map_or(0, |h| {
@@ -421,6 +544,7 @@ impl Schema {
             || self.classes.len() > u16::MAX as usize
             || !self.policy.is_valid()
             || !prior_fits
+            || self.rate == Some(0)
         {
             return Err(crate::Error::InvalidSchema);
         }
@@ -433,11 +557,20 @@ impl Schema {
             {
                 return Err(crate::Error::InvalidSchema);
             }
-            for field in class.fields {
+            for (f, field) in class.fields.iter().enumerate() {
+                let bad_slot = field.slot.is_some_and(|s| {
+                    s.after_flag == 0
+                        || s.after_flag >= s.stride
+                        || s.stride > MAX_SLOT_STRIDE
+                        || s.index >= s.capacity
+                        || f < usize::from(s.after_flag)
+                        || s.previous_field(f) >= class.fields.len()
+                });
                 if field.min > field.max
                     || usize::from(field.group) >= class.group_count()
                     || field.tolerance > MAX_TOLERANCE
                     || (field.tolerance > 0 && field.coding == Coding::Categorical)
+                    || bad_slot
                 {
                     return Err(crate::Error::InvalidSchema);
                 }

@@ -156,6 +156,17 @@ fn lossy_links_replicate_exactly() {
     }
 }
 
+/// Rotations whose largest component changes, coded against history samples of another
+/// basis re-expressed in the new one: exact, and both ends' models agree, with and without
+/// loss.
+#[test]
+fn spinning_rotations_replicate_exactly() {
+    for (seed, latency, loss) in [(21, (0, 0), 0.0), (22, (6, 6), 0.05), (23, (0, 10), 0.2)] {
+        let o = run(&SPINNING, seed, 1500, latency, loss, 0.05, 0.0);
+        assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
+    }
+}
+
 /// The batched model policy under 0 to 50 % loss both ways, reordering (latency spread),
 /// duplicated packets and acks (so lost, late and repeated model requests): every accepted
 /// packet is exact and both ends' models agree.
@@ -552,4 +563,61 @@ fn packets_of_another_session_are_refused() {
         salted.receive_ack(&same.ack().unwrap());
         plain.receive_ack(&plain_client.ack().unwrap());
     }
+}
+
+/// Schemas whose balls list the contract candidate, with a contract that predicts them well,
+/// one that predicts nonsense, one that panics on some entities, and none: every accepted
+/// packet is exact and both ends' models agree, lossless and lossy alike.
+#[test]
+fn contracts_replicate_exactly_and_cannot_break_decoding() {
+    quiet_contract_panics();
+    for schema in [&FALLING, &GARBAGE, &PANICKY, &UNATTACHED] {
+        let o = run(schema, 21, 600, (0, 0), 0.0, 0.0, 0.0);
+        assert_eq!(
+            (o.rejected, o.accepted),
+            (0, 600),
+            "{}",
+            schema.contract.map_or("", |c| c.name)
+        );
+        for (seed, latency, loss) in [(22, (6, 6), 0.05), (23, (0, 10), 0.2)] {
+            let o = run(schema, seed, 1500, latency, loss, 0.05, 0.0);
+            assert!(o.accepted > 300, "seed {seed}: only {} accepted", o.accepted);
+        }
+        let o = run(schema, 24, 1500, (0, 6), 0.05, 0.05, 0.1);
+        assert!(o.rejected > 50 && o.accepted > 600);
+    }
+}
+
+/// A good contract saves bytes; one that is never right, or missing, costs little, as the
+/// learned choice leaves it aside.
+#[test]
+fn a_contract_is_used_only_where_it_pays() {
+    quiet_contract_panics();
+    let bytes = |schema| run(schema, 25, 1500, (6, 6), 0.05, 0.0, 0.0).bytes as f64;
+    let plain = bytes(&SCHEMA);
+    let falling = bytes(&FALLING);
+    assert!(falling < plain * 0.99, "falling {falling} vs plain {plain}");
+    for schema in [&GARBAGE, &UNATTACHED, &PANICKY] {
+        let b = bytes(schema);
+        assert!(b < plain * 1.03, "{:?}: {b} vs plain {plain}", schema.contract);
+    }
+}
+
+/// A contract is part of the protocol: attaching one, or listing the candidate, changes the
+/// hash, so a client without it refuses the packets of a server with it.
+#[test]
+fn ends_with_and_without_a_contract_refuse_each_other() {
+    let hashes = [SCHEMA.hash, UNATTACHED.hash, FALLING.hash, GARBAGE.hash];
+    for (i, a) in hashes.iter().enumerate() {
+        assert!(!hashes[..i].contains(a));
+    }
+    let (mut world, mut peer, _) = session(&FALLING, ENTITIES, HANDLES);
+    let (_, _, mut client) = session(&UNATTACHED, ENTITIES, HANDLES);
+    let mut sim = Sim::new(26, ENTITIES);
+    let mut buf = vec![0u8; 64 * 1024];
+    for _ in 0..3 {
+        sim.step(&mut world);
+    }
+    let len = peer.encode(&world, &mut buf).unwrap();
+    assert_eq!(client.decode(&buf[..len]), Err(Error::CheckMismatch));
 }

@@ -9,6 +9,7 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
         "equiv",
         &[<Unit as ::netschema::Snapshot>::CLASS, <Flag as ::netschema::Snapshot>::CLASS],
     )
+    .with_rate(60)
     .with_policy(::netschema::model::ModelPolicy::Batched {
         batch: 4,
         kept: 3,

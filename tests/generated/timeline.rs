@@ -2,13 +2,17 @@
 //
 // Schema `timeline`. Do not edit: regenerate it from the `.netidl` source.
 
-/// A schema with timeline fields, for `tests/timeline_idl.rs`.
+/// A schema with timeline fields, for `tests/timeline_idl.rs`. 60 frames per second.
 ///
 /// The classes, in declaration order (its index is the class id on the wire).
 pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new(
-    "timeline",
-    &[<Unit as ::netschema::Snapshot>::CLASS, <Walker as ::netschema::Snapshot>::CLASS],
-);
+        "timeline",
+        &[
+            <Unit as ::netschema::Snapshot>::CLASS,
+            <Walker as ::netschema::Snapshot>::CLASS,
+        ],
+    )
+    .with_rate(60);
 /// An entity of the `timeline` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timeline {
@@ -200,7 +204,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -212,7 +222,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Linear,
@@ -239,7 +255,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Cubic,
@@ -262,7 +284,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -274,7 +302,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -286,7 +320,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -298,7 +338,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
             interp: ::netschema::timeline::Interp::Linear,
@@ -319,7 +365,13 @@ const _: () = {
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -346,7 +398,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -366,13 +424,8 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Unit",
             fields: &[
-                ::netschema::schema::Field::categorical("pos[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -383,7 +436,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].x",
                         Q_POS.raw_min(),
@@ -395,7 +454,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -407,14 +472,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -425,7 +491,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].x",
                         Q_POS.raw_min(),
@@ -437,7 +509,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].y",
                         Q_POS.raw_min(),
@@ -449,14 +527,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -467,7 +546,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].x",
                         Q_POS.raw_min(),
@@ -479,7 +564,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].y",
                         Q_POS.raw_min(),
@@ -491,14 +582,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -509,7 +601,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].x",
                         Q_POS.raw_min(),
@@ -521,7 +619,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].y",
                         Q_POS.raw_min(),
@@ -533,14 +637,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -551,7 +656,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].x",
                         Q_POS.raw_min(),
@@ -563,7 +674,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].y",
                         Q_POS.raw_min(),
@@ -575,14 +692,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -593,7 +711,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].x",
                         Q_POS.raw_min(),
@@ -605,7 +729,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].y",
                         Q_POS.raw_min(),
@@ -617,14 +747,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -635,7 +766,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[0]",
                         Q_HEADING.raw_min(),
@@ -647,14 +784,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -665,7 +803,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[1]",
                         Q_HEADING.raw_min(),
@@ -677,14 +821,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -695,7 +840,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[2]",
                         Q_HEADING.raw_min(),
@@ -707,14 +858,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -725,7 +877,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[3]",
                         Q_HEADING.raw_min(),
@@ -737,14 +895,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -755,7 +914,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[4]",
                         Q_HEADING.raw_min(),
@@ -767,14 +932,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -785,7 +951,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[5]",
                         Q_HEADING.raw_min(),
@@ -797,14 +969,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("turret[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -815,7 +988,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[0].largest",
                         ::netschema::__private::cases(
@@ -823,7 +1002,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -835,7 +1020,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -847,7 +1038,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -859,14 +1056,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -877,7 +1075,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[1].largest",
                         ::netschema::__private::cases(
@@ -885,7 +1089,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c0",
                         Q_TURRET.raw_min(),
@@ -897,7 +1107,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c1",
                         Q_TURRET.raw_min(),
@@ -909,7 +1125,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c2",
                         Q_TURRET.raw_min(),
@@ -921,14 +1143,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -939,7 +1162,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[2].largest",
                         ::netschema::__private::cases(
@@ -947,7 +1176,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c0",
                         Q_TURRET.raw_min(),
@@ -959,7 +1194,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c1",
                         Q_TURRET.raw_min(),
@@ -971,7 +1212,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c2",
                         Q_TURRET.raw_min(),
@@ -983,14 +1230,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("order[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("order[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[0].t",
                         0,
@@ -1001,20 +1249,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[0]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("order[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("order[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[1].t",
                         0,
@@ -1025,20 +1280,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[1]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("order[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("order[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[2].t",
                         0,
@@ -1049,20 +1311,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[2]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("order[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("order[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "order[3].t",
                         0,
@@ -1073,20 +1342,27 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 4,
+                    }),
                 ::netschema::schema::Field::categorical("order[3]", Q_ORDER.cases())
                     .with_meaning(
                         ::netschema::quant::EnumQuant::fingerprint(
                             <Order as ::netschema::SnapshotEnum>::NAMES,
                         ),
-                    ),
-                ::netschema::schema::Field::categorical("progress[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    )
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 4,
+                    }),
+                ::netschema::schema::Field::categorical("progress[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -1097,7 +1373,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[0]",
                         Q_PROGRESS.raw_min(),
@@ -1109,14 +1391,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -1127,7 +1410,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[1]",
                         Q_PROGRESS.raw_min(),
@@ -1139,14 +1428,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -1157,7 +1447,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[2]",
                         Q_PROGRESS.raw_min(),
@@ -1169,7 +1465,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "hp",
                         Q_HP.raw_min(),
@@ -1315,7 +1617,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -1327,7 +1635,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Linear,
@@ -1354,7 +1668,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Cubic,
@@ -1377,7 +1697,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -1389,7 +1715,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -1401,7 +1733,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -1413,7 +1751,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Quat(Q_TURRET),
             interp: ::netschema::timeline::Interp::Linear,
@@ -1436,7 +1780,13 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -1463,7 +1813,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
             ],
             kind: ::netschema::timeline::Kind::Scalars,
             interp: ::netschema::timeline::Interp::Step,
@@ -1483,13 +1839,8 @@ const _: () = {
         const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
             name: "Walker",
             fields: &[
-                ::netschema::schema::Field::categorical("pos[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                ::netschema::schema::Field::categorical("pos[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[0].t",
                         0,
@@ -1500,7 +1851,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].x",
                         Q_POS.raw_min(),
@@ -1512,7 +1869,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[0].y",
                         Q_POS.raw_min(),
@@ -1524,14 +1887,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[1].t",
                         0,
@@ -1542,7 +1906,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].x",
                         Q_POS.raw_min(),
@@ -1554,7 +1924,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[1].y",
                         Q_POS.raw_min(),
@@ -1566,14 +1942,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[2].t",
                         0,
@@ -1584,7 +1961,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].x",
                         Q_POS.raw_min(),
@@ -1596,7 +1979,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[2].y",
                         Q_POS.raw_min(),
@@ -1608,14 +1997,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[3].t",
                         0,
@@ -1626,7 +2016,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].x",
                         Q_POS.raw_min(),
@@ -1638,7 +2034,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[3].y",
                         Q_POS.raw_min(),
@@ -1650,14 +2052,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[4].t",
                         0,
@@ -1668,7 +2071,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].x",
                         Q_POS.raw_min(),
@@ -1680,7 +2089,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[4].y",
                         Q_POS.raw_min(),
@@ -1692,14 +2107,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("pos[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("pos[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "pos[5].t",
                         0,
@@ -1710,7 +2126,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].x",
                         Q_POS.raw_min(),
@@ -1722,7 +2144,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "pos[5].y",
                         Q_POS.raw_min(),
@@ -1734,14 +2162,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_POS.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_POS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 4,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[0].t",
                         0,
@@ -1752,7 +2181,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[0]",
                         Q_HEADING.raw_min(),
@@ -1764,14 +2199,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[1].t",
                         0,
@@ -1782,7 +2218,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[1]",
                         Q_HEADING.raw_min(),
@@ -1794,14 +2236,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[2].t",
                         0,
@@ -1812,7 +2255,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[2]",
                         Q_HEADING.raw_min(),
@@ -1824,14 +2273,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[3].t",
                         0,
@@ -1842,7 +2292,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[3]",
                         Q_HEADING.raw_min(),
@@ -1854,14 +2310,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[4].t",
                         0,
@@ -1872,7 +2329,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[4]",
                         Q_HEADING.raw_min(),
@@ -1884,14 +2347,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("heading[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("heading[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "heading[5].t",
                         0,
@@ -1902,7 +2366,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Cubic.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "heading[5]",
                         Q_HEADING.raw_min(),
@@ -1914,14 +2384,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_HEADING.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_HEADING.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("turret[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[0].t",
                         0,
@@ -1932,7 +2403,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[0].largest",
                         ::netschema::__private::cases(
@@ -1940,7 +2417,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c0",
                         Q_TURRET.raw_min(),
@@ -1952,7 +2435,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c1",
                         Q_TURRET.raw_min(),
@@ -1964,7 +2453,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[0].c2",
                         Q_TURRET.raw_min(),
@@ -1976,14 +2471,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[1].t",
                         0,
@@ -1994,7 +2490,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[1].largest",
                         ::netschema::__private::cases(
@@ -2002,7 +2504,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c0",
                         Q_TURRET.raw_min(),
@@ -2014,7 +2522,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c1",
                         Q_TURRET.raw_min(),
@@ -2026,7 +2540,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[1].c2",
                         Q_TURRET.raw_min(),
@@ -2038,14 +2558,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("turret[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("turret[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "turret[2].t",
                         0,
@@ -2056,7 +2577,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Linear.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "turret[2].largest",
                         ::netschema::__private::cases(
@@ -2064,7 +2591,13 @@ const _: () = {
                             Q_TURRET.index().raw_max(),
                         ),
                     )
-                    .with_meaning(Q_TURRET.index().fingerprint()),
+                    .with_meaning(Q_TURRET.index().fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c0",
                         Q_TURRET.raw_min(),
@@ -2076,7 +2609,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 3,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c1",
                         Q_TURRET.raw_min(),
@@ -2088,7 +2627,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 4,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "turret[2].c2",
                         Q_TURRET.raw_min(),
@@ -2100,14 +2645,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_TURRET.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_TURRET.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 5,
+                        stride: 6,
+                        index: 2,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("alive[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[0].t",
                         0,
@@ -2118,7 +2664,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[0]",
                         ::netschema::__private::cases(
@@ -2126,14 +2678,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[1].t",
                         0,
@@ -2144,7 +2697,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[1]",
                         ::netschema::__private::cases(
@@ -2152,14 +2711,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[2].t",
                         0,
@@ -2170,7 +2730,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[2]",
                         ::netschema::__private::cases(
@@ -2178,14 +2744,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[3].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[3].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[3].t",
                         0,
@@ -2196,7 +2763,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[3]",
                         ::netschema::__private::cases(
@@ -2204,14 +2777,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[4].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 3,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[4].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[4].t",
                         0,
@@ -2222,7 +2796,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[4]",
                         ::netschema::__private::cases(
@@ -2230,14 +2810,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("alive[5].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 4,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("alive[5].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "alive[5].t",
                         0,
@@ -2248,7 +2829,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
                 ::netschema::schema::Field::categorical(
                         "alive[5]",
                         ::netschema::__private::cases(
@@ -2256,14 +2843,15 @@ const _: () = {
                             Q_ALIVE.raw_max(),
                         ),
                     )
-                    .with_meaning(Q_ALIVE.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[0].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_ALIVE.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 5,
+                        capacity: 6,
+                    }),
+                ::netschema::schema::Field::categorical("progress[0].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[0].t",
                         0,
@@ -2274,7 +2862,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[0]",
                         Q_PROGRESS.raw_min(),
@@ -2286,14 +2880,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[1].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 0,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[1].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[1].t",
                         0,
@@ -2304,7 +2899,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[1]",
                         Q_PROGRESS.raw_min(),
@@ -2316,14 +2917,15 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
-                ::netschema::schema::Field::categorical("progress[2].live", 2)
-                    .with_meaning(
-                        match ::netschema::quant::BoolQuant::new() {
-                            ::core::result::Result::Ok(q) => q.fingerprint(),
-                            ::core::result::Result::Err(_) => 0,
-                        },
-                    ),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 1,
+                        capacity: 3,
+                    }),
+                ::netschema::schema::Field::categorical("progress[2].live", 3)
+                    .with_meaning(::netschema::timeline::FLAG_MEANING),
                 ::netschema::schema::Field::numeric(
                         "progress[2].t",
                         0,
@@ -2334,7 +2936,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Hold,
                         ],
                     )
-                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint()),
+                    .with_meaning(::netschema::timeline::Interp::Step.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 1,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
                 ::netschema::schema::Field::numeric(
                         "progress[2]",
                         Q_PROGRESS.raw_min(),
@@ -2346,7 +2954,13 @@ const _: () = {
                             ::netschema::model::predict::Predictor::Quadratic,
                         ],
                     )
-                    .with_meaning(Q_PROGRESS.fingerprint()),
+                    .with_meaning(Q_PROGRESS.fingerprint())
+                    .in_slot(::netschema::schema::KeySlot {
+                        after_flag: 2,
+                        stride: 3,
+                        index: 2,
+                        capacity: 3,
+                    }),
             ],
             groups: &[],
         };

@@ -52,7 +52,8 @@ mod keys {
 }
 
 /// netschema as the schemas declare it, without a byte budget.
-const ENGINE: Netschema = Netschema { budget: None, tolerant: None, policy: None, prior: None };
+const ENGINE: Netschema =
+    Netschema { budget: None, tolerant: None, contracted: None, policy: None, prior: None };
 
 static PER_FRAME: Schema = frames::SCHEMA;
 static TIMELINES: Schema = keys::SCHEMA;

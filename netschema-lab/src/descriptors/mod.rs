@@ -6,7 +6,8 @@
 //! [`Quantiser`] of each scalar field, and assembles the runtime
 //! [`Schema`] (tolerances, update groups and all), whose hash equals that of descriptors
 //! written for the same schema at compile time. [`with_tolerances`] gives a schema's fields
-//! other tolerances (`--tolerance PATH=STEPS` of the benchmark).
+//! other tolerances (`--tolerance PATH=STEPS` of the benchmark), [`with_contract`] a
+//! predictive contract (the benchmark's `netschema-contract`).
 //!
 //! # Leaked storage
 //!
@@ -29,6 +30,7 @@
 //! # }
 //! ```
 
+mod contract;
 mod quant;
 mod tolerance;
 
@@ -39,6 +41,7 @@ use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::EnumQuant;
 use netschema_runtime::schema::{Class, Group, Schema};
 
+pub use contract::with_contract;
 pub use quant::Quantiser;
 pub use tolerance::{ToleranceOverride, with_tolerances};
 
@@ -119,10 +122,15 @@ impl RuntimeSchema {
                     .or_insert_with(|| leak_predictors(s.predictors));
                 let meaning = match s.kind {
                     netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
+                    netschema_idl::ScalarKind::KeyFlag => netschema_runtime::timeline::FLAG_MEANING,
                     _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
                 };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);
-                fields.push(field.with_tolerance(s.tolerance).in_group(s.group));
+                let field = field.with_tolerance(s.tolerance).in_group(s.group);
+                fields.push(match s.slot {
+                    Some(slot) => field.in_slot(slot),
+                    None => field,
+                });
                 quantisers.push(q);
             }
             let fields = Box::leak(fields.into_boxed_slice());
@@ -131,10 +139,11 @@ impl RuntimeSchema {
             classes.push(ClassLayout { scalars, quantisers });
         }
         let policy = ir.models.map(|m| m.value).unwrap_or_default();
-        let schema: &'static Schema = Box::leak(Box::new(
-            Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()))
-                .with_policy(policy),
-        ));
+        let mut schema = Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()));
+        if let Some(rate) = ir.rate {
+            schema = schema.with_rate(rate.value);
+        }
+        let schema: &'static Schema = Box::leak(Box::new(schema.with_policy(policy)));
         schema.validate().map_err(SchemaError::Invalid)?;
         Ok(RuntimeSchema { ir: ir.clone(), schema, classes })
     }

@@ -47,6 +47,8 @@ impl Quantiser {
             ScalarKind::Enum { cases, .. } => Quantiser::Enum(EnumQuant::new(*cases)?),
             // A timeline slot's frame plus one.
             ScalarKind::KeyTime { .. } => Quantiser::Int(IntQuant::new(0, i32::MAX)?),
+            // A timeline slot's flag: empty, or a keyframe of generation 1 or 2.
+            ScalarKind::KeyFlag => Quantiser::Enum(EnumQuant::new(3)?),
         })
     }
 

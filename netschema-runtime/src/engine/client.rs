@@ -14,7 +14,7 @@ use crate::engine::packet::{
 use crate::engine::probe::NoProbe;
 use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::NO_CLASS;
-use crate::model::predict::MAX_SAMPLES;
+use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
 use crate::model::{Model, ModelLayout, ModelPolicy};
 use crate::schema::{Class, Schema};
 use crate::{Error, Result};
@@ -452,6 +452,16 @@ impl<'a> Client<'a> {
     pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
         self.reader().events()
     }
+
+    /// The rate of change of field `field` of the entity at `handle`, in raw steps per frame
+    /// at the frame its newest value came from: the slope there of the polynomial `order`
+    /// fits ([`Predictor::Linear`], [`Predictor::Quadratic`] or [`Predictor::Cubic`]) through
+    /// the entity's newest distinct values the client holds, each at the frame the server had
+    /// it (Orsten 2011, §5.5–5.6). Computed from what was decoded: nothing more is sent.
+    /// `None` without enough values, for other orders, or for a categorical field.
+    pub fn rate(&self, handle: u32, field: usize, order: Predictor) -> Option<Rate> {
+        self.reader().rate(handle, field, order)
+    }
 }
 
 /// An entity as the current view shows it, with where its values come from: what a client
@@ -569,6 +579,51 @@ impl<'s> Reader<'s> {
             }
         }
         best.1
+    }
+
+    /// The rate of change of `field` of `handle` (see [`Client::rate`]).
+    pub(crate) fn rate(&self, handle: u32, field: usize, order: Predictor) -> Option<Rate> {
+        let m = order.samples();
+        if order == Predictor::Contract || m < 2 {
+            return None;
+        }
+        let slot = self.current_slot()?;
+        let (class, _) = self.entry(slot, handle)?;
+        let f = self.schema.classes.get(class)?.fields.get(field)?;
+        if f.coding == crate::schema::Coding::Categorical {
+            return None;
+        }
+        let hs = self.state.handles as usize;
+        let born = self.born.get(slot * hs + handle as usize).copied();
+        // The newest `m` distinct source frames, as frames before the current one.
+        let (mut ages, mut values, mut n) = ([0u32; MAX_SAMPLES], [0i32; MAX_SAMPLES], 0);
+        for p in 0..SLOTS {
+            let frame = self.state.slots.frame_of(p);
+            if frame == NO_FRAME || age(self.state.newest, frame) >= WINDOW {
+                continue;
+            }
+            let Some((c, row)) = self.entry(p, handle) else { continue };
+            if c != class || self.born.get(p * hs + handle as usize).copied() != born {
+                continue;
+            }
+            let lag = self.lags_of(p, handle).get(usize::from(f.group)).copied().unwrap_or(0);
+            let a = age(self.state.newest, frame) + u32::from(lag);
+            if ages[..n].contains(&a) || (n == m && a > ages[n - 1]) {
+                continue;
+            }
+            // Insert in ascending order of age, keeping the `m` newest.
+            let at = ages[..n].iter().position(|&b| b > a).unwrap_or(n);
+            n = (n + 1).min(m);
+            for i in (at + 1..n).rev() {
+                (ages[i], values[i]) = (ages[i - 1], values[i - 1]);
+            }
+            (ages[at], values[at]) = (a, *row.get(field)?);
+        }
+        if n < m {
+            return None;
+        }
+        let offsets: [u32; MAX_SAMPLES] = core::array::from_fn(|i| ages[i].wrapping_sub(ages[0]));
+        Rate::of(f, &offsets[..m], &values[..m])
     }
 
     /// Whether `handle` names one of the client's own entities in the current view.

@@ -22,15 +22,19 @@
 //! entity that might not fit it marks the coder and saves the models the entity touches, and
 //! if the entity overflows, rewinds and holds it (see [`crate::engine::pack`]).
 
+use core::ops::Range;
+
+use crate::blend::quat_at;
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::entering::Entered;
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::Probe;
-use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::model::contract::{Attached, Rows};
+use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction};
-use crate::schema::{Class, Coding, Field, Schema};
+use crate::schema::{Class, Coding, Field, KeySlot, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
 /// Bits of the frame number in the header of a packet without baseline.
@@ -73,6 +77,8 @@ pub(crate) struct Refs {
     pub history: [u32; MAX_SAMPLES],
     /// Number of history frames.
     pub len: usize,
+    /// Frames from each history frame to `frame`.
+    pub offsets: [u32; MAX_SAMPLES],
     /// Predictor vectors for the history's offsets.
     pub table: PredictorTable,
     /// Under the batched policy, the first frame of the batch whose model the packet starts
@@ -88,6 +94,7 @@ impl Refs {
             frame,
             history: [0; MAX_SAMPLES],
             len: 0,
+            offsets: [0; MAX_SAMPLES],
             table: PredictorTable::new(&[]),
             model: NO_FRAME,
         };
@@ -114,6 +121,7 @@ impl Refs {
         for (o, &t) in offsets.iter_mut().zip(&self.history[..self.len]) {
             *o = age(self.frame, t);
         }
+        self.offsets = offsets;
         self.table = if offsets[..self.len] == [1, 2, 3, 4][..self.len] {
             EVENLY_SPACED
         } else {
@@ -397,14 +405,17 @@ pub(crate) fn code_history<C: BinaryCoder>(
 
 /// Fields of an entity handled together: their samples and predictions live on the stack.
 pub(crate) const CHUNK: usize = 16;
+const _: () = assert!(MAX_SLOT_STRIDE as usize <= CHUNK, "a keyframe slot fits in a chunk");
 
 /// The history an entity's prediction uses: the first `fetched` history frames, of which the
 /// samples at `picks` (one per distinct frame its values came from, so that a value held over
-/// several frames counts once, at its true age) with predictor vectors `table`.
+/// several frames counts once, at its true age, `offsets` frames before the packet's) with
+/// predictor vectors `table`.
 #[derive(Clone, Copy)]
 struct Hist<'t> {
     fetched: usize,
     picks: Option<([u8; MAX_SAMPLES], usize)>,
+    offsets: [u32; MAX_SAMPLES],
     table: &'t PredictorTable,
 }
 
@@ -451,32 +462,52 @@ impl Tables {
     }
 }
 
+/// History samples below which the contract is not run: its candidate needs this many.
+const CONTRACT_SAMPLES: usize = Predictor::Contract.samples();
+
 /// Samples and predictions of up to [`CHUNK`] consecutive fields of one entity.
 struct Chunk {
     samples: Samples,
     /// Prediction per field.
     predicted: [Prediction; CHUNK],
+    /// The contract's prediction per field, if `contracted`.
+    contract: [i32; CHUNK],
+    /// Whether the schema's contract predicted these fields: the first chunk of a class of at
+    /// most [`CHUNK`] fields, if the contract did not fail.
+    contracted: bool,
 }
 
 impl Chunk {
     const EMPTY: Chunk = Chunk {
         samples: [[0; MAX_SAMPLES]; CHUNK],
         predicted: [Prediction { candidate: None, value: 0 }; CHUNK],
+        contract: [0; CHUNK],
+        contracted: false,
     };
 
+    /// The contract's prediction of field `f` of the chunk, if any.
+    #[inline(always)]
+    fn contract_of(&self, f: usize) -> Option<i32> {
+        self.contracted.then(|| self.contract[f % CHUNK])
+    }
+
     /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`
-    /// from its history `hist` and predicts each field with its model (`models`, from `lo`
+    /// from its history `hist`, runs the schema's `contract` (with the class's index) on a
+    /// class that fits one chunk, and predicts each field with its model (`models`, from `lo`
     /// on).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn fill<'s, S: Side<'s>>(
         &mut self,
         side: &S,
         h: u32,
         hist: &Hist<'_>,
         lo: usize,
-        class: &Class,
+        class: (usize, &Class),
+        contract: Option<&Attached>,
         models: &[Model],
     ) {
+        let (index, class) = class;
         side.samples(h, hist.fetched, lo, class, &mut self.samples);
         let fields = class.fields.get(lo..).unwrap_or(&[]);
         let n = fields.len().min(CHUNK);
@@ -487,16 +518,73 @@ impl Chunk {
                 }
             }
         }
+        self.contracted = false;
+        let k = hist.len();
+        if let Some(a) =
+            contract.filter(|_| lo == 0 && fields.len() <= CHUNK && k >= CONTRACT_SAMPLES)
+        {
+            let rows = Rows::new(&self.samples[..n], &hist.offsets[..k]);
+            self.contracted = a.run(index, fields, &rows, &mut self.contract[..n]);
+        }
+        self.predict(fields, 0..n.min(models.len()), hist, models);
+    }
+
+    /// Predicts fields `range` of the chunk (of `fields`, the chunk's) from their samples with
+    /// their models (`models`, the chunk's).
+    #[inline(always)]
+    fn predict(
+        &mut self,
+        fields: &[Field],
+        range: Range<usize>,
+        hist: &Hist<'_>,
+        models: &[Model],
+    ) {
         let (table, k) = (hist.table, hist.len());
-        for f in 0..n.min(models.len()) {
-            let (field, samples) = (&fields[f], &self.samples[f]);
-            self.predicted[f] = match field.coding {
+        for f in range {
+            let (Some(field), Some(model)) = (fields.get(f), models.get(f)) else {
+                return;
+            };
+            let samples = &self.samples[f % CHUNK];
+            let contract = self.contract_of(f);
+            self.predicted[f % CHUNK] = match field.coding {
                 Coding::Numeric(c) => {
-                    models[f].predict(field, c, &History { table, samples: *samples, len: k })
+                    let history = History { table, samples: *samples, len: k, contract };
+                    model.predict(field, c, &history)
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
             };
         }
+    }
+
+    /// After field `i` of the chunk (of `fields`, the chunk's) is coded as `value`: if it is
+    /// the index of a quaternion whose components are in the chunk, re-expresses every history
+    /// sample of another index in the basis of `value` ([`QuatQuant::rebase`]) and predicts
+    /// the components again, so they are coded against the rotation the history holds rather
+    /// than against components of another basis.
+    #[inline(never)]
+    fn rebase_quat(
+        &mut self,
+        fields: &[Field],
+        i: usize,
+        value: i32,
+        hist: &Hist<'_>,
+        models: &[Model],
+    ) {
+        let Some(quant) = quat_at(fields, i).filter(|_| i + 4 <= CHUNK) else {
+            return;
+        };
+        let k = hist.len();
+        let rows = &mut self.samples[i..i + 4];
+        if rows[0][..k].iter().all(|&index| index == value) {
+            return;
+        }
+        for m in 0..k {
+            let raw = quant.rebase([rows[0][m], rows[1][m], rows[2][m], rows[3][m]], value);
+            for (row, r) in rows.iter_mut().zip(raw) {
+                row[m] = r;
+            }
+        }
+        self.predict(fields, i + 1..i + 4, hist, models);
     }
 }
 
@@ -563,6 +651,9 @@ struct Walk<'a, 'p, P> {
     schema: &'a Schema,
     refs: &'a Refs,
     check: Check,
+    /// Whether the last kept entity updated so far was not "unchanged": moving entities come
+    /// in runs of neighbouring handles, so it is a context of the next one's flag.
+    moved: bool,
     chunk: Chunk,
     tables: Tables,
     /// What the next entering entity of each class is predicted from.
@@ -595,7 +686,10 @@ impl<P: Probe> Walk<'_, '_, P> {
         let targets = side.target_row(h);
         let targets = targets.get(..n).unwrap_or(&[]);
         let hist = match side.sources(h, k) {
-            None => Hist { fetched: k, picks: None, table: &self.refs.table },
+            None => {
+                let (offsets, table) = (self.refs.offsets, &self.refs.table);
+                Hist { fetched: k, picks: None, offsets, table }
+            }
             Some(sources) => {
                 let (mut picks, mut offsets, mut len) = ([0u8; MAX_SAMPLES], [0; MAX_SAMPLES], 0);
                 for (j, &s) in sources.iter().enumerate().take(k) {
@@ -604,10 +698,12 @@ impl<P: Probe> Walk<'_, '_, P> {
                         len += 1;
                     }
                 }
-                Hist { fetched: k, picks: Some((picks, len)), table: self.tables.get(offsets, len) }
+                let table = self.tables.get(offsets, len);
+                Hist { fetched: k, picks: Some((picks, len)), offsets, table }
             }
         };
         let (k, table) = (hist.len(), hist.table);
+        let contract = self.schema.contract.as_ref();
         let chunk = &mut self.chunk;
         // Without tolerances and with every group due, every field is coded exactly: the
         // common case, kept free of the per-field tests below.
@@ -616,14 +712,14 @@ impl<P: Probe> Walk<'_, '_, P> {
 
         // The context: did the entity stay still between its two newest samples? Filled for
         // the first chunk of fields only, which is what the test reads.
-        chunk.fill(side, h, &hist, 0, c, field_models);
+        chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
         let still = k >= 2 && chunk.samples[..n.min(CHUNK)].iter().all(|s| s[0] == s[1]);
         // On the encoder: does every due field equal (within tolerance) its prediction?
         let mut exact = S::ENCODER && targets.len() == n;
         let mut lo = 0;
         while exact && lo < n {
             if lo > 0 {
-                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             exact = if simple {
@@ -637,7 +733,9 @@ impl<P: Probe> Walk<'_, '_, P> {
             };
             lo = hi;
         }
-        let unchanged = entity.code_flag(coder, usize::from(still), exact);
+        let context = usize::from(still) + 2 * usize::from(self.moved);
+        let unchanged = entity.code_flag(coder, context, exact);
+        self.moved = !unchanged;
 
         if unchanged && simple && n <= CHUNK {
             // Every field as predicted: the still entity's short way.
@@ -651,9 +749,10 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let mut lo = 0;
         let mut tolerant = 0;
+        let mut recent: Recent = [0; CHUNK];
         while lo < n {
             if lo > 0 || n > CHUNK {
-                chunk.fill(side, h, &hist, lo, c, &field_models[lo..]);
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
             }
             let hi = (lo + CHUNK).min(n);
             for f in lo..hi {
@@ -670,15 +769,33 @@ impl<P: Probe> Walk<'_, '_, P> {
                     self.probe.field(class, f, 0, p.candidate, true);
                     p.value
                 } else {
-                    let history = History { table, samples: *samples, len: k };
+                    let renewal = field.slot.and_then(|slot| {
+                        let baseline = |at: usize| match at.checked_sub(lo) {
+                            Some(i) if i < CHUNK => chunk.samples[i][0],
+                            _ => baseline_value(&*side, h, at, c),
+                        };
+                        renewed(f, slot, &recent, baseline).map(|v| field.clamp(i64::from(v)))
+                    });
+                    let contract = chunk.contract_of(f - lo);
+                    let history = History { table, samples: *samples, len: k, contract };
                     let target = targets.get(f).copied().unwrap_or(0);
-                    let against = Against::History(&history, p);
+                    let against = match renewal {
+                        // A new keyframe: coded as a step from the one before, as an entry.
+                        Some(previous) => Against::Entry(Some(previous)),
+                        None => Against::History(&history, p),
+                    };
                     let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
-                    self.probe.field(class, f, cost, p.candidate, false);
+                    let candidate = if renewal.is_some() { None } else { p.candidate };
+                    self.probe.field(class, f, cost, candidate, false);
+                    if field.coding == Coding::Categorical {
+                        let models = &field_models[lo..];
+                        chunk.rebase_quat(&fields[lo..], f - lo, value, &hist, models);
+                    }
                     value
                 };
                 side.store(h, f, value, coded, tol);
                 self.check.add(value as u32);
+                recent[f % CHUNK] = value;
             }
             lo = hi;
         }
@@ -720,10 +837,44 @@ impl<P: Probe> Walk<'_, '_, P> {
     }
 }
 
+/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
+/// or value finds its slot's flag and the slot before it there (a slot is at most [`CHUNK`]
+/// fields).
+type Recent = [i32; CHUNK];
+
+/// The prediction of keyframe field `f` in `slot` when the slot holds a new keyframe, that is
+/// when the slot's flag, coded before it, is not 0 and differs from the one the client holds
+/// (`baseline(i)`: field `i` at the baseline): the same field in the slot before, as coded in
+/// this update, or for slot 0 the last slot's at the baseline. `None` when the slot keeps its
+/// keyframe (or is empty), which is then predicted as any field is.
+#[inline]
+fn renewed(
+    f: usize,
+    slot: KeySlot,
+    recent: &Recent,
+    baseline: impl Fn(usize) -> i32,
+) -> Option<i32> {
+    let flag = slot.flag_field(f);
+    let now = recent[flag % CHUNK];
+    if now == 0 || now == baseline(flag) {
+        return None;
+    }
+    let previous = slot.previous_field(f);
+    Some(if previous < f { recent[previous % CHUNK] } else { baseline(previous) })
+}
+
+/// Field `f` of `h` (of `class`) at the baseline.
+fn baseline_value<'s, S: Side<'s>>(side: &S, h: u32, f: usize, class: &Class) -> i32 {
+    let mut samples = [[0; MAX_SAMPLES]; CHUNK];
+    side.samples(h, 1, f, class, &mut samples);
+    samples[0][0]
+}
+
 /// What an attempt to code one entity must restore if it is rolled back.
 struct Attempt {
     mark: Option<Mark>,
     check: Check,
+    moved: bool,
     probe: usize,
     /// The models saved (see [`class_span`]).
     span: (usize, usize),
@@ -742,7 +893,8 @@ fn save<C: Coder, P: Probe>(
         to[0] = from[0];
         to[span.0..].copy_from_slice(&from[span.0..]);
     }
-    Attempt { mark: coder.mark(), check: walk.check, probe: walk.probe.mark(), span }
+    let (check, moved) = (walk.check, walk.moved);
+    Attempt { mark: coder.mark(), check, moved, probe: walk.probe.mark(), span }
 }
 
 /// Undoes an attempt saved by [`save`].
@@ -760,6 +912,7 @@ fn restore<C: Coder, P: Probe>(
     }
     coder.rewind(attempt.mark);
     walk.check = attempt.check;
+    walk.moved = attempt.moved;
     walk.probe.rewind(attempt.probe);
 }
 
@@ -821,6 +974,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         schema,
         refs,
         check: Check::header(schema, refs),
+        moved: false,
         chunk: Chunk::EMPTY,
         tables: Tables::EMPTY,
         entered: Entered::EMPTY,

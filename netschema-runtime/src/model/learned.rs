@@ -52,6 +52,56 @@ fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
     usize::from(miss != 0) + usize::from(miss >= 8) + usize::from(miss >= 64)
 }
 
+/// A candidate as a model runs it: a predictor, and whether it is the least-squares fit
+/// through every history sample ([`PredictorTable::fitted`]) rather than the exact
+/// polynomial through the samples it needs.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    predictor: Predictor,
+    fit: bool,
+}
+
+impl Variant {
+    /// Candidate `i` of a field with `candidates`: the listed ones first, then, while there is
+    /// room among [`MAX_CANDIDATES`], the fits of the listed line and parabola.
+    #[inline(always)]
+    fn of(candidates: &[Predictor], i: usize) -> Option<Variant> {
+        if let Some(&predictor) = candidates.get(i) {
+            return Some(Variant { predictor, fit: false });
+        }
+        let mut fits =
+            candidates.iter().filter(|p| matches!(p, Predictor::Linear | Predictor::Quadratic));
+        let predictor = *fits.nth(i.checked_sub(candidates.len())?)?;
+        (i < MAX_CANDIDATES).then_some(Variant { predictor, fit: true })
+    }
+
+    /// History samples the variant needs: one more for a fit.
+    #[inline(always)]
+    fn samples(self) -> usize {
+        self.predictor.samples() + usize::from(self.fit)
+    }
+
+    /// The prediction of the variant from `history`, if it has enough samples (and, for a
+    /// contract, if the contract predicted).
+    #[inline(always)]
+    fn value(self, field: &Field, history: &History<'_>) -> Option<i32> {
+        if self.fit {
+            let v = history.table.fitted(self.predictor, history.len)?;
+            Some(v.predict_padded(field, &history.samples))
+        } else {
+            history.value_of(field, self.predictor)
+        }
+    }
+}
+
+/// The predictors whose least-squares fits ([`PredictorTable::fitted`]) the model of a field
+/// with `candidates` runs after them, in order: its candidates `candidates.len()..` (the
+/// indices [`Model::preferred`] and the probe report).
+pub fn fitted_candidates(candidates: &[Predictor]) -> impl Iterator<Item = Predictor> + '_ {
+    (candidates.len()..MAX_CANDIDATES)
+        .map_while(|i| Variant::of(candidates, i).map(|v| v.predictor))
+}
+
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
 /// part of the packet structure): 552 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -134,7 +184,25 @@ pub(crate) struct History<'t> {
     pub samples: [i32; MAX_SAMPLES],
     /// Number of history samples.
     pub len: usize,
+    /// The contract's prediction of the field, if the schema has a contract and it ran.
+    pub contract: Option<i32>,
 }
+
+impl History<'_> {
+    /// The prediction of candidate `p`, if the history allows it.
+    #[inline(always)]
+    fn value_of(&self, field: &Field, p: Predictor) -> Option<i32> {
+        match self.table.get(p) {
+            Some(v) => Some(v.predict_padded(field, &self.samples)),
+            None if p == Predictor::Contract => self.contract,
+            None => None,
+        }
+    }
+}
+
+/// The running cost a candidate is charged when it cannot predict a value its order allows
+/// (a contract missing or failed): 32 bits, in cost units.
+const UNAVAILABLE_COST: u32 = 32 << crate::codec::prob::COST_FRAC_BITS;
 
 impl Model {
     /// A cold model for a field with these candidate predictors.
@@ -167,10 +235,11 @@ impl Model {
     /// candidates that length allows, the first within the tie margin of the cheapest.
     #[allow(clippy::needless_range_loop)] // plain indexing unrolls best
     fn refresh_choice(&mut self, candidates: &[Predictor]) {
-        let n = candidates.len().min(MAX_CANDIDATES);
         let mut needs = [usize::MAX; MAX_CANDIDATES];
-        for (need, p) in needs.iter_mut().zip(candidates) {
-            *need = p.samples();
+        let mut n = 0;
+        while let Some(v) = Variant::of(candidates, n).filter(|_| n < MAX_CANDIDATES) {
+            needs[n] = v.samples();
+            n += 1;
         }
         for k in 0..=MAX_SAMPLES {
             let mut min = i32::MAX;
@@ -188,7 +257,8 @@ impl Model {
 
     /// Picks the candidate with the lowest running cost among those the history allows
     /// (near-ties, see [`TIE_MARGIN`], go to the earlier candidate) and computes its
-    /// prediction. With no usable candidate the newest sample is held (or 0 without history).
+    /// prediction; if that candidate cannot predict (a contract missing or failed), the first
+    /// one that can. With no usable candidate the newest sample is held (or 0 without history).
     #[inline(always)]
     pub(crate) fn predict(
         &self,
@@ -197,16 +267,25 @@ impl Model {
         history: &History<'_>,
     ) -> Prediction {
         let choice = self.choice[history.len.min(MAX_SAMPLES)];
-        match candidates.get(usize::from(choice)).and_then(|&p| history.table.get(p)) {
-            Some(v) => Prediction {
-                candidate: Some(choice),
-                value: v.predict_padded(field, &history.samples),
-            },
-            None => Prediction {
-                candidate: None,
-                value: if history.len > 0 { history.samples[0] } else { field.clamp(0) },
-            },
+        match Variant::of(candidates, usize::from(choice)).and_then(|v| v.value(field, history)) {
+            Some(value) => Prediction { candidate: Some(choice), value },
+            None => Self::fallback(field, candidates, history),
         }
+    }
+
+    /// The prediction of the first candidate that can predict from `history`, else of none.
+    #[inline(never)]
+    #[cold]
+    fn fallback(field: &Field, candidates: &[Predictor], history: &History<'_>) -> Prediction {
+        let usable = |i: usize| {
+            let v = Variant::of(candidates, i)?;
+            let value = (v.samples() <= history.len).then(|| v.value(field, history))?;
+            Some(Prediction { candidate: Some(i as u8), value: value? })
+        };
+        (0..MAX_CANDIDATES).find_map(usable).unwrap_or(Prediction {
+            candidate: None,
+            value: if history.len > 0 { history.samples[0] } else { field.clamp(0) },
+        })
     }
 
     /// Codes the residual of `target` against `prediction`, learns from it, and returns the
@@ -253,15 +332,24 @@ impl Model {
         let e = self.code_residual(&mut meter, field, candidates, history, chosen, residual);
         let value = field.decoded_value(predicted, e);
         average_in(&mut self.costs[chosen.min(MAX_CANDIDATES - 1)], meter.cost);
-        for (i, p) in candidates.iter().enumerate().take(MAX_CANDIDATES) {
-            if i == chosen || p.samples() > history.len {
+        for i in 0..MAX_CANDIDATES {
+            let Some(variant) = Variant::of(candidates, i) else {
+                break;
+            };
+            if i == chosen || variant.samples() > history.len {
                 continue;
             }
-            if let Some(v) = history.table.get(*p) {
-                let r = field.coded_residual(value, v.predict_padded(field, &history.samples));
-                let mut meter = CostMeter::default();
-                self.code_residual(&mut meter, field, candidates, history, i, r);
-                average_in(&mut self.costs[i], meter.cost);
+            match variant.value(field, history) {
+                Some(predicted) => {
+                    let r = field.coded_residual(value, predicted);
+                    let mut meter = CostMeter::default();
+                    self.code_residual(&mut meter, field, candidates, history, i, r);
+                    average_in(&mut self.costs[i], meter.cost);
+                }
+                None if variant.predictor == Predictor::Contract => {
+                    average_in(&mut self.costs[i], UNAVAILABLE_COST);
+                }
+                None => {}
             }
         }
         self.refresh_choice(candidates);
@@ -281,7 +369,7 @@ impl Model {
         e: i32,
     ) -> i32 {
         let i = i.min(MAX_CANDIDATES - 1);
-        let order = candidates.get(i).map_or(0, |p| p.samples());
+        let order = Variant::of(candidates, i).map_or(0, |v| v.predictor.samples());
         let zero = &mut self.zero[i][activity(field, history, order)];
         if !coder.bit(zero, e != 0) {
             return 0;
@@ -626,7 +714,12 @@ mod tests {
         const F: Field = Field::numeric("f", -1000, 1000, false, &[Predictor::Hold]);
         const A: Field = Field::numeric("a", 0, 1023, true, &[Predictor::Hold]);
         let table = crate::model::predict::EVENLY_SPACED;
-        let h = |samples: [i32; MAX_SAMPLES], len| History { table: &table, samples, len };
+        let h = |samples: [i32; MAX_SAMPLES], len| History {
+            table: &table,
+            samples,
+            len,
+            contract: None,
+        };
         // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
         let line = h([40, 30, 20, 10], 4);
         assert_eq!(activity(&F, &line, 1), 2);
@@ -651,7 +744,12 @@ mod tests {
         let mut m = Model::for_candidates(&C);
         let mut meter = CostMeter::default();
         for i in 0..300 {
-            let history = History { table: &table, samples: [i, i - 3, i - 6, i - 9], len: 4 };
+            let history = History {
+                table: &table,
+                samples: [i, i - 3, i - 6, i - 9],
+                len: 4,
+                contract: None,
+            };
             let p = m.predict(&F, &C, &history);
             m.code_numeric(&mut meter, &F, &C, &history, p, i + 3 + i % 5);
         }
@@ -709,6 +807,22 @@ mod tests {
         let (m, bits) = entries(&unrelated);
         assert!(m.step_lead >= -TIE_MARGIN, "lead {}", m.step_lead);
         assert!(bits < 17.5, "{bits:.2} bits per unrelated value");
+    }
+
+    #[test]
+    fn fits_follow_the_listed_candidates_while_there_is_room() {
+        use Predictor::*;
+        let fitted = |c: &[Predictor]| fitted_candidates(c).collect::<Vec<_>>();
+        assert_eq!(fitted(&[Hold, Linear, Quadratic]), [Linear, Quadratic]);
+        assert_eq!(fitted(&[Hold, Linear]), [Linear]);
+        assert_eq!(fitted(&[Zero, Hold, Linear, Quadratic]), [Linear]);
+        assert!(fitted(&[Zero, Hold, Linear, Quadratic, Cubic]).is_empty());
+        assert!(fitted(&[Hold]).is_empty());
+        // A fit needs one sample more than its polynomial; more candidates than the model
+        // holds are ignored, not a panic.
+        let m = Model::for_candidates(&[Hold, Linear]);
+        assert_eq!(m.choice[..4], [NO_CHOICE, 0, 0, 0]);
+        let _ = Model::for_candidates(&[Hold, Hold, Hold, Hold, Hold, Hold, Linear]);
     }
 
     #[test]

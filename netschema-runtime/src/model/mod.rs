@@ -8,6 +8,8 @@
 //!   predictor, from which both ends derive the same choice of predictor, and the transition
 //!   flags of categorical fields; [`ModelLayout`] places the models of every field and class,
 //!   and one for the packet's structure, in a frame's model set;
+//! - [`contract`]: predictive contracts, a game's own deterministic predictor offered as one
+//!   more candidate;
 //! - [`policy`]: how model sets are kept in step between the ends ([`ModelPolicy`]): one per
 //!   frame, or built from batches of packets the client received whole.
 //!
@@ -17,10 +19,13 @@
 //! Coding goes through [`crate::codec`]; the engine ([`crate::engine`]) stores the models and
 //! walks the fields.
 
+pub mod contract;
 mod learned;
 pub mod policy;
 pub mod predict;
 
-pub use learned::{CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN};
+pub use learned::{
+    CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN, fitted_candidates,
+};
 pub(crate) use learned::{History, Prediction};
 pub use policy::ModelPolicy;

@@ -13,7 +13,8 @@ use crate::schema::Field;
 /// Most samples any predictor uses.
 pub const MAX_SAMPLES: usize = 4;
 
-/// A candidate predictor. The discriminant is the number of samples it needs.
+/// A candidate predictor. For the polynomial predictors the discriminant is the number of
+/// samples they need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Predictor {
@@ -27,22 +28,27 @@ pub enum Predictor {
     Quadratic = 3,
     /// The cubic through the four newest samples.
     Cubic = 4,
+    /// The schema's predictive contract ([`crate::model::contract`]); needs two samples (with
+    /// one, hold's own statistics serve better), and is unavailable without a contract
+    /// attached to the schema.
+    Contract = 5,
 }
 
 impl Predictor {
     /// All predictors, in tie-break order.
-    pub const ALL: [Predictor; 5] = [
+    pub const ALL: [Predictor; 6] = [
         Predictor::Zero,
         Predictor::Hold,
         Predictor::Linear,
         Predictor::Quadratic,
         Predictor::Cubic,
+        Predictor::Contract,
     ];
 
     /// Number of history samples the predictor needs.
     #[inline]
     pub const fn samples(self) -> usize {
-        self as usize
+        [0, 1, 2, 3, 4, 2][self as usize]
     }
 
     /// The predictor whose [`Predictor::name`] is `name`, if any.
@@ -58,6 +64,7 @@ impl Predictor {
             Predictor::Linear => "linear",
             Predictor::Quadratic => "quadratic",
             Predictor::Cubic => "cubic",
+            Predictor::Contract => "contract",
         }
     }
 }
@@ -122,6 +129,125 @@ const fn gcd(mut a: i64, mut b: i64) -> i64 {
     a
 }
 
+const fn gcd128(mut a: i128, mut b: i128) -> i128 {
+    if a < 0 {
+        a = -a;
+    }
+    if b < 0 {
+        b = -b;
+    }
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+/// The Lagrange weights for samples at `offsets[..m]` (distinct, at most 1024) of the
+/// polynomial through them, evaluated at offset 0 (`power` 0) or its derivative there
+/// (`power` 1): `w_i = c_i / q_i` with `c_i` the coefficient of `t^power` in
+/// `Π_{j≠i} (t + d_j)` and `q_i = Π_{j≠i} (d_j - d_i)`, as integer numerators over one
+/// positive common denominator. `None` if a numerator or the denominator needs more than
+/// [`MAX_WEIGHT_BITS`] bits.
+const fn lagrange(offsets: &[u32], m: usize, power: usize) -> Option<([i64; MAX_SAMPLES], i64)> {
+    let mut n = [0i64; MAX_SAMPLES];
+    let mut q = [0i64; MAX_SAMPLES];
+    let mut den: i64 = 1;
+    let mut i = 0;
+    while i < m {
+        // Coefficients of Π_{j≠i} (t + d_j), lowest power first.
+        let mut coef = [0i64; MAX_SAMPLES + 1];
+        coef[0] = 1;
+        let mut qi: i64 = 1;
+        let mut j = 0;
+        while j < m {
+            if j != i {
+                let d = offsets[j] as i64;
+                let mut k = MAX_SAMPLES;
+                while k > 0 {
+                    coef[k] = coef[k] * d + coef[k - 1];
+                    k -= 1;
+                }
+                coef[0] *= d;
+                qi *= d - offsets[i] as i64;
+            }
+            j += 1;
+        }
+        let ni = coef[power];
+        let g = gcd(ni, qi);
+        n[i] = ni / g;
+        q[i] = qi / g;
+        let abs_q = if q[i] < 0 { -q[i] } else { q[i] };
+        den = den / gcd(den, abs_q) * abs_q;
+        i += 1;
+    }
+    let mut num = [0i64; MAX_SAMPLES];
+    let limit = 1i64 << MAX_WEIGHT_BITS;
+    if den >= limit {
+        return None;
+    }
+    let mut i = 0;
+    while i < m {
+        num[i] = n[i] * (den / q[i]);
+        if num[i] >= limit || num[i] <= -limit {
+            return None;
+        }
+        i += 1;
+    }
+    Some((num, den))
+}
+
+/// A rate of change of a field: `num / den` raw steps per frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate {
+    /// Numerator.
+    pub num: i64,
+    /// Denominator, > 0.
+    pub den: i64,
+}
+
+impl Rate {
+    /// The rate in fixed point with `frac_bits` fractional bits (at most 32), rounded half
+    /// up: `floor(num * 2^frac_bits / den + 1/2)`.
+    pub fn fixed(&self, frac_bits: u32) -> i64 {
+        let n = i128::from(self.num) << frac_bits.min(32);
+        let d = i128::from(self.den.max(1));
+        (n + d / 2).div_euclid(d).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+    }
+
+    /// The slope at offset 0 of the polynomial through `samples` of `field` (newest first)
+    /// at `offsets` (frames before offset 0, increasing; the first is 0 for the slope at the
+    /// newest sample): with two samples the backward difference, with three the slope
+    /// of the parabola, as a polynomial predictor would fit them. Differences are taken from
+    /// the newest sample, across the seam for wrapping fields. `None` with fewer than two or
+    /// more than [`MAX_SAMPLES`] samples, unequal lengths, or offsets that are not distinct
+    /// or exceed 1024.
+    pub fn of(field: &Field, offsets: &[u32], samples: &[i32]) -> Option<Rate> {
+        let m = samples.len();
+        if !(2..=MAX_SAMPLES).contains(&m) || offsets.len() != m {
+            return None;
+        }
+        for (i, &d) in offsets.iter().enumerate() {
+            if d > 1024 || offsets[..i].contains(&d) {
+                return None;
+            }
+        }
+        let (num, den) = lagrange(offsets, m, 1)?;
+        let newest = samples[0];
+        let mut acc: i64 = 0;
+        for (w, &s) in num.iter().zip(samples).skip(1) {
+            let d = if field.wraps {
+                i64::from(field.residual(s, newest))
+            } else {
+                i64::from(s) - i64::from(newest)
+            };
+            acc += w * d;
+        }
+        Some(Rate { num: acc, den })
+    }
+}
+
 impl PredictorVector {
     /// The vector for `m` samples at the given offsets (frames before the predicted frame,
     /// newest first). Returns `None` if `m > MAX_SAMPLES`, an offset is 0, two offsets are
@@ -145,43 +271,76 @@ impl PredictorVector {
             }
             i += 1;
         }
-        // w_i = n_i / q_i with n_i = Π d_j and q_i = Π (d_j - d_i), over j != i.
-        let mut n = [0i64; MAX_SAMPLES];
-        let mut q = [0i64; MAX_SAMPLES];
-        let mut den: i64 = 1;
-        let mut i = 0;
-        while i < m {
-            let mut ni: i64 = 1;
-            let mut qi: i64 = 1;
+        let Some((num, den)) = lagrange(offsets, m, 0) else {
+            return None;
+        };
+        Some(PredictorVector { num, den, len: m, recip: Reciprocal::new(den) })
+    }
+
+    /// The least-squares fit of a polynomial of degree `m − 1` (`m` is 2 or 3: a line or a
+    /// parabola) through the first `n > m` samples at `offsets`, evaluated at offset 0:
+    /// weights `w = e₀ᵀ (XᵀX)⁻¹ Xᵀ` with `X` the powers of the offsets, computed exactly in
+    /// integers (the adjugate of `XᵀX` over its determinant). Averaging more samples than the
+    /// polynomial needs shrinks the rounding noise of quantised samples the prediction
+    /// carries (evenly spaced, a line through four samples weighs them 1, ½, 0, −½: under a
+    /// third of the noise power of 2, −1). `None` under the conditions of
+    /// [`PredictorVector::from_offsets`], or if the weights need more than
+    /// [`MAX_WEIGHT_BITS`] bits.
+    pub const fn fit(offsets: &[u32], n: usize, m: usize) -> Option<PredictorVector> {
+        if (m != 2 && m != 3) || n <= m || PredictorVector::from_offsets(offsets, n).is_none() {
+            return None;
+        }
+        // Power sums S_j = Σ x^j, j = 0..=4; x <= 1024, so S_4 < 2^43.
+        let mut sums = [0i128; 5];
+        let mut r = 0;
+        while r < n {
+            let x = offsets[r] as i128;
+            let mut power = 1i128;
             let mut j = 0;
-            while j < m {
-                if j != i {
-                    ni *= offsets[j] as i64;
-                    qi *= offsets[j] as i64 - offsets[i] as i64;
-                }
+            while j < 5 {
+                sums[j] += power;
+                power *= x;
                 j += 1;
             }
-            let g = gcd(ni, qi);
-            n[i] = ni / g;
-            q[i] = qi / g;
-            let abs_q = if q[i] < 0 { -q[i] } else { q[i] };
-            den = den / gcd(den, abs_q) * abs_q;
-            i += 1;
+            r += 1;
         }
-        let mut num = [0i64; MAX_SAMPLES];
-        let limit = 1i64 << MAX_WEIGHT_BITS;
+        let s = sums;
+        // The first column of the adjugate of XᵀX = [S_(i+j)], and its determinant.
+        let adj = if m == 2 {
+            [s[2], -s[1], 0]
+        } else {
+            [s[2] * s[4] - s[3] * s[3], s[2] * s[3] - s[1] * s[4], s[1] * s[3] - s[2] * s[2]]
+        };
+        let mut den = s[0] * adj[0] + s[1] * adj[1] + s[2] * adj[2];
+        let mut w = [0i128; MAX_SAMPLES];
+        let mut g = den;
+        let mut r = 0;
+        while r < n {
+            let x = offsets[r] as i128;
+            w[r] = adj[0] + adj[1] * x + adj[2] * x * x;
+            g = gcd128(g, w[r]);
+            r += 1;
+        }
+        if den <= 0 || g == 0 {
+            return None;
+        }
+        den /= g;
+        let limit = 1i128 << MAX_WEIGHT_BITS;
         if den >= limit {
             return None;
         }
-        let mut i = 0;
-        while i < m {
-            num[i] = n[i] * (den / q[i]);
-            if num[i] >= limit || num[i] <= -limit {
+        let mut num = [0i64; MAX_SAMPLES];
+        let mut r = 0;
+        while r < n {
+            let v = w[r] / g;
+            if v >= limit || v <= -limit {
                 return None;
             }
-            i += 1;
+            num[r] = v as i64;
+            r += 1;
         }
-        Some(PredictorVector { num, den, len: m, recip: Reciprocal::new(den) })
+        let den = den as i64;
+        Some(PredictorVector { num, den, len: n, recip: Reciprocal::new(den) })
     }
 
     /// Evenly spaced samples (offsets 1, 2, …, m): the vectors of a loss-free history.
@@ -231,10 +390,14 @@ impl PredictorVector {
     }
 }
 
-/// The vectors for `0..=MAX_SAMPLES` samples at one set of history offsets.
+/// The vectors for `0..=MAX_SAMPLES` samples at one set of history offsets, and the
+/// least-squares fits of lines and parabolas through more samples than they need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PredictorTable {
-    vectors: [Option<PredictorVector>; MAX_SAMPLES + 1],
+    /// Indexed by [`Predictor`]; the last, [`Predictor::Contract`]'s, is always `None`.
+    vectors: [Option<PredictorVector>; MAX_SAMPLES + 2],
+    /// [`PredictorVector::fit`] of a line through 3 and 4 samples, and of a parabola through 4.
+    fits: [Option<PredictorVector>; 3],
     available: usize,
 }
 
@@ -245,7 +408,7 @@ impl PredictorTable {
     /// Vectors for the given offsets (newest first); orders beyond the offsets given are
     /// unavailable.
     pub const fn new(offsets: &[u32]) -> PredictorTable {
-        let mut vectors = [None; MAX_SAMPLES + 1];
+        let mut vectors = [None; MAX_SAMPLES + 2];
         let mut available = 0;
         let mut m = 0;
         while m <= MAX_SAMPLES {
@@ -257,13 +420,33 @@ impl PredictorTable {
             }
             m += 1;
         }
-        PredictorTable { vectors, available }
+        let fits = [
+            PredictorVector::fit(offsets, 3, 2),
+            PredictorVector::fit(offsets, 4, 2),
+            PredictorVector::fit(offsets, 4, 3),
+        ];
+        PredictorTable { vectors, fits, available }
     }
 
-    /// The vector of `predictor`, if the history has enough samples for it.
+    /// The vector the engine predicts with by `predictor` from `len` samples: the
+    /// least-squares fit ([`PredictorVector::fit`]) through all of them for a line or a
+    /// parabola when there are more than it needs, else [`PredictorTable::get`].
+    #[inline]
+    pub fn fitted(&self, predictor: Predictor, len: usize) -> Option<&PredictorVector> {
+        let fit = match (predictor, len) {
+            (Predictor::Linear, 3) => &self.fits[0],
+            (Predictor::Linear, 4..) => &self.fits[1],
+            (Predictor::Quadratic, 4..) => &self.fits[2],
+            _ => &None,
+        };
+        fit.as_ref().or_else(|| self.get(predictor))
+    }
+
+    /// The vector of a polynomial `predictor`, if the history has enough samples for it
+    /// (`None` for [`Predictor::Contract`]).
     #[inline]
     pub fn get(&self, predictor: Predictor) -> Option<&PredictorVector> {
-        self.vectors[predictor.samples()].as_ref()
+        self.vectors[predictor as usize].as_ref()
     }
 
     /// Most samples any vector of this table uses.
@@ -335,6 +518,61 @@ mod tests {
                 assert_eq!(floor_div(v, r), v.div_euclid(d), "{v} / {d}");
             }
         }
+    }
+
+    #[test]
+    fn fits_are_least_squares_and_exact_on_their_polynomials() {
+        let line = PredictorVector::fit(&[1, 2, 3, 4], 4, 2).unwrap();
+        assert_eq!((line.num, line.den), ([2, 1, 0, -1], 2));
+        let three = PredictorVector::fit(&[1, 2, 3, 4], 3, 2).unwrap();
+        assert_eq!((three.num[..3].to_vec(), three.den), (vec![4, 1, -2], 3));
+        let parabola = PredictorVector::fit(&[1, 2, 3, 4], 4, 3).unwrap();
+        assert_eq!((parabola.num, parabola.den), ([9, -3, -5, 3], 4));
+        // Exact on their own polynomials, at gapped offsets too.
+        let offsets = [3u32, 5, 9, 12];
+        let f = |t: i64| (2 * t * t - 7 * t + 40) as i32;
+        let samples = offsets.map(|d| f(-(d as i64)));
+        assert_eq!(PredictorVector::fit(&offsets, 4, 3).unwrap().predict(&F, &samples), f(0));
+        let g = |t: i64| (-5 * t + 11) as i32;
+        let samples = offsets.map(|d| g(-(d as i64)));
+        assert_eq!(PredictorVector::fit(&offsets, 4, 2).unwrap().predict(&F, &samples), g(0));
+        // Rounding noise averages out: a line with the middle samples off by one.
+        assert_eq!(line.predict(&F, &[100, 91, 79, 71]), 110);
+        // Only lines and parabolas through more samples than they need.
+        assert!(PredictorVector::fit(&[1, 2, 3, 4], 2, 2).is_none());
+        assert!(PredictorVector::fit(&[1, 2, 3, 4], 4, 4).is_none());
+        assert!(PredictorVector::fit(&[1, 1, 3, 4], 4, 2).is_none());
+        let t = PredictorTable::new(&[1, 2, 3]);
+        assert_eq!(t.fitted(Predictor::Linear, 3), Some(&three));
+        assert_eq!(t.fitted(Predictor::Quadratic, 3), t.get(Predictor::Quadratic));
+        assert_eq!(t.fitted(Predictor::Hold, 3), t.get(Predictor::Hold));
+    }
+
+    #[test]
+    fn rates_are_the_slopes_of_polynomials() {
+        // f(t) = 3t^3 - 2t^2 + 5t - 7 has f'(0) = 5 and f'(-2) = 36 + 8 + 5 = 49.
+        let f = |t: i64| 3 * t * t * t - 2 * t * t + 5 * t - 7;
+        let at = |offsets: &[u32]| -> Vec<i32> {
+            offsets.iter().map(|&d| f(-i64::from(d)) as i32).collect()
+        };
+        let offsets = [0u32, 1, 3, 6];
+        assert_eq!(Rate::of(&F, &offsets, &at(&offsets)).map(|r| r.fixed(0)), Some(5));
+        // The same cubic seen from t = -2: offsets measured from there.
+        let from = [2u32, 4, 5, 9];
+        let shifted: Vec<u32> = from.iter().map(|d| d - 2).collect();
+        assert_eq!(Rate::of(&F, &shifted, &at(&from)).map(|r| r.fixed(0)), Some(49));
+        // A line: any two or more points give its slope exactly, -4 steps per frame.
+        let line: Vec<i32> = [0u32, 2, 5].iter().map(|&d| 10 + 4 * d as i32).collect();
+        let r = Rate::of(&F, &[0, 2, 5], &line).unwrap();
+        assert_eq!(r.num, -4 * r.den);
+        // A parabola from two points: the backward difference over the gap, 7/2 a step.
+        let r = Rate::of(&F, &[0, 2], &[10, 3]).unwrap();
+        assert_eq!((r.fixed(1), r.fixed(8)), (7, 896));
+        // Across the seam of a wrapping field: +10 per frame through 1023 -> 0.
+        let a = Field::numeric("a", 0, 1023, true, &[Predictor::Linear]);
+        assert_eq!(Rate::of(&a, &[0, 1], &[6, 1020]).map(|r| r.fixed(0)), Some(10));
+        assert_eq!(Rate::of(&F, &[0], &[1]), None);
+        assert_eq!(Rate::of(&F, &[0, 0], &[1, 2]), None);
     }
 
     #[test]

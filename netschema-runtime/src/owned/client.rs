@@ -7,6 +7,7 @@ use super::buffers::ClientBuffers;
 use crate::engine::ack::Ack;
 use crate::engine::client::{self, ClientState, Reader};
 use crate::engine::handshake;
+use crate::model::predict::{Predictor, Rate};
 use crate::{ClassOf, Protocol, Result};
 
 /// What changed from the previous view to the current one, with the entity's value.
@@ -134,6 +135,13 @@ impl<P: Protocol> Client<P> {
     /// [`Client::sample`](crate::Client::sample).
     pub fn sample(&self, handle: u32) -> Option<client::Sample<'_>> {
         self.reader().sample(handle)
+    }
+
+    /// The rate of change of field `field` (its index among the class's scalar fields) of the
+    /// entity at `handle`, raw steps per frame, from the values this client holds: see
+    /// [`Client::rate`](crate::Client::rate). Nothing more is sent for it.
+    pub fn rate(&self, handle: u32, field: usize, order: Predictor) -> Option<Rate> {
+        self.reader().rate(handle, field, order)
     }
 
     /// The entity at `handle`, if it is a `C`: its newest values (see

@@ -150,6 +150,66 @@ impl QuatQuant {
         out[largest] = sqrt_clamped(1.0 - (a * a + b * b + c * c));
         out
     }
+
+    /// The raw form in which the largest-component index is `to` (clamped into `0..=3`) of
+    /// the rotation of raw form `raw`, in integer arithmetic (both ends of a connection get the
+    /// same bits): the rotation is rebuilt from `raw` on the component grid, its largest
+    /// component `L` as the nearest integer to the exact `sqrt(1 - a² - b² - c²)`, negated
+    /// if its component `to` is negative, and the three components other than `to` are
+    /// rounded (halves up) and clamped back onto the grid.
+    ///
+    /// With `to` the index of `raw` (clamped), `raw` (clamped) comes back unchanged. Rebuilding
+    /// in another basis puts each component within half a step of the rotation's (up to the
+    /// clamping of a component beyond `1/√2`, which the smallest three never hold): this is a
+    /// prediction in the basis `to`, as from history samples of another basis.
+    pub const fn rebase(&self, raw: [i32; 4], to: i32) -> [i32; 4] {
+        let from = Self::INDEX.dequantise(raw[0]) as usize;
+        let to = Self::INDEX.dequantise(to) as usize;
+        // Components in units of `1 / (m √2)`: `u = 2 raw − m` is an integer in `[−m, m]`.
+        let m = self.component.raw_max() as i64;
+        let mut full = [0i64; 4];
+        let mut squares: u64 = 0;
+        let (mut j, mut k) = (1, 0);
+        while k < 4 {
+            if k != from {
+                let r = if raw[j] < 0 {
+                    0
+                } else if raw[j] as i64 > m {
+                    m
+                } else {
+                    raw[j] as i64
+                };
+                full[k] = 2 * r - m;
+                // Each square is below 2^62: three of them fit a u64.
+                squares += (full[k] * full[k]) as u64;
+                j += 1;
+            }
+            k += 1;
+        }
+        // `L` in the same units: the nearest integer to `sqrt(2 m² − Σ u²)`.
+        let rest = (2 * m * m) as u64;
+        let x = rest.saturating_sub(squares);
+        let root = x.isqrt();
+        full[from] = (root + (x - root * root > root) as u64) as i64;
+        let sign = if full[to] < 0 { -1 } else { 1 };
+        let mut out = [to as i32, 0, 0, 0];
+        let (mut j, mut k) = (1, 0);
+        while k < 4 {
+            if k != to {
+                let r = (sign * full[k] + m + 1) >> 1;
+                out[j] = if r < 0 {
+                    0
+                } else if r > m {
+                    m as i32
+                } else {
+                    r as i32
+                };
+                j += 1;
+            }
+            k += 1;
+        }
+        out
+    }
 }
 
 /// `q / |q|`, or `None` if `q` is zero or has a non-finite component.
@@ -363,6 +423,44 @@ mod tests {
             let back = q.dequantise(q.quantise(quat));
             let n = back.iter().map(|c| c * c).sum::<f64>().sqrt();
             prop_assert!((n - 1.0).abs() <= 1e-12, "norm {n}");
+        }
+
+        #[test]
+        fn rebasing_keeps_the_rotation(quat in quaternion(), bits in 4u32..=31, to in 0i32..4) {
+            let q = QuatQuant::new(bits).unwrap();
+            let (unit, _) = canonical(quat);
+            // Components beyond 1/√2 (one, at most) cannot be stored in that basis.
+            let others = (0..4).filter(|&k| k != to as usize);
+            prop_assume!(others.map(|k| unit[k].abs()).all(|c| c < FRAC_1_SQRT_2 - 1e-9));
+            // A small component `to` would amplify the others' errors when rebuilt.
+            let l = unit[to as usize].abs();
+            prop_assume!(l >= 0.5);
+            let raw = q.rebase(q.quantise(quat), to);
+            prop_assert_eq!(raw[0], to);
+            let back = q.dequantise(raw);
+            // Each stored component: the rebuilt largest one's bound, then half a step of
+            // rounding onto the grid; the rebuilt component `to`: its bound for those errors.
+            let e = half_step(&q);
+            let stored = 7.0 * e + 6.0 * e * e;
+            let rebuilt = (2.0 * 3f64.sqrt() * stored * (1.0 - l * l).sqrt() + 3.0 * stored * stored) / l;
+            let off = |s: f64, k: usize| (back[k] - s * unit[k]).abs();
+            let within = |s: f64| (0..4).all(|k| {
+                off(s, k) <= if k == to as usize { rebuilt } else { stored } + 1e-12
+            });
+            prop_assert!(within(1.0) || within(-1.0), "{back:?} vs {unit:?}");
+        }
+
+        #[test]
+        fn rebasing_to_the_same_index_changes_nothing(raw in prop::array::uniform4(any::<i32>()), bits in 1u32..=31) {
+            let q = QuatQuant::new(bits).unwrap();
+            let m = q.raw_max();
+            let clamped = [raw[0].clamp(0, 3), raw[1].clamp(0, m), raw[2].clamp(0, m), raw[3].clamp(0, m)];
+            prop_assert_eq!(q.rebase(raw, raw[0]), clamped);
+            for to in [i32::MIN, -1, 0, 1, 2, 3, 4, i32::MAX] {
+                let out = q.rebase(raw, to);
+                prop_assert_eq!(out[0], to.clamp(0, 3));
+                prop_assert!(out[1..].iter().all(|&c| (0..=m).contains(&c)));
+            }
         }
 
         #[test]

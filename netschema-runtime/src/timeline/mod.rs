@@ -56,6 +56,9 @@
 //! Times: keyframes sit on whole frames, from the start of the session, up to `i32::MAX`
 //! (a keyframe later than that is [`Error::OutOfRange`]); lookups take a [`Time`], frames in
 //! 16.16 fixed point, so a client can sample between frames.
+//! A schema that declares its frame rate (`rate 60;`) turns [`Seconds`] into keyframe frames
+//! ([`Schema::frame_at`](crate::schema::Schema::frame_at)) and lookup times
+//! ([`Schema::time_at`](crate::schema::Schema::time_at)).
 //!
 //! On the wire a timeline is plain scalar fields of its class, slot by slot
 //! ([`Timeline::write_row`], [`Timeline::read_row`]; `docs/protocol.md`).
@@ -83,9 +86,14 @@ impl Time {
         Time((frame as u64) << Self::FRAC_BITS)
     }
 
-    /// The time `seconds` (16.16 fixed point) after frame 0 at `rate` frames per second.
-    pub const fn from_seconds(seconds: u64, rate: u32) -> Time {
-        Time(seconds.saturating_mul(rate as u64))
+    /// The time `seconds` after frame 0 at `rate` frames per second (saturating).
+    pub const fn from_seconds(seconds: Seconds, rate: u32) -> Time {
+        Time(seconds.0.saturating_mul(rate as u64))
+    }
+
+    /// The frame nearest to this time (halves round up; saturating at `u32::MAX`).
+    pub const fn nearest_frame(self) -> u32 {
+        Time(self.0.saturating_add(1 << (Self::FRAC_BITS - 1))).whole_frame()
     }
 
     /// The whole frame at or before this time (saturating at `u32::MAX`).
@@ -94,6 +102,27 @@ impl Time {
         if f > u32::MAX as u64 { u32::MAX } else { f as u32 }
     }
 }
+
+/// A point in time in seconds after frame 0, 16.16 fixed point: `Seconds(5 << 16 | 1 << 15)`
+/// is 5.5 s. A schema that declares its frame rate turns it into frames
+/// ([`Schema::frame_at`](crate::schema::Schema::frame_at)) and lookup times
+/// ([`Schema::time_at`](crate::schema::Schema::time_at)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Seconds(pub u64);
+
+impl Seconds {
+    /// Fractional bits.
+    pub const FRAC_BITS: u32 = 16;
+
+    /// `ms` milliseconds, to the nearest 1/65 536 s (saturating).
+    pub const fn from_millis(ms: u64) -> Seconds {
+        Seconds(ms.saturating_mul(1 << Self::FRAC_BITS).saturating_add(500) / 1000)
+    }
+}
+
+/// The fingerprint of a timeline slot's flag field (its `Field::meaning`): 0 for an empty
+/// slot, 1 or 2 for a keyframe, alternating each time the slot takes a new one.
+pub const FLAG_MEANING: u64 = crate::quant::fingerprint(0x7132, &[3]);
 
 /// How values between two keyframes are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -2,9 +2,10 @@
 //!
 //! A timeline of capacity `n` (its [`Spec::capacity`](super::Spec::capacity)) and `W`
 //! components is `n` slots of `2 + W` scalar fields in its class's row: whether the slot holds
-//! a keyframe (0 or 1), the keyframe's frame, then its raw values. A keyframe keeps its slot for
-//! as long as it exists and a new one takes the lowest free slot, so an edit changes only the
-//! slots it touches: adding writes one slot, removing clears one slot's flag (its frame and
+//! a keyframe (0: no; 1 or 2, alternating each time the slot takes a new keyframe, so that a
+//! client can tell a new keyframe from a moved one), the keyframe's frame, then its raw values. A keyframe keeps its slot for
+//! as long as it exists and a new one takes the slot after the latest keyframe's (in a ring)
+//! if that is free, else the lowest free slot, so an edit changes only the slots it touches: adding writes one slot, removing clears one slot's flag (its frame and
 //! values stay as they were), moving rewrites one slot's frame. The engine codes rows against
 //! what the client holds, so unchanged slots cost a fraction of a bit and the client's list
 //! follows the server's under loss like any other field.
@@ -12,10 +13,12 @@
 /// Scalar fields of a slot before its values: the flag and the frame.
 pub(super) const HEAD: usize = 2;
 
-/// One slot: whether it holds a keyframe, and the frame and values it last held.
+/// One slot: whether it holds a keyframe, its generation (1 or 2, alternating each time the
+/// slot takes a keyframe; 0 before the first), and the frame and values it last held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slot<const W: usize> {
     live: bool,
+    generation: u8,
     time: u32,
     value: [i32; W],
 }
@@ -26,13 +29,23 @@ pub(super) struct Slots<const W: usize, const CAP: usize>([Slot<W>; CAP]);
 
 impl<const W: usize, const CAP: usize> Slots<W, CAP> {
     /// All empty.
-    pub(super) const EMPTY: Self = Slots([Slot { live: false, time: 0, value: [0; W] }; CAP]);
+    pub(super) const EMPTY: Self =
+        Slots([Slot { live: false, generation: 0, time: 0, value: [0; W] }; CAP]);
 
-    /// Gives the keyframe at `time` the lowest free slot (there is one while the timeline has
-    /// room).
+    /// Gives the keyframe at `time` a free slot (there is one while the timeline has room):
+    /// the one after the slot of the latest keyframe, in a ring, when that is free, so that a
+    /// keyframe added after the others sits in the slot after its predecessor's (which the
+    /// engine predicts a new keyframe from, see `KeySlot`); otherwise the lowest free one.
     pub(super) fn take(&mut self, time: u32, value: [i32; W]) {
-        if let Some(s) = self.0.iter_mut().find(|s| !s.live) {
-            *s = Slot { live: true, time, value };
+        let latest = self.0.iter().enumerate().filter(|(_, s)| s.live).max_by_key(|(_, s)| s.time);
+        let next = latest.map_or(0, |(i, _)| (i + 1) % CAP);
+        let free = match self.0.get(next) {
+            Some(s) if !s.live => Some(next),
+            _ => self.0.iter().position(|s| !s.live),
+        };
+        if let Some(s) = free.and_then(|i| self.0.get_mut(i)) {
+            let generation = if s.generation == 1 { 2 } else { 1 };
+            *s = Slot { live: true, generation, time, value };
         }
     }
 
@@ -46,23 +59,24 @@ impl<const W: usize, const CAP: usize> Slots<W, CAP> {
         }
     }
 
-    /// Writes the slots into `row`, [`HEAD`]` + W` fields each: 1 if live (else 0), frame,
-    /// values.
+    /// Writes the slots into `row`, [`HEAD`]` + W` fields each: the generation if live (else
+    /// 0), frame, values.
     pub(super) fn write(&self, row: &mut [i32]) {
         for (s, out) in self.0.iter().zip(row.chunks_exact_mut(HEAD + W)) {
-            out[0] = i32::from(s.live);
+            out[0] = if s.live { i32::from(s.generation) } else { 0 };
             out[1] = s.time as i32;
             out[HEAD..].copy_from_slice(&s.value);
         }
     }
 
     /// Reads the first `n` slots from `row` (as [`Slots::write`] writes them) and empties the
-    /// rest; a flag other than 1 or a negative frame counts as empty.
+    /// rest; a flag other than 1 or 2 or a negative frame counts as empty.
     pub(super) fn read(&mut self, row: &[i32], n: usize) {
         *self = Self::EMPTY;
         for (s, chunk) in self.0.iter_mut().zip(row.chunks_exact(HEAD + W)).take(n) {
             let time = u32::try_from(chunk[1]).ok();
-            s.live = chunk[0] == 1 && time.is_some();
+            s.generation = u8::try_from(chunk[0]).unwrap_or(0).min(2);
+            s.live = s.generation > 0 && time.is_some();
             s.time = time.unwrap_or(0);
             s.value.copy_from_slice(&chunk[HEAD..]);
         }

@@ -3,8 +3,10 @@
 #![allow(dead_code, unreachable_pub)]
 
 use netschema_runtime::model::ModelPolicy;
+use netschema_runtime::model::contract::{Contract, Rows};
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+use netschema_runtime::quant::QuatQuant;
 use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{Ack, Client, Peer, World};
 use std::collections::BTreeMap;
@@ -48,6 +50,116 @@ pub static BATCHED: Schema = Schema::new("test", &CLASSES).with_policy(ModelPoli
 /// server's can be several batches behind the client's newest.
 pub static BATCHED_SMALL: Schema =
     Schema::new("test", &CLASSES).with_policy(ModelPolicy::Batched { batch: 3, kept: 8 });
+
+/// The rotation of a top: smallest three at 9 bits.
+pub const TOP_QUAT: QuatQuant = match QuatQuant::new(9) {
+    Ok(q) => q,
+    Err(_) => panic!("9 bits"),
+};
+const fn top_part(name: &'static str) -> Field {
+    Field::numeric(name, TOP_QUAT.raw_min(), TOP_QUAT.raw_max(), false, MOVING)
+        .with_meaning(TOP_QUAT.fingerprint())
+}
+static TOP_FIELDS: [Field; 4] = [
+    Field::categorical("rot.largest", 4).with_meaning(TOP_QUAT.index().fingerprint()),
+    top_part("rot.c0"),
+    top_part("rot.c1"),
+    top_part("rot.c2"),
+];
+static SPINNING_CLASSES: [Class; 3] = [
+    Class::new("ball", &BALL_FIELDS),
+    Class::new("crate", &CRATE_FIELDS),
+    Class::new("top", &TOP_FIELDS),
+];
+/// [`SCHEMA`] with a third class, tops: a rotation that spins, so that the largest
+/// component's index keeps changing.
+pub static SPINNING: Schema = Schema::new("spinning", &SPINNING_CLASSES);
+
+const CONTRACTED_MOVING: &[Predictor] =
+    &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic, Predictor::Contract];
+static CONTRACTED_BALL_FIELDS: [Field; 5] = [
+    Field::numeric("x", 0, 65_535, false, CONTRACTED_MOVING),
+    Field::numeric("y", 0, 65_535, false, CONTRACTED_MOVING),
+    Field::numeric("heading", 0, 1023, true, &[Predictor::Contract, Predictor::Linear]),
+    Field::categorical("mood", 4),
+    Field::categorical("lit", 2),
+];
+static CONTRACTED_CLASSES: [Class; 2] =
+    [Class::new("ball", &CONTRACTED_BALL_FIELDS), Class::new("crate", &CRATE_FIELDS)];
+/// [`SCHEMA`] with the contract candidate on the balls' numeric fields and no contract
+/// attached: the candidate is never usable.
+pub static UNATTACHED: Schema = Schema::new("test", &CONTRACTED_CLASSES);
+/// [`UNATTACHED`] with [`Falling`], which predicts the balls as [`Sim`] moves them.
+pub static FALLING: Schema = UNATTACHED.with_contract("falling", &Falling);
+/// [`UNATTACHED`] with [`Garbage`], which predicts nonsense, out of range too.
+pub static GARBAGE: Schema = UNATTACHED.with_contract("garbage", &Garbage);
+/// [`UNATTACHED`] with [`Panicky`], which panics on some entities and predicts others.
+pub static PANICKY: Schema = UNATTACHED.with_contract("panicky", &Panicky);
+
+/// The balls of [`Sim`]: x at constant speed, y falling 2 raw steps per frame², each from
+/// its two newest rows; the heading turning at constant speed (wrapping).
+pub struct Falling;
+
+impl Contract for Falling {
+    fn predict(&self, class: usize, rows: &Rows<'_>, out: &mut [i32]) {
+        if class != 0 || rows.len() < 2 {
+            return;
+        }
+        let (d0, d1) = (i64::from(rows.offset(0)), i64::from(rows.offset(1)));
+        let gap = d1 - d0;
+        for (f, fall, wrap) in [(0, 0, None), (1, 2, None), (2, 0, Some(1024))] {
+            let (y0, y1) = (i64::from(rows.get(0, f)), i64::from(rows.get(1, f)));
+            // The heading turns the short way round.
+            let rise =
+                wrap.map_or(y0 - y1, |span| (y0 - y1 + span / 2).rem_euclid(span) - span / 2);
+            // y(t) = y0 + v t - fall t (t + 1) / 2 from the newest row; y(-gap) = y1.
+            let v = (rise - fall * gap * (gap - 1) / 2).div_euclid(gap);
+            out[f] = (y0 + v * d0 - fall * d0 * (d0 + 1) / 2) as i32;
+        }
+    }
+}
+
+/// Writes values derived from its inputs all over the `i32` range.
+pub struct Garbage;
+
+impl Contract for Garbage {
+    fn predict(&self, class: usize, rows: &Rows<'_>, out: &mut [i32]) {
+        let mut h = class as u64 ^ rows.len() as u64;
+        for (f, o) in out.iter_mut().enumerate() {
+            h = (h ^ rows.get(0, f) as u64 ^ u64::from(rows.offset(0))).wrapping_mul(0x9e37_79b9);
+            *o = match h % 3 {
+                0 => i32::MIN,
+                1 => i32::MAX,
+                _ => (h >> 7) as i32,
+            };
+        }
+    }
+}
+
+/// The message [`Panicky`] panics with.
+pub const PANIC_MESSAGE: &str = "a test contract gave up";
+
+/// [`Falling`], except that it panics on every entity whose first field is a multiple of 3.
+pub struct Panicky;
+
+impl Contract for Panicky {
+    fn predict(&self, class: usize, rows: &Rows<'_>, out: &mut [i32]) {
+        if rows.get(0, 0) % 3 == 0 {
+            panic!("{PANIC_MESSAGE}");
+        }
+        Falling.predict(class, rows, out);
+    }
+}
+
+/// Silences the panic messages of [`Panicky`] (others still print).
+pub fn quiet_contract_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload_as_str() != Some(PANIC_MESSAGE) {
+            previous(info);
+        }
+    }));
+}
 
 /// A one-way link that delays, loses, duplicates, reorders and corrupts datagrams.
 pub struct Link {
@@ -98,15 +210,43 @@ pub fn ack_bytes(ack: Ack) -> Vec<u8> {
 pub struct Sim {
     pub rng: Rng,
     vel: Vec<(i32, i32, i32)>,
+    /// Per top: its axis and angle, and how far it turns per frame (radians); empty for
+    /// schemas without tops.
+    spin: Vec<([f64; 3], f64, f64)>,
 }
 
 impl Sim {
     /// A world of `entities` ids, empty at first.
     pub fn new(seed: u64, entities: usize) -> Self {
-        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); entities] }
+        Sim { rng: Rng(seed), vel: vec![(0, 0, 0); entities], spin: Vec::new() }
+    }
+
+    /// A world of `schema` ([`SCHEMA`] or [`SPINNING`]): with tops if it has them.
+    pub fn of(schema: &Schema, seed: u64, entities: usize) -> Self {
+        let mut sim = Sim::new(seed, entities);
+        if schema.classes.len() > 2 {
+            sim.spin = vec![([0.0; 3], 0.0, 0.0); entities];
+        }
+        sim
+    }
+
+    /// The raw rotation of top `id`.
+    fn top_row(&self, id: usize) -> [i32; 4] {
+        let ([x, y, z], angle, _) = self.spin[id];
+        let (s, c) = (angle * 0.5).sin_cos();
+        TOP_QUAT.quantise([x * s, y * s, z * s, c])
     }
 
     fn spawn(&mut self, world: &mut World<'_>, id: usize) {
+        if id % 5 == 3 && !self.spin.is_empty() {
+            let r = &mut self.rng;
+            let mut unit = || r.below(2001) as f64 / 1000.0 - 1.0;
+            let axis = [unit(), unit(), unit() + 1e-3];
+            let n = axis.iter().map(|a| a * a).sum::<f64>().sqrt();
+            self.spin[id] = (axis.map(|a| a / n), unit() * 3.0, unit() * 0.2);
+            world.set(id, 2, &self.top_row(id)).unwrap();
+            return;
+        }
         let r = &mut self.rng;
         if id % 5 == 4 {
             world.set(id, 1, &[r.below(201) as i32 - 100, r.below(2) as i32]).unwrap();
@@ -169,6 +309,9 @@ impl Step for Sim {
                 if self.rng.chance(0.02) {
                     row[4] ^= 1;
                 }
+            } else if class == 2 {
+                self.spin[id].1 += self.spin[id].2;
+                row = self.top_row(id).to_vec();
             } else if self.rng.chance(0.05) {
                 row[0] = (row[0] - 7).max(-100);
             }
