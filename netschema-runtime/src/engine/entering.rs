@@ -80,10 +80,11 @@ impl Entered {
         let Some(v) = self.pending.get_mut(f) else { return };
         *v = value;
         let width = (64 - (field.span() - 1).leading_zeros()).max(1);
+        let per_width = Reciprocal::new(width);
         for r in 0..self.held() {
             if let Some(row) = self.row(r) {
                 let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
-                self.distance[r] = self.distance[r].saturating_add((bits << 8) / width);
+                self.distance[r] = self.distance[r].saturating_add(per_width.divide(bits << 8));
             }
         }
     }
@@ -101,6 +102,30 @@ impl Entered {
     }
 }
 
+/// A field's raw width in bits (1 to 32) prepared for dividing the distances of
+/// [`Entered::set`] (at most `32 << 8`) by multiplication, exactly: with `l = ceil(log2 d)`,
+/// `floor(n / d) = (n * m) >> (14 + l)` for `m = floor(2^(14 + l) / d) + 1` and every
+/// `n < 2^14` (checked for every `n` and `d` by a test).
+#[derive(Clone, Copy)]
+struct Reciprocal {
+    m: u64,
+    shift: u32,
+}
+
+impl Reciprocal {
+    #[inline]
+    fn new(d: u32) -> Reciprocal {
+        let d = d.clamp(1, 32);
+        let shift = 14 + (32 - (d - 1).leading_zeros());
+        Reciprocal { m: (1u64 << shift) / u64::from(d) + 1, shift }
+    }
+
+    #[inline]
+    fn divide(self, n: u32) -> u32 {
+        ((u64::from(n) * self.m) >> self.shift) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +139,16 @@ mod tests {
             e.set(f, &F, v);
         }
         e.commit();
+    }
+
+    #[test]
+    fn the_reciprocal_divides_every_distance_exactly() {
+        for d in 1..=32 {
+            let r = Reciprocal::new(d);
+            for n in 0..=32u32 << 8 {
+                assert_eq!(r.divide(n), n / d, "{n} / {d}");
+            }
+        }
     }
 
     #[test]
