@@ -114,19 +114,8 @@ fn floor_div(x: i64, r: Reciprocal) -> i64 {
     (q ^ sign) - sign
 }
 
-const fn gcd(mut a: i64, mut b: i64) -> i64 {
-    if a < 0 {
-        a = -a;
-    }
-    if b < 0 {
-        b = -b;
-    }
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a
+const fn gcd(a: i64, b: i64) -> i64 {
+    gcd128(a as i128, b as i128) as i64
 }
 
 const fn gcd128(mut a: i128, mut b: i128) -> i128 {
