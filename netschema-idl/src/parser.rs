@@ -263,6 +263,18 @@ impl<'a> Parser<'a, '_> {
         any
     }
 
+    /// Reports doc comments (`docs`) before a statement they cannot document: `what` in the
+    /// message, `on` in the help ("use `//` for a comment on …").
+    fn undocumentable(&mut self, docs: Option<(String, Span)>, what: &str, on: &str) {
+        if let Some((_, span)) = docs {
+            self.error(
+                Diagnostic::error(format!("doc comments cannot document {what}"))
+                    .with_label(span, "this doc comment documents nothing")
+                    .with_help(format!("use `//` for a comment on {on}")),
+            );
+        }
+    }
+
     fn dangling_docs(&mut self, span: Span) {
         self.error(
             Diagnostic::error("doc comment is not followed by anything to document")
@@ -298,35 +310,17 @@ impl<'a> Parser<'a, '_> {
             let docs_text = docs.as_ref().map(|d| d.0.clone()).unwrap_or_default();
             match (t.kind, self.text_of(t)) {
                 (Tok::Ident, "import") => {
-                    if let Some((_, span)) = docs {
-                        self.error(
-                            Diagnostic::error("doc comments cannot document an import")
-                                .with_label(span, "this doc comment documents nothing")
-                                .with_help("use `//` for a comment on an import"),
-                        );
-                    }
+                    self.undocumentable(docs, "an import", "an import");
                     self.import();
                 }
                 (Tok::Ident, "enum") => self.enumeration(docs_text),
                 (Tok::Ident, "class") => self.class(docs_text),
                 (Tok::Ident, "models") => {
-                    if let Some((_, span)) = docs {
-                        self.error(
-                            Diagnostic::error("doc comments cannot document the model policy")
-                                .with_label(span, "this doc comment documents nothing")
-                                .with_help("use `//` for a comment on `models`"),
-                        );
-                    }
+                    self.undocumentable(docs, "the model policy", "`models`");
                     self.models();
                 }
                 (Tok::Ident, "rate") => {
-                    if let Some((_, span)) = docs {
-                        self.error(
-                            Diagnostic::error("doc comments cannot document the rate")
-                                .with_label(span, "this doc comment documents nothing")
-                                .with_help("use `//` for a comment on `rate`"),
-                        );
-                    }
+                    self.undocumentable(docs, "the rate", "`rate`");
                     self.rate();
                 }
                 (Tok::Ident, word) if self.at_misspelled_item(word) => {
