@@ -263,6 +263,18 @@ impl<'a> Parser<'a, '_> {
         any
     }
 
+    /// Whether a schema-wide statement (`what`, at `span`) was already given (at `first`),
+    /// which is reported.
+    fn given_twice(&mut self, what: &str, first: Option<Span>, span: Span) -> bool {
+        let Some(first) = first else { return false };
+        self.error(
+            Diagnostic::error(format!("{what} is given twice"))
+                .with_label(span, "given again here")
+                .with_secondary(first, "first given here"),
+        );
+        true
+    }
+
     /// Reports doc comments (`docs`) before a statement they cannot document: `what` in the
     /// message, `on` in the help ("use `//` for a comment on …").
     fn undocumentable(&mut self, docs: Option<(String, Span)>, what: &str, on: &str) {

@@ -56,15 +56,9 @@ impl Parser<'_, '_> {
             }
         };
         let span = self.since(start);
-        if let Some(first) = self.out.schema.models {
-            self.error(
-                Diagnostic::error("the model policy is given twice")
-                    .with_label(span, "given again here")
-                    .with_secondary(first.span, "first given here"),
-            );
-            return;
+        if !self.given_twice("the model policy", self.out.schema.models.map(|m| m.span), span) {
+            self.out.schema.models = Some(Spanned::new(policy, span));
         }
-        self.out.schema.models = Some(Spanned::new(policy, span));
     }
 
     /// The batched policy of `batched(batch = B, kept = K)`, each defaulting to

@@ -32,14 +32,8 @@ impl Parser<'_, '_> {
             );
             return;
         };
-        if let Some(first) = self.out.schema.rate {
-            self.error(
-                Diagnostic::error("the rate is given twice")
-                    .with_label(span, "given again here")
-                    .with_secondary(first.span, "first given here"),
-            );
-            return;
+        if !self.given_twice("the rate", self.out.schema.rate.map(|r| r.span), span) {
+            self.out.schema.rate = Some(Spanned::new(hz as u32, span));
         }
-        self.out.schema.rate = Some(Spanned::new(hz as u32, span));
     }
 }

@@ -8,7 +8,15 @@
 //! from the same gun takes its velocity from it too. Both ends know every value involved, so
 //! nothing is sent about the choice.
 
+use crate::model::predict::{Reciprocal, floor_div};
 use crate::schema::Field;
+
+/// `n / d` for a distance `n` (at most `32 << 8`) and a field width `d` prepared as `r`, by
+/// multiplication ([`floor_div`]).
+#[inline]
+fn divide(n: u32, r: Reciprocal) -> u32 {
+    floor_div(i64::from(n), r) as u32
+}
 
 /// Classes (the first ones of a schema) whose entering entities are predicted from earlier
 /// ones; entities of later classes are coded against the zero predictor alone.
@@ -80,11 +88,11 @@ impl Entered {
         let Some(v) = self.pending.get_mut(f) else { return };
         *v = value;
         let width = (64 - (field.span() - 1).leading_zeros()).max(1);
-        let per_width = Reciprocal::new(width);
+        let per_width = Reciprocal::new(i64::from(width));
         for r in 0..self.held() {
             if let Some(row) = self.row(r) {
                 let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
-                self.distance[r] = self.distance[r].saturating_add(per_width.divide(bits << 8));
+                self.distance[r] = self.distance[r].saturating_add(divide(bits << 8, per_width));
             }
         }
     }
@@ -99,30 +107,6 @@ impl Entered {
             self.newest[c] = row;
             self.held[c] = (self.held[c] + 1).min(REFERENCES);
         }
-    }
-}
-
-/// A field's raw width in bits (1 to 32) prepared for dividing the distances of
-/// [`Entered::set`] (at most `32 << 8`) by multiplication, exactly: with `l = ceil(log2 d)`,
-/// `floor(n / d) = (n * m) >> (14 + l)` for `m = floor(2^(14 + l) / d) + 1` and every
-/// `n < 2^14` (checked for every `n` and `d` by a test).
-#[derive(Clone, Copy)]
-struct Reciprocal {
-    m: u64,
-    shift: u32,
-}
-
-impl Reciprocal {
-    #[inline]
-    fn new(d: u32) -> Reciprocal {
-        let d = d.clamp(1, 32);
-        let shift = 14 + (32 - (d - 1).leading_zeros());
-        Reciprocal { m: (1u64 << shift) / u64::from(d) + 1, shift }
-    }
-
-    #[inline]
-    fn divide(self, n: u32) -> u32 {
-        ((u64::from(n) * self.m) >> self.shift) as u32
     }
 }
 
@@ -144,9 +128,9 @@ mod tests {
     #[test]
     fn the_reciprocal_divides_every_distance_exactly() {
         for d in 1..=32 {
-            let r = Reciprocal::new(d);
+            let r = Reciprocal::new(i64::from(d));
             for n in 0..=32u32 << 8 {
-                assert_eq!(r.divide(n), n / d, "{n} / {d}");
+                assert_eq!(divide(n, r), n / d, "{n} / {d}");
             }
         }
     }

@@ -90,14 +90,14 @@ pub struct PredictorVector {
 /// with `l = ceil(log2 d)` and `m = floor(2^(63+l) / d) + 1`, `floor(n / d)` equals
 /// `(n * m) >> (63 + l)` for every `0 <= n < 2^63` (Granlund and Montgomery, 1994, Thm. 4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Reciprocal {
+pub(crate) struct Reciprocal {
     d: i64,
     m: u64,
     shift: u32,
 }
 
 impl Reciprocal {
-    const fn new(d: i64) -> Reciprocal {
+    pub(crate) const fn new(d: i64) -> Reciprocal {
         let l = if d <= 1 { 0 } else { 64 - (d as u64 - 1).leading_zeros() };
         let m = ((1u128 << (63 + l)) / d as u128 + 1) as u64;
         Reciprocal { d, m, shift: 63 + l }
@@ -107,7 +107,7 @@ impl Reciprocal {
 /// `floor(x / r.d)` for `|x| < 2^62`, without a division instruction or a branch on the sign:
 /// a negative `x` is divided as `-ceil(|x| / d) = -floor((|x| + d - 1) / d)`.
 #[inline(always)]
-fn floor_div(x: i64, r: Reciprocal) -> i64 {
+pub(crate) fn floor_div(x: i64, r: Reciprocal) -> i64 {
     let sign = x >> 63;
     let n = ((x ^ sign) - sign + ((r.d - 1) & sign)) as u64;
     let q = ((u128::from(n) * u128::from(r.m)) >> r.shift) as i64;
