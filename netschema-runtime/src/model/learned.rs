@@ -75,6 +75,12 @@ impl Variant {
         (i < MAX_CANDIDATES).then_some(Variant { predictor, fit: true })
     }
 
+    /// The order of the variant's activity context: the samples its polynomial needs.
+    #[inline(always)]
+    fn order(self) -> usize {
+        self.predictor.samples()
+    }
+
     /// History samples the variant needs: one more for a fit.
     #[inline(always)]
     fn samples(self) -> usize {
@@ -94,12 +100,17 @@ impl Variant {
     }
 }
 
+/// Every candidate a model of a field with `candidates` runs ([`Variant::of`]), in order.
+#[inline(always)]
+fn variants(candidates: &[Predictor]) -> impl Iterator<Item = Variant> + '_ {
+    (0..MAX_CANDIDATES).map_while(|i| Variant::of(candidates, i))
+}
+
 /// The predictors whose least-squares fits ([`PredictorTable::fitted`]) the model of a field
 /// with `candidates` runs after them, in order: its candidates `candidates.len()..` (the
 /// indices [`Model::preferred`] and the probe report).
 pub fn fitted_candidates(candidates: &[Predictor]) -> impl Iterator<Item = Predictor> + '_ {
-    (candidates.len()..MAX_CANDIDATES)
-        .map_while(|i| Variant::of(candidates, i).map(|v| v.predictor))
+    variants(candidates).skip(candidates.len()).map(|v| v.predictor)
 }
 
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
@@ -235,21 +246,20 @@ impl Model {
     /// candidates that length allows, the first within the tie margin of the cheapest.
     #[allow(clippy::needless_range_loop)] // plain indexing unrolls best
     fn refresh_choice(&mut self, candidates: &[Predictor]) {
+        // Samples each candidate needs; past the last candidate, more than any history has.
         let mut needs = [usize::MAX; MAX_CANDIDATES];
-        let mut n = 0;
-        while let Some(v) = Variant::of(candidates, n).filter(|_| n < MAX_CANDIDATES) {
-            needs[n] = v.samples();
-            n += 1;
+        for (need, v) in needs.iter_mut().zip(variants(candidates)) {
+            *need = v.samples();
         }
         for k in 0..=MAX_SAMPLES {
             let mut min = i32::MAX;
-            for i in 0..n {
+            for i in 0..MAX_CANDIDATES {
                 if needs[i] <= k && self.costs[i] < min {
                     min = self.costs[i];
                 }
             }
             let limit = min.saturating_add(TIE_MARGIN + (min >> 4));
-            self.choice[k] = (0..n)
+            self.choice[k] = (0..MAX_CANDIDATES)
                 .find(|&i| needs[i] <= k && self.costs[i] <= limit)
                 .map_or(NO_CHOICE, |i| i as u8);
         }
@@ -277,12 +287,11 @@ impl Model {
     #[inline(never)]
     #[cold]
     fn fallback(field: &Field, candidates: &[Predictor], history: &History<'_>) -> Prediction {
-        let usable = |i: usize| {
-            let v = Variant::of(candidates, i)?;
+        let usable = |(i, v): (usize, Variant)| {
             let value = (v.samples() <= history.len).then(|| v.value(field, history))?;
             Some(Prediction { candidate: Some(i as u8), value: value? })
         };
-        (0..MAX_CANDIDATES).find_map(usable).unwrap_or(Prediction {
+        variants(candidates).enumerate().find_map(usable).unwrap_or(Prediction {
             candidate: None,
             value: if history.len > 0 { history.samples[0] } else { field.clamp(0) },
         })
@@ -307,7 +316,8 @@ impl Model {
         };
         self.tick = self.tick.wrapping_add(1);
         if !self.tick.is_multiple_of(LEARN_PERIOD) {
-            let e = self.code_residual(coder, field, candidates, history, chosen, residual);
+            let order = Variant::of(candidates, chosen).map_or(0, Variant::order);
+            let e = self.code_residual(coder, field, history, chosen, order, residual);
             return field.decoded_value(prediction.value, e);
         }
         self.code_and_compare(coder, field, candidates, history, prediction.value, chosen, residual)
@@ -328,14 +338,12 @@ impl Model {
         chosen: usize,
         residual: i32,
     ) -> i32 {
+        let order = Variant::of(candidates, chosen).map_or(0, Variant::order);
         let mut meter = Metered::new(coder);
-        let e = self.code_residual(&mut meter, field, candidates, history, chosen, residual);
+        let e = self.code_residual(&mut meter, field, history, chosen, order, residual);
         let value = field.decoded_value(predicted, e);
         average_in(&mut self.costs[chosen.min(MAX_CANDIDATES - 1)], meter.cost);
-        for i in 0..MAX_CANDIDATES {
-            let Some(variant) = Variant::of(candidates, i) else {
-                break;
-            };
+        for (i, variant) in variants(candidates).enumerate() {
             if i == chosen || variant.samples() > history.len {
                 continue;
             }
@@ -343,7 +351,7 @@ impl Model {
                 Some(predicted) => {
                     let r = field.coded_residual(value, predicted);
                     let mut meter = CostMeter::default();
-                    self.code_residual(&mut meter, field, candidates, history, i, r);
+                    self.code_residual(&mut meter, field, history, i, variant.order(), r);
                     average_in(&mut self.costs[i], meter.cost);
                 }
                 None if variant.predictor == Predictor::Contract => {
@@ -357,19 +365,19 @@ impl Model {
     }
 
     /// Codes residual `e` of candidate `i`: its zero flag in the activity context of the
-    /// candidate's order, then the rest with the candidate's residual model.
+    /// candidate's `order` ([`Variant::order`]), then the rest with the candidate's residual
+    /// model.
     #[inline(always)]
     fn code_residual<C: BinaryCoder>(
         &mut self,
         coder: &mut C,
         field: &Field,
-        candidates: &[Predictor],
         history: &History<'_>,
         i: usize,
+        order: usize,
         e: i32,
     ) -> i32 {
         let i = i.min(MAX_CANDIDATES - 1);
-        let order = Variant::of(candidates, i).map_or(0, |v| v.predictor.samples());
         let zero = &mut self.zero[i][activity(field, history, order)];
         if !coder.bit(zero, e != 0) {
             return 0;
