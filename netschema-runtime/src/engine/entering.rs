@@ -18,6 +18,17 @@ fn divide(n: u32, r: Reciprocal) -> u32 {
     floor_div(i64::from(n), r) as u32
 }
 
+/// [`Reciprocal`]s of the raw widths of fields, 1 to 32 bits (index 0 divides by 1).
+const PER_WIDTH: [Reciprocal; 33] = {
+    let mut table = [Reciprocal::new(1); 33];
+    let mut width = 1;
+    while width < table.len() {
+        table[width] = Reciprocal::new(width as i64);
+        width += 1;
+    }
+    table
+};
+
 /// Classes (the first ones of a schema) whose entering entities are predicted from earlier
 /// ones; entities of later classes are coded against the zero predictor alone.
 pub(crate) const CLASSES: usize = 4;
@@ -36,11 +47,13 @@ pub(crate) struct Entered {
     newest: [usize; CLASSES],
     /// Rows held per class, up to [`REFERENCES`].
     held: [usize; CLASSES],
-    /// The entity being coded: its class, its values so far, and per reference (0: the
-    /// newest) the bits of its residuals against them, each in 1/256 of its field's raw width.
+    /// The entity being coded: its class, its values so far, per reference (0: the newest)
+    /// the bits of its residuals against them, each in 1/256 of its field's raw width, and
+    /// the reference nearest it (the newest of equals).
     class: usize,
     pending: [i32; FIELDS],
     distance: [u32; REFERENCES],
+    nearest: usize,
 }
 
 impl Entered {
@@ -52,6 +65,7 @@ impl Entered {
         class: CLASSES,
         pending: [0; FIELDS],
         distance: [0; REFERENCES],
+        nearest: 0,
     };
 
     /// Starts coding an entering entity of `class`.
@@ -59,6 +73,7 @@ impl Entered {
     pub(crate) fn begin(&mut self, class: usize) {
         self.class = class;
         self.distance = [0; REFERENCES];
+        self.nearest = 0;
     }
 
     /// References held for the entity's class.
@@ -78,8 +93,7 @@ impl Entered {
     /// the fields coded so far, if the class has one and the field is predicted so.
     #[inline]
     pub(crate) fn previous(&self, f: usize) -> Option<i32> {
-        let nearest = (0..self.held()).min_by_key(|&r| (self.distance[r], r))?;
-        self.row(nearest)?.get(f).copied()
+        self.row(self.nearest)?.get(f).copied()
     }
 
     /// Records field `f` of the entity, of `field`, and how far each reference was from it.
@@ -87,14 +101,20 @@ impl Entered {
     pub(crate) fn set(&mut self, f: usize, field: &Field, value: i32) {
         let Some(v) = self.pending.get_mut(f) else { return };
         *v = value;
-        let width = (64 - (field.span() - 1).leading_zeros()).max(1);
-        let per_width = Reciprocal::new(i64::from(width));
-        for r in 0..self.held() {
-            if let Some(row) = self.row(r) {
-                let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
-                self.distance[r] = self.distance[r].saturating_add(divide(bits << 8, per_width));
+        let c = self.class;
+        let (Some(rows), Some(&newest)) = (self.rows.get(c), self.newest.get(c)) else { return };
+        let width = 64 - (field.span() - 1).leading_zeros() as usize;
+        let per_width = PER_WIDTH[width.min(PER_WIDTH.len() - 1)];
+        let mut nearest = (u32::MAX, 0);
+        for (r, distance) in self.distance.iter_mut().enumerate().take(self.held[c]) {
+            let row = &rows[(newest + REFERENCES - r) % REFERENCES];
+            let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
+            *distance = distance.saturating_add(divide(bits << 8, per_width));
+            if *distance < nearest.0 {
+                nearest = (*distance, r);
             }
         }
+        self.nearest = nearest.1;
     }
 
     /// Makes the entity coded since [`Entered::begin`] the newest reference of its class.
