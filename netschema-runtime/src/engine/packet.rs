@@ -548,7 +548,7 @@ impl Chunk {
             let contract = self.contract_of(f);
             self.predicted[f % CHUNK] = match field.coding {
                 Coding::Numeric(c) => {
-                    let history = History { table, samples: *samples, len: k, contract };
+                    let history = History { table, samples, len: k, contract };
                     model.predict(field, c, &history)
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
@@ -777,7 +777,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                         renewed(f, slot, &recent, baseline).map(|v| field.clamp(i64::from(v)))
                     });
                     let contract = chunk.contract_of(f - lo);
-                    let history = History { table, samples: *samples, len: k, contract };
+                    let history = History { table, samples, len: k, contract };
                     let target = targets.get(f).copied().unwrap_or(0);
                     let against = match renewal {
                         // A new keyframe: coded as a step from the one before, as an entry.

@@ -35,7 +35,7 @@ fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
     if order == 0 || history.len <= order {
         return CONTEXTS - 1;
     }
-    let s = &history.samples;
+    let s = history.samples;
     let d = |a: usize, b: usize| {
         if field.wraps {
             i64::from(field.residual(s[a], s[b]))
@@ -93,7 +93,7 @@ impl Variant {
     fn value(self, field: &Field, history: &History<'_>) -> Option<i32> {
         if self.fit {
             let v = history.table.fitted(self.predictor, history.len)?;
-            Some(v.predict_padded(field, &history.samples))
+            Some(v.predict_padded(field, history.samples))
         } else {
             history.value_of(field, self.predictor)
         }
@@ -192,7 +192,7 @@ pub(crate) struct History<'t> {
     pub table: &'t PredictorTable,
     /// The field's values at the history frames, newest first; entries past `len` are
     /// unspecified and only ever meet zero weights.
-    pub samples: [i32; MAX_SAMPLES],
+    pub samples: &'t [i32; MAX_SAMPLES],
     /// Number of history samples.
     pub len: usize,
     /// The contract's prediction of the field, if the schema has a contract and it ran.
@@ -204,7 +204,7 @@ impl History<'_> {
     #[inline(always)]
     fn value_of(&self, field: &Field, p: Predictor) -> Option<i32> {
         match self.table.get(p) {
-            Some(v) => Some(v.predict_padded(field, &self.samples)),
+            Some(v) => Some(v.predict_padded(field, self.samples)),
             None if p == Predictor::Contract => self.contract,
             None => None,
         }
@@ -722,26 +722,26 @@ mod tests {
         const F: Field = Field::numeric("f", -1000, 1000, false, &[Predictor::Hold]);
         const A: Field = Field::numeric("a", 0, 1023, true, &[Predictor::Hold]);
         let table = crate::model::predict::EVENLY_SPACED;
-        let h = |samples: [i32; MAX_SAMPLES], len| History {
+        let h = |samples: &'static [i32; MAX_SAMPLES], len| History {
             table: &table,
             samples,
             len,
             contract: None,
         };
         // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
-        let line = h([40, 30, 20, 10], 4);
+        let line = h(&[40, 30, 20, 10], 4);
         assert_eq!(activity(&F, &line, 1), 2);
         assert_eq!(activity(&F, &line, 2), 0);
         assert_eq!(activity(&F, &line, 3), 0);
         // Constant acceleration 2: linear missed by 2, quadratic was exact.
-        let parabola = h([12, 6, 2, 0], 4);
+        let parabola = h(&[12, 6, 2, 0], 4);
         assert_eq!(activity(&F, &parabola, 2), 1);
         assert_eq!(activity(&F, &parabola, 3), 0);
         // Not enough history for the order, or no prediction: the widest context.
-        assert_eq!(activity(&F, &h([5, 5, 0, 0], 2), 2), CONTEXTS - 1);
+        assert_eq!(activity(&F, &h(&[5, 5, 0, 0], 2), 2), CONTEXTS - 1);
         assert_eq!(activity(&F, &line, 0), CONTEXTS - 1);
         // Wrapping fields measure across the seam.
-        assert_eq!(activity(&A, &h([3, 1020, 1013, 1006], 4), 2), 0);
+        assert_eq!(activity(&A, &h(&[3, 1020, 1013, 1006], 4), 2), 0);
     }
 
     #[test]
@@ -754,7 +754,7 @@ mod tests {
         for i in 0..300 {
             let history = History {
                 table: &table,
-                samples: [i, i - 3, i - 6, i - 9],
+                samples: &[i, i - 3, i - 6, i - 9],
                 len: 4,
                 contract: None,
             };
