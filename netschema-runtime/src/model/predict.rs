@@ -48,7 +48,10 @@ impl Predictor {
     /// Number of history samples the predictor needs.
     #[inline]
     pub const fn samples(self) -> usize {
-        [0, 1, 2, 3, 4, 2][self as usize]
+        match self {
+            Predictor::Contract => 2,
+            polynomial => polynomial as usize,
+        }
     }
 
     /// The predictor whose [`Predictor::name`] is `name`, if any.
