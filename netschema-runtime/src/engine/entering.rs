@@ -8,22 +8,21 @@
 //! from the same gun takes its velocity from it too. Both ends know every value involved, so
 //! nothing is sent about the choice.
 
-use crate::model::predict::{Reciprocal, floor_div};
 use crate::schema::Field;
 
-/// `n / d` for a distance `n` (at most `32 << 8`) and a field width `d` prepared as `r`, by
-/// multiplication ([`floor_div`]).
-#[inline]
-fn divide(n: u32, r: Reciprocal) -> u32 {
-    floor_div(i64::from(n), r) as u32
-}
-
-/// [`Reciprocal`]s of the raw widths of fields, 1 to 32 bits (index 0 divides by 1).
-const PER_WIDTH: [Reciprocal; 33] = {
-    let mut table = [Reciprocal::new(1); 33];
-    let mut width = 1;
+/// What a residual of `bits` bits (0 to 32) adds to a reference's distance for a field
+/// `width` bits wide (1 to 32): its bits in 1/256 of the width, `(bits << 8) / width`, at
+/// `[width][bits]` (width 0 reads as 1). A table, so that no division is left for run time.
+const SHARES: [[u16; 33]; 33] = {
+    let mut table = [[0; 33]; 33];
+    let mut width = 0;
     while width < table.len() {
-        table[width] = Reciprocal::new(width as i64);
+        let mut bits = 0;
+        while bits < table[width].len() {
+            let d = if width == 0 { 1 } else { width };
+            table[width][bits] = ((bits << 8) / d) as u16;
+            bits += 1;
+        }
         width += 1;
     }
     table
@@ -104,12 +103,12 @@ impl Entered {
         let c = self.class;
         let (Some(rows), Some(&newest)) = (self.rows.get(c), self.newest.get(c)) else { return };
         let width = 64 - (field.span() - 1).leading_zeros() as usize;
-        let per_width = PER_WIDTH[width.min(PER_WIDTH.len() - 1)];
+        let shares = &SHARES[width.min(SHARES.len() - 1)];
         let mut nearest = (u32::MAX, 0);
         for (r, distance) in self.distance.iter_mut().enumerate().take(self.held[c]) {
             let row = &rows[(newest + REFERENCES - r) % REFERENCES];
             let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
-            *distance = distance.saturating_add(divide(bits << 8, per_width));
+            *distance = distance.saturating_add(u32::from(shares[bits as usize]));
             if *distance < nearest.0 {
                 nearest = (*distance, r);
             }
@@ -146,13 +145,13 @@ mod tests {
     }
 
     #[test]
-    fn the_reciprocal_divides_every_distance_exactly() {
-        for d in 1..=32 {
-            let r = Reciprocal::new(i64::from(d));
-            for n in 0..=32u32 << 8 {
-                assert_eq!(divide(n, r), n / d, "{n} / {d}");
+    fn shares_are_bits_in_256ths_of_the_width() {
+        for (width, shares) in SHARES.iter().enumerate().skip(1) {
+            for (bits, &share) in shares.iter().enumerate() {
+                assert_eq!(usize::from(share), bits * 256 / width);
             }
         }
+        assert_eq!(SHARES[0], SHARES[1]);
     }
 
     #[test]
