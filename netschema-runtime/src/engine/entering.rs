@@ -104,16 +104,17 @@ impl Entered {
         let (Some(rows), Some(&newest)) = (self.rows.get(c), self.newest.get(c)) else { return };
         let width = 64 - (field.span() - 1).leading_zeros() as usize;
         let shares = &SHARES[width.min(SHARES.len() - 1)];
-        let mut nearest = (u32::MAX, 0);
-        for (r, distance) in self.distance.iter_mut().enumerate().take(self.held[c]) {
-            let row = &rows[(newest + REFERENCES - r) % REFERENCES];
-            let bits = 32 - field.residual(value, row[f]).unsigned_abs().leading_zeros();
-            *distance = distance.saturating_add(u32::from(shares[bits as usize]));
-            if *distance < nearest.0 {
-                nearest = (*distance, r);
+        let (mut nearest, mut least) = (0, u32::MAX);
+        for r in 0..self.held[c].min(REFERENCES) {
+            let x = rows[(newest + REFERENCES - r) % REFERENCES][f];
+            let bits = 32 - field.residual(value, x).unsigned_abs().leading_zeros();
+            let distance = self.distance[r].saturating_add(u32::from(shares[bits as usize]));
+            self.distance[r] = distance;
+            if distance < least {
+                (nearest, least) = (r, distance);
             }
         }
-        self.nearest = nearest.1;
+        self.nearest = nearest;
     }
 
     /// Makes the entity coded since [`Entered::begin`] the newest reference of its class.
