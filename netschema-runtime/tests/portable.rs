@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0x8288_01db_f3c7_b341, 0x6442_848b_9283_92e7, 0x1367_4720_7178_ee7a],
+        [0xbab3_3bbf_0bff_a5f8, 0x31c0_b6b7_9ac1_8dbc, 0x3fc2_11d6_0f4b_a794],
         "{got:#018x?}"
     );
 }

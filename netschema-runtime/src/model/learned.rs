@@ -131,6 +131,9 @@ pub struct Model {
     choice: [u8; MAX_SAMPLES + 1],
 }
 
+/// Integers [`Model::code_count`] keeps.
+pub(crate) const COUNT_SLOTS: usize = MAX_CANDIDATES + 2;
+
 /// Probabilities in a model: the residual models' (candidates', entry's and step's), the zero
 /// flags' and the flags'.
 const PROBS: usize = (MAX_CANDIDATES + 2) * 33 + MAX_CANDIDATES * CONTEXTS + 8;
@@ -441,7 +444,9 @@ impl Model {
         field.reconstruct(prev, e)
     }
 
-    /// Codes one of the packet-structure integers kept in residual model `slot` (0..5).
+    /// Codes one of the packet-structure integers kept in residual model `slot` (0..7: the
+    /// candidates' residual models, then the entry's and the step's, which the packet-structure
+    /// model has no other use for).
     #[inline]
     pub(crate) fn code_count<C: BinaryCoder>(
         &mut self,
@@ -449,7 +454,12 @@ impl Model {
         slot: usize,
         value: i32,
     ) -> i32 {
-        self.residuals[slot % MAX_CANDIDATES].code(coder, value)
+        let model = match slot % COUNT_SLOTS {
+            i if i < MAX_CANDIDATES => &mut self.residuals[i],
+            MAX_CANDIDATES => &mut self.entry,
+            _ => &mut self.step,
+        };
+        model.code(coder, value)
     }
 
     /// Codes a structural flag kept in flag `slot` (0..8).
