@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0xbab3_3bbf_0bff_a5f8, 0x31c0_b6b7_9ac1_8dbc, 0x3fc2_11d6_0f4b_a794],
+        [0xa950_4302_1e45_129c, 0x2e95_6922_8ca6_cddd, 0xa7e9_8438_7202_f7d1],
         "{got:#018x?}"
     );
 }

@@ -33,7 +33,7 @@ use crate::engine::pack::{self, Budget};
 use crate::engine::probe::{Part, Probe};
 use crate::model::contract::{Attached, Rows};
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
-use crate::model::{COUNT_SLOTS, History, Model, ModelLayout, Prediction};
+use crate::model::{COUNT_SLOTS, History, Model, ModelLayout, Prediction, neighbour};
 use crate::schema::{Class, Coding, Field, KeySlot, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
@@ -599,7 +599,8 @@ impl Chunk {
             let contract = self.contract_of(f);
             self.predicted[f % CHUNK] = match field.coding {
                 Coding::Numeric(c) => {
-                    let history = History { table, samples: *samples, len: k, contract };
+                    let history =
+                        History { table, samples: *samples, len: k, contract, neighbour: 0 };
                     model.predict(field, c, &history)
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
@@ -802,6 +803,8 @@ impl<P: Probe> Walk<'_, '_, P> {
         let mut lo = 0;
         let mut tolerant = 0;
         let mut recent: Recent = [0; CHUNK];
+        // How far the previous field coded missed its prediction (see [`neighbour`]).
+        let mut near = 0;
         while lo < n {
             if lo > 0 || n > CHUNK {
                 chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
@@ -829,7 +832,8 @@ impl<P: Probe> Walk<'_, '_, P> {
                         renewed(f, slot, &recent, baseline).map(|v| field.clamp(i64::from(v)))
                     });
                     let contract = chunk.contract_of(f - lo);
-                    let history = History { table, samples: *samples, len: k, contract };
+                    let history =
+                        History { table, samples: *samples, len: k, contract, neighbour: near };
                     let target = targets.get(f).copied().unwrap_or(0);
                     let against = match renewal {
                         // A new keyframe: coded as a step from the one before, as an entry.
@@ -839,6 +843,10 @@ impl<P: Probe> Walk<'_, '_, P> {
                     let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
                     let candidate = if renewal.is_some() { None } else { p.candidate };
                     self.probe.field(class, f, cost, candidate, false);
+                    near = match field.coding {
+                        Coding::Numeric(_) => neighbour(field.coded_residual(value, p.value)),
+                        Coding::Categorical => usize::from(value != p.value),
+                    };
                     if field.coding == Coding::Categorical {
                         let models = &field_models[lo..];
                         chunk.rebase_quat(&fields[lo..], f - lo, value, &hist, models);
