@@ -248,8 +248,20 @@ fn field_table(page: &mut String, fields: &FieldReport) {
     let span = if tolerances { 6 } else { 5 };
     let _ = writeln!(
         page,
-        "<tr class=\"total\"><td>(structure)</td><td>{:.1}</td><td colspan=\"{span}\"></td></tr>\n<tr class=\"total\"><td>total</td><td>{:.1}</td><td colspan=\"{span}\"></td></tr>",
-        fields.structure_bits, fields.total_bits
+        "<tr class=\"total\"><td>(structure)</td><td>{:.1}</td><td colspan=\"{span}\"></td></tr>",
+        fields.structure_bits
+    );
+    for (name, bits) in &fields.parts {
+        let _ = writeln!(
+            page,
+            "<tr><td>&#160;&#160;{}</td><td>{bits:.1}</td><td colspan=\"{span}\"></td></tr>",
+            esc(name)
+        );
+    }
+    let _ = writeln!(
+        page,
+        "<tr class=\"total\"><td>total</td><td>{:.1}</td><td colspan=\"{span}\"></td></tr>",
+        fields.total_bits
     );
     page.push_str("</tbody>\n</table>\n");
 }
@@ -420,6 +432,7 @@ mod tests {
             frames: 18,
             total_bits: 30.0,
             structure_bits: 6.0,
+            parts: vec![("header", 4.0), ("termination", 2.0)],
             rows: vec![row("Dot.x", vec![("hold", 0.5), ("linear", 0.3)]), row("Dot.<on>", vec![])],
         };
         let report = ScenarioReport {
@@ -468,8 +481,13 @@ mod tests {
             unpredicted_bits: 0.0,
             tolerance: 3,
         };
-        let fields =
-            FieldReport { frames: 18, total_bits: 2.0, structure_bits: 1.0, rows: vec![tolerant] };
+        let fields = FieldReport {
+            frames: 18,
+            total_bits: 2.0,
+            structure_bits: 1.0,
+            parts: vec![("termination", 1.0)],
+            rows: vec![tolerant],
+        };
         let report = ScenarioReport {
             scenario: "dots".into(),
             frames: 20,

@@ -3,8 +3,9 @@
 //! [`FieldCosts`] is a [`Probe`]: the engine reports every field value it codes (its ideal cost
 //! and the predictor used), and the costs are summed per class and scalar field, leaving out
 //! the warm-up frames. [`FieldReport`] turns the sums into bits per frame, shares of the packet
-//! and how often each candidate predictor was chosen; what no field accounts for (packet
-//! header, entity flags, handles, check value, coder termination) is the structure row.
+//! and how often each candidate predictor was chosen; what no field accounts for is the
+//! structure row, split into the parts the engine reports ([`Part`]) and the coder's
+//! termination.
 
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -17,7 +18,7 @@ use netschema_runtime::schema::{Coding, MAX_CANDIDATES, Schema};
 use super::netschema::{Netschema, ProbedNetschema};
 use super::report::{ScenarioReport, Summary, json_num, json_str};
 use super::{RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
-use netschema_runtime::engine::probe::Probe;
+use netschema_runtime::engine::probe::{Part, Probe};
 
 /// A recording to profile: what one client sees each frame, and when.
 #[derive(Clone, Copy, Debug)]
@@ -113,13 +114,22 @@ pub struct FieldCosts {
     counting: bool,
     frames: usize,
     classes: Vec<Vec<FieldCost>>,
+    /// Ideal cost of each part of the structure, in [`Part::ALL`] order, in 1/256 bit.
+    parts: [u64; Part::ALL.len()],
     /// Reports counted in the current frame, so that a withdrawn one can be taken back out.
     journal: Vec<Report>,
 }
 
 /// One report of a [`Probe`], as counted.
 #[derive(Clone, Copy, Debug)]
-struct Report {
+enum Report {
+    Field(FieldReportEntry),
+    Structure(Part, u32),
+}
+
+/// One report of a field value.
+#[derive(Clone, Copy, Debug)]
+struct FieldReportEntry {
     class: usize,
     field: usize,
     cost: u32,
@@ -139,6 +149,7 @@ impl FieldCosts {
                 .iter()
                 .map(|c| vec![FieldCost::default(); c.fields.len()])
                 .collect(),
+            parts: [0; Part::ALL.len()],
             journal: Vec::new(),
         }
     }
@@ -162,6 +173,11 @@ impl FieldCosts {
     pub fn get(&self, class: usize, field: usize) -> Option<&FieldCost> {
         self.classes.get(class)?.get(field)
     }
+
+    /// Total ideal cost of structure part `part`, in 1/256 bit.
+    pub fn part(&self, part: Part) -> u64 {
+        Part::ALL.iter().position(|&p| p == part).map_or(0, |i| self.parts[i])
+    }
 }
 
 impl Probe for FieldCosts {
@@ -173,11 +189,12 @@ impl Probe for FieldCosts {
         candidate: Option<u8>,
         unchanged: bool,
     ) {
-        if self.counting {
-            let report = Report { class, field, cost, candidate, unchanged };
-            self.count(report, 1);
-            self.journal.push(report);
-        }
+        let report = FieldReportEntry { class, field, cost, candidate, unchanged };
+        self.report(Report::Field(report));
+    }
+
+    fn structure(&mut self, part: Part, cost: u32) {
+        self.report(Report::Structure(part, cost));
     }
 
     fn mark(&self) -> usize {
@@ -194,13 +211,29 @@ impl Probe for FieldCosts {
 }
 
 impl FieldCosts {
+    /// Counts `report` and keeps it in the journal, if the frame is counted.
+    fn report(&mut self, report: Report) {
+        if self.counting {
+            self.count(report, 1);
+            self.journal.push(report);
+        }
+    }
+
     /// Adds `report` to the sums (`sign` 1) or takes it back out (`sign` −1).
     fn count(&mut self, report: Report, sign: i64) {
-        let Report { class, field, cost, candidate, unchanged } = report;
+        let add = |n: &mut u64, by: u64| *n = n.wrapping_add_signed(sign * by as i64);
+        let FieldReportEntry { class, field, cost, candidate, unchanged } = match report {
+            Report::Field(entry) => entry,
+            Report::Structure(part, cost) => {
+                if let Some(i) = Part::ALL.iter().position(|&p| p == part) {
+                    add(&mut self.parts[i], u64::from(cost));
+                }
+                return;
+            }
+        };
         let Some(sums) = self.classes.get_mut(class).and_then(|c| c.get_mut(field)) else {
             return;
         };
-        let add = |n: &mut u64, by: u64| *n = n.wrapping_add_signed(sign * by as i64);
         add(&mut sums.units, u64::from(cost));
         if unchanged {
             add(&mut sums.unchanged, 1);
@@ -253,6 +286,9 @@ pub struct FieldReport {
     /// Mean bits per frame not attributed to a field (header, flags, handles, check,
     /// termination): total minus the fields.
     pub structure_bits: f64,
+    /// Mean bits per frame of each part of the structure (see [`Part::name`]), then of the
+    /// coder's termination (the structure less the parts).
+    pub parts: Vec<(&'static str, f64)>,
     /// One row per scalar field of every class, in schema order.
     pub rows: Vec<FieldRow>,
 }
@@ -309,12 +345,14 @@ impl FieldReport {
             }
         }
         let fields: f64 = rows.iter().map(|r| r.bits_per_frame).sum();
-        FieldReport {
-            frames: costs.frames(),
-            total_bits,
-            structure_bits: total_bits - fields,
-            rows,
-        }
+        let structure_bits = total_bits - fields;
+        let mut parts: Vec<(&'static str, f64)> = Part::ALL
+            .iter()
+            .map(|&p| (p.name(), ratio(costs.part(p) as f64 / 256.0, frames)))
+            .collect();
+        let named: f64 = parts.iter().map(|(_, bits)| bits).sum();
+        parts.push(("termination", structure_bits - named));
+        FieldReport { frames: costs.frames(), total_bits, structure_bits, parts, rows }
     }
 
     /// Whether a field has a tolerance (the tables then show a tolerance column).
@@ -360,22 +398,36 @@ impl FieldReport {
         }
         let _ = writeln!(
             s,
-            "{:<width$} {:>10.1} {:>5.1} %  header, entity flags, handles, check, termination",
+            "{:<width$} {:>10.1} {:>5.1} %  header, entity flags, handles, check, termination:",
             "(structure)",
             self.structure_bits,
             ratio(self.structure_bits, self.total_bits) * 100.0
         );
+        for (name, bits) in &self.parts {
+            let _ = writeln!(
+                s,
+                "  {name:<w$} {bits:>10.1} {:>5.1} %",
+                ratio(*bits, self.total_bits) * 100.0,
+                w = width - 2
+            );
+        }
         let _ = writeln!(s, "{:<width$} {:>10.1} {:>5.1} %", "total", self.total_bits, 100.0);
         s
     }
 
     /// The JSON object of the table (see `report::to_json`).
     pub(crate) fn json(&self) -> String {
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(name, bits)| format!("{}: {}", json_str(name), json_num(*bits)))
+            .collect();
         let mut s = format!(
-            "{{\"frames\": {}, \"total_bits\": {}, \"structure_bits\": {}, \"rows\": [",
+            "{{\"frames\": {}, \"total_bits\": {}, \"structure_bits\": {}, \"structure\": {{{}}}, \"rows\": [",
             self.frames,
             json_num(self.total_bits),
-            json_num(self.structure_bits)
+            json_num(self.structure_bits),
+            parts.join(", ")
         );
         for (i, r) in self.rows.iter().enumerate() {
             let predictors: Vec<String> = r
@@ -442,6 +494,12 @@ mod tests {
             costs.field(0, 1, 128, None, false);
             costs.field(0, 9, 128, None, false);
             costs.field(3, 0, 128, None, false);
+            costs.structure(Part::Header, 1024);
+            let mark = costs.mark();
+            costs.structure(Part::Unchanged, 256);
+            costs.field(0, 0, 256, Some(0), false);
+            // An entity that did not fit: withdrawn with what it reported.
+            costs.rewind(mark);
         }
         assert_eq!(costs.frames(), 2);
         let x = costs.get(0, 0).unwrap();
@@ -459,12 +517,17 @@ mod tests {
         assert_eq!((on.bits_per_frame, on.unpredicted, on.unpredicted_bits), (0.5, 1.0, 0.5));
         assert!(on.predictors.is_empty());
         assert_eq!(report.structure_bits, 6.5);
+        let part = |name| report.parts.iter().find(|(n, _)| *n == name).unwrap().1;
+        assert_eq!((part("header"), part("unchanged flags"), part("termination")), (4.0, 0.0, 2.5));
+        assert_eq!(report.parts.len(), Part::ALL.len() + 1);
 
         let table = report.table();
         assert!(table.contains("hold 50% linear 50% linear fit 0%"), "{table}");
         assert!(table.contains("transition model"), "{table}");
         assert!(table.contains("(structure)"), "{table}");
+        assert!(table.contains("\n  header "), "{table}");
         let json = report.json();
+        assert!(json.contains("\"structure\": {\"header\": 4.000,"), "{json}");
         assert!(json.contains("\"field\": \"Dot.x\""), "{json}");
         let predictors =
             "\"predictors\": {\"hold\": 0.500, \"linear\": 0.500, \"linear fit\": 0.000}";

@@ -326,7 +326,7 @@ pub(crate) fn json_num(v: f64) -> String {
 /// `"bytes_mean"`, ..., `"verified"`), followed for a technique that records what its client
 /// holds by the last four [`HELD_COLUMNS`] (`"staleness_mean"`, `"staleness_p99"`,
 /// `"error_mean"`, `"error_max"`). A report with per-field costs adds `"fields": {"frames", "total_bits",
-/// "structure_bits", "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
+/// "structure_bits", "structure": {PART: bits}, "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
 /// "bits_per_value", "unchanged", "unpredicted", "unpredicted_bits", "tolerance", "predictors":
 /// {NAME: fraction}}]}` (`"unpredicted_bits"` per value without a prediction, `"tolerance"` in
 /// raw steps).

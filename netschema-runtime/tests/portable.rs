@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0x8288_01db_f3c7_b341, 0x6442_848b_9283_92e7, 0x1367_4720_7178_ee7a],
+        [0xa950_4302_1e45_129c, 0x2e95_6922_8ca6_cddd, 0xa7e9_8438_7202_f7d1],
         "{got:#018x?}"
     );
 }

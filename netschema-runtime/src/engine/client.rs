@@ -8,8 +8,7 @@ use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
-    self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
-    write_lags,
+    self, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window, write_lags,
 };
 use crate::engine::probe::NoProbe;
 use crate::engine::slots::{SLOTS, Slots, split};
@@ -309,15 +308,15 @@ impl<'a> Client<'a> {
 
     fn decode_packet(&mut self, packet: &[u8]) -> Result<u32> {
         let mut dec = Decoder::new(packet);
-        let distance = dec.direct(0, BASE_BITS);
-        let mut refs = if distance == 0 {
+        // The baseline's frame and slot, or without one the packet's frame.
+        let (reference, base) = if dec.direct(0, 1) == 0 {
             let wire = dec.direct(0, FRAME_BITS) as u16;
             let frame = if self.state.newest == NO_FRAME {
                 from_wire(self.state.origin, wire)
             } else {
                 from_wire(self.state.newest, wire)
             };
-            Refs::new(self.state.session, frame, &[])
+            (frame, None)
         } else {
             let id = dec.direct(0, BASE_ID_BITS);
             let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
@@ -325,8 +324,25 @@ impl<'a> Client<'a> {
             if self.state.newest != NO_FRAME && age(self.state.newest, base) >= WINDOW {
                 return Err(Error::UnknownBaseline);
             }
-            Refs::new(self.state.session, base.wrapping_add(distance), &[base])
+            (base, Some(self.state.slots.find(base).ok_or(Error::UnknownBaseline)?))
         };
+        let mut model = NO_FRAME;
+        if self.schema.policy != ModelPolicy::PerFrame {
+            packet::code_model(&mut dec, &mut model, reference)?;
+        }
+        let spare = self.state.slots.spare();
+        let models =
+            self.state.book.start_decode(self.schema, self.store.models, base, spare, model)?;
+        let packet = &mut models[ModelLayout::PACKET];
+        let mut refs = match base {
+            Some(p) => {
+                let before = self.state.slots.distance(p);
+                let distance = packet::code_distance(&mut dec, packet, 0, before)?;
+                Refs::new(self.state.session, reference.wrapping_add(distance), &[reference])
+            }
+            None => Refs::new(self.state.session, reference, &[]),
+        };
+        refs.model = model;
         let frame = refs.frame;
         // The server's frames skip u32::MAX (the empty slot's mark), so no packet names it.
         if frame == NO_FRAME {
@@ -335,22 +351,7 @@ impl<'a> Client<'a> {
         if self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
-        let spare = self.state.slots.spare();
-        let base = match refs.base() {
-            Some(b) => Some(self.state.slots.find(b).ok_or(Error::UnknownBaseline)?),
-            None => None,
-        };
-        if self.schema.policy != ModelPolicy::PerFrame {
-            packet::code_model(&mut dec, &mut refs)?;
-        }
-        let models = self.state.book.start_decode(
-            self.schema,
-            self.store.models,
-            base,
-            spare,
-            refs.model,
-        )?;
-        packet::code_history(&mut dec, &mut models[ModelLayout::PACKET], &mut refs)?;
+        packet::code_history(&mut dec, packet, &mut refs)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
             *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
@@ -406,7 +407,7 @@ impl<'a> Client<'a> {
         }
         self.state.checks[spare] = check as u16;
         self.state.book.commit(self.schema, self.store.models, frame, spare);
-        self.state.slots.commit(frame, max_lag);
+        self.state.slots.commit(frame, max_lag, refs.distance());
         self.state.newest = frame;
         Ok(frame)
     }

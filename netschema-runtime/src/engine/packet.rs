@@ -30,22 +30,20 @@ use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::entering::Entered;
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
-use crate::engine::probe::Probe;
+use crate::engine::probe::{Part, Probe};
 use crate::model::contract::{Attached, Rows};
 use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, Predictor, PredictorTable};
-use crate::model::{History, Model, ModelLayout, Prediction};
+use crate::model::{COUNT_SLOTS, History, Model, ModelLayout, Prediction, neighbour};
 use crate::schema::{Class, Coding, Field, KeySlot, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
 /// Bits of the frame number in the header of a packet without baseline.
 pub(crate) const FRAME_BITS: u32 = 16;
-/// Bits of the baseline distance in the header (0: no baseline).
-pub(crate) const BASE_BITS: u32 = 5;
-const _: () = assert!(WINDOW == 1 << BASE_BITS);
 /// Bits of the baseline's frame number sent to name it. The client holds one frame per
-/// residue modulo [`WINDOW`]; the two bits more reject a packet delayed by up to three windows
-/// whose baseline the client has replaced since.
-pub(crate) const BASE_ID_BITS: u32 = BASE_BITS + 2;
+/// residue modulo [`WINDOW`] (5 bits); the two bits more reject a packet delayed by up to three
+/// windows whose baseline the client has replaced since.
+pub(crate) const BASE_ID_BITS: u32 = WINDOW.trailing_zeros() + 2;
+const _: () = assert!(WINDOW.is_power_of_two());
 /// Bits of the check value at the end of the packet.
 pub(crate) const CHECK_BITS: u32 = 16;
 
@@ -64,6 +62,8 @@ const COUNT_HANDLE_GAP: usize = 1;
 const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
 const COUNT_CLASS: usize = 4;
+const COUNT_DISTANCE: usize = 5;
+const _: () = assert!(COUNT_DISTANCE < COUNT_SLOTS);
 
 /// What a packet's decoding depends on besides its bytes: the frames it refers to and the
 /// session it belongs to.
@@ -345,32 +345,65 @@ impl Check {
 /// Bits of the bit length of a batched packet's model age (see [`code_model`]).
 const MODEL_CLASS_BITS: u32 = 5;
 
-/// Codes, in a batched packet's header, which model it starts from (`refs.model`): the
-/// bit length of its age `n − model` in [`MODEL_CLASS_BITS`] direct bits (0: cold models), then
-/// the age's bits below the leading one. The encoder names models less than 2^31 frames old.
-/// The decoder fills `refs.model`.
-pub(crate) fn code_model<C: BinaryCoder>(coder: &mut C, refs: &mut Refs) -> Result<()> {
-    let age = match refs.model {
+/// Codes, in a batched packet's header, which model it starts from (`model`): the bit length
+/// of its age `reference − model` in [`MODEL_CLASS_BITS`] direct bits (0: cold models), then
+/// the age's bits below the leading one. `reference` is the baseline, or without one the
+/// packet's frame. The encoder names models less than 2^31 frames old (see `Book::in_use`).
+/// The decoder fills `model`.
+pub(crate) fn code_model<C: BinaryCoder>(
+    coder: &mut C,
+    model: &mut u32,
+    reference: u32,
+) -> Result<()> {
+    let age = match *model {
         NO_FRAME => 0,
-        m => age(refs.frame, m) & (u32::MAX >> 1),
+        m => age(reference, m) & (u32::MAX >> 1),
     };
     let class = coder.direct(32 - age.leading_zeros(), MODEL_CLASS_BITS);
-    refs.model = match class {
+    *model = match class {
         0 => NO_FRAME,
         c => {
             let top = 1u32 << (c - 1);
-            let model = refs.frame.wrapping_sub(top + coder.direct(age.wrapping_sub(top), c - 1));
-            if model == NO_FRAME {
+            let m = reference.wrapping_sub(top + coder.direct(age.wrapping_sub(top), c - 1));
+            if m == NO_FRAME {
                 return Err(Error::Corrupt);
             }
-            model
+            m
         }
     };
     Ok(())
 }
 
-/// Codes the history list: which acknowledged frames before the baseline predictors use.
-/// The decoder fills `refs` and rejects frames outside the window.
+/// Codes, in a packet with a baseline, the baseline's distance from the packet's frame
+/// (`distance`, 1 to `WINDOW − 1` on the encoder) as its difference from `before`, the
+/// baseline distance of the packet that made the baseline (0 if it had none), which both ends
+/// hold: the distance follows the round trip, so it mostly repeats. Returns the distance; the
+/// decoder rejects one outside the window.
+pub(crate) fn code_distance<C: BinaryCoder>(
+    coder: &mut C,
+    packet: &mut Model,
+    distance: u32,
+    before: u32,
+) -> Result<u32> {
+    let d = packet.code_count(coder, COUNT_DISTANCE, distance.wrapping_sub(before) as i32);
+    match before.checked_add_signed(d) {
+        Some(d) if d > 0 && d < WINDOW => Ok(d),
+        _ => Err(Error::Corrupt),
+    }
+}
+
+/// The frame history sample `len` (1 or more) is picked near: `len + 1` times the baseline's
+/// distance back from the packet's frame, within the window and before sample `len − 1`, which
+/// is `previous` frames back. `None` when no frame is left between that one and the window's
+/// end. The server picks the acknowledged frame nearest it (see `Peer::references`).
+#[inline]
+pub(crate) fn history_target(distance: u32, len: usize, previous: u32) -> Option<u32> {
+    (previous + 1 < WINDOW).then(|| (distance * (len as u32 + 1)).clamp(previous + 1, WINDOW - 1))
+}
+
+/// Codes the history list: which acknowledged frames before the baseline predictors use. Each
+/// is coded behind a "more" flag (none once the window is used up) as its distance from
+/// [`history_target`]. The decoder fills `refs` and rejects frames outside the window.
 pub(crate) fn code_history<C: BinaryCoder>(
     coder: &mut C,
     packet: &mut Model,
@@ -379,28 +412,46 @@ pub(crate) fn code_history<C: BinaryCoder>(
     if refs.len == 0 {
         return Ok(());
     }
+    let distance = refs.distance();
     let mut len = 1;
     while len < MAX_SAMPLES {
-        let more = packet.code_flag(coder, FLAG_MORE_HISTORY + len - 1, len < refs.len);
-        if !more {
+        let previous = age(refs.frame, refs.history[len - 1]);
+        let Some(target) = history_target(distance, len, previous) else {
+            break;
+        };
+        if !packet.code_flag(coder, FLAG_MORE_HISTORY + len - 1, len < refs.len) {
             break;
         }
-        let prev = refs.history[len - 1];
-        let gap = packet.code_count(
-            coder,
-            COUNT_HISTORY_GAP,
-            age(prev, refs.history[len]).wrapping_sub(1) as i32,
-        );
-        let t = prev.wrapping_sub(gap as u32).wrapping_sub(1);
-        if gap < 0 || age(refs.frame, t) >= WINDOW {
+        let back = age(refs.frame, refs.history[len]);
+        let off = packet.code_count(coder, COUNT_HISTORY_GAP, back.wrapping_sub(target) as i32);
+        let back = target.wrapping_add(off as u32);
+        if back <= previous || back >= WINDOW {
             return Err(Error::Corrupt);
         }
-        refs.history[len] = t;
+        refs.history[len] = refs.frame.wrapping_sub(back);
         len += 1;
     }
     refs.len = len;
     refs.update_table();
     Ok(())
+}
+
+/// Evaluates `$body` with `$coder` (a coder variable) metered, and reports its cost to
+/// `$probe` as structure part `$part`, when the probe type `P` in scope listens.
+macro_rules! structure {
+    ($probe:expr, $part:expr, $coder:ident => $body:expr) => {{
+        if P::LISTENS {
+            let mut meter = Metered::new(&mut *$coder);
+            let value = {
+                let $coder = &mut meter;
+                $body
+            };
+            $probe.structure($part, meter.cost);
+            value
+        } else {
+            $body
+        }
+    }};
 }
 
 /// Fields of an entity handled together: their samples and predictions live on the stack.
@@ -548,7 +599,7 @@ impl Chunk {
             let contract = self.contract_of(f);
             self.predicted[f % CHUNK] = match field.coding {
                 Coding::Numeric(c) => {
-                    let history = History { table, samples, len: k, contract };
+                    let history = History { table, samples, len: k, contract, neighbour: 0 };
                     model.predict(field, c, &history)
                 }
                 Coding::Categorical => Prediction { candidate: None, value: samples[0] },
@@ -710,10 +761,11 @@ impl<P: Probe> Walk<'_, '_, P> {
         let simple = self.schema.max_tolerant == 0 && due == all_groups(c);
         let is_due = |f: &Field| simple || due >> f.group & 1 != 0;
 
-        // The context: did the entity stay still between its two newest samples? Filled for
-        // the first chunk of fields only, which is what the test reads.
+        // The context: how many fields changed between the entity's two newest samples (none,
+        // one, more, or no two samples)? Counted over the first chunk of fields only.
         chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
-        let still = k >= 2 && chunk.samples[..n.min(CHUNK)].iter().all(|s| s[0] == s[1]);
+        let changed = chunk.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
+        let motion = if k >= 2 { changed.min(2) } else { 3 };
         // On the encoder: does every due field equal (within tolerance) its prediction?
         let mut exact = S::ENCODER && targets.len() == n;
         let mut lo = 0;
@@ -733,8 +785,8 @@ impl<P: Probe> Walk<'_, '_, P> {
             };
             lo = hi;
         }
-        let context = usize::from(still) + 2 * usize::from(self.moved);
-        let unchanged = entity.code_flag(coder, context, exact);
+        let context = motion + 4 * usize::from(self.moved);
+        let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
         self.moved = !unchanged;
 
         if unchanged && simple && n <= CHUNK {
@@ -750,6 +802,8 @@ impl<P: Probe> Walk<'_, '_, P> {
         let mut lo = 0;
         let mut tolerant = 0;
         let mut recent: Recent = [0; CHUNK];
+        // How far the previous field coded missed its prediction (see [`neighbour`]).
+        let mut near = 0;
         while lo < n {
             if lo > 0 || n > CHUNK {
                 chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
@@ -777,7 +831,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                         renewed(f, slot, &recent, baseline).map(|v| field.clamp(i64::from(v)))
                     });
                     let contract = chunk.contract_of(f - lo);
-                    let history = History { table, samples, len: k, contract };
+                    let history = History { table, samples, len: k, contract, neighbour: near };
                     let target = targets.get(f).copied().unwrap_or(0);
                     let against = match renewal {
                         // A new keyframe: coded as a step from the one before, as an entry.
@@ -787,6 +841,10 @@ impl<P: Probe> Walk<'_, '_, P> {
                     let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
                     let candidate = if renewal.is_some() { None } else { p.candidate };
                     self.probe.field(class, f, cost, candidate, false);
+                    near = match field.coding {
+                        Coding::Numeric(_) => neighbour(field.coded_residual(value, p.value)),
+                        Coding::Categorical => usize::from(value != p.value),
+                    };
                     if field.coding == Coding::Categorical {
                         let models = &field_models[lo..];
                         chunk.rebase_quat(&fields[lo..], f - lo, value, &hist, models);
@@ -981,7 +1039,10 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     };
     let handles = side.handles();
     let based = refs.base().is_some();
-    if based && models[ModelLayout::PACKET].code_flag(coder, FLAG_HOLD_ALL, hold_all) {
+    let packet = &mut models[ModelLayout::PACKET];
+    if based
+        && structure!(walk.probe, Part::Header, coder => packet.code_flag(coder, FLAG_HOLD_ALL, hold_all))
+    {
         walk.check.add(u32::MAX);
         side.hold_all();
         for h in (0..handles).filter(|&h| side.base_present(h)) {
@@ -1000,21 +1061,27 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 return Err(Error::UnexpectedEnd);
             }
             let hint = side.keep_hint(h);
-            if models[ModelLayout::PACKET].code_flag(coder, FLAG_KEPT, hint) {
+            let packet = &mut models[ModelLayout::PACKET];
+            if structure!(walk.probe, Part::Kept, coder => packet.code_flag(coder, FLAG_KEPT, hint))
+            {
                 side.begin(h, side.base_class(h), None, false)?;
             }
         }
     }
     side.plan(coder.len_bound());
     // Whether every kept entity with a group due is sent: no "held" flags then.
-    let complete = based && {
-        let hint = side.packer().is_some_and(|b| b.complete_hint());
-        match models[ModelLayout::PACKET].code_count(coder, COUNT_MODE, i32::from(!hint)) {
-            0 => true,
-            1 => false,
-            _ => return Err(Error::Corrupt),
-        }
-    };
+    let complete = based
+        && {
+            let hint = side.packer().is_some_and(|b| b.complete_hint());
+            let packet = &mut models[ModelLayout::PACKET];
+            let mode = i32::from(!hint);
+            match structure!(walk.probe, Part::Header, coder => packet.code_count(coder, COUNT_MODE, mode))
+            {
+                0 => true,
+                1 => false,
+                _ => return Err(Error::Corrupt),
+            }
+        };
     walk.check.add(u32::from(complete));
 
     // Entering handles.
@@ -1040,17 +1107,21 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             return Err(Error::UnexpectedEnd);
         }
         let packet = &mut models[ModelLayout::PACKET];
-        if !packet.code_flag(coder, FLAG_MORE_ENTERING, hint.is_some()) {
+        let Some((gap, class, handle_age, own)) = structure!(walk.probe, Part::Entering, coder => {
+            packet.code_flag(coder, FLAG_MORE_ENTERING, hint.is_some()).then(|| {
+                let gap = hint_h.wrapping_sub(next) as i32;
+                let gap = packet.code_count(coder, COUNT_HANDLE_GAP, gap);
+                let class = if schema.classes.len() > 1 {
+                    packet.code_count(coder, COUNT_CLASS, hint_class as i32)
+                } else {
+                    0
+                };
+                let handle_age = packet.code_count(coder, COUNT_HANDLE_AGE, hint_age as i32);
+                (gap, class, handle_age, packet.code_flag(coder, FLAG_OWN, hint_own))
+            })
+        }) else {
             break;
-        }
-        let gap = packet.code_count(coder, COUNT_HANDLE_GAP, hint_h.wrapping_sub(next) as i32);
-        let class = if schema.classes.len() > 1 {
-            packet.code_count(coder, COUNT_CLASS, hint_class as i32)
-        } else {
-            0
         };
-        let handle_age = packet.code_count(coder, COUNT_HANDLE_AGE, hint_age as i32);
-        let own = packet.code_flag(coder, FLAG_OWN, hint_own);
         let h = next.wrapping_add(gap as u32);
         if gap < 0
             || h >= handles
@@ -1137,7 +1208,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 }
             }
             walk.check.add(h);
-            if models[ModelLayout::PACKET].code_flag(coder, FLAG_HELD, !want) {
+            let packet = &mut models[ModelLayout::PACKET];
+            if structure!(walk.probe, Part::Held, coder => packet.code_flag(coder, FLAG_HELD, !want))
+            {
                 side.hold(h, c);
                 continue;
             }
@@ -1150,7 +1223,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                     restore(coder, &mut walk, models, saved, attempt);
                     b.rolled_back();
                     walk.check.add(h);
-                    models[ModelLayout::PACKET].code_flag(coder, FLAG_HELD, true);
+                    let packet = &mut models[ModelLayout::PACKET];
+                    structure!(walk.probe, Part::Held, coder => packet.code_flag(coder, FLAG_HELD, true));
                     side.hold(h, c);
                     continue;
                 }

@@ -1,17 +1,18 @@
 //! The server's view of one client: its visible set, its handles, what it has acknowledged,
 //! and the models stored with each frame sent to it. [`Peer::encode`] writes one packet.
 
-use crate::codec::coder::{BinaryCoder, Encoder};
+use crate::codec::coder::{BinaryCoder, Encoder, Metered};
+use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::{Ack, AckOutcome, Proof};
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire, to_wire};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{
-    self, BASE_BITS, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window,
+    self, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, history_target, in_window,
     write_lags,
 };
-use crate::engine::probe::{NoProbe, Probe};
+use crate::engine::probe::{NoProbe, Part, Probe};
 use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
@@ -514,8 +515,7 @@ impl<'a> Peer<'a> {
         out[0] = frame.wrapping_sub(base);
         let mut len = 1;
         let mut previous = base;
-        while len < MAX_SAMPLES {
-            let target = base * (len as u32 + 1);
+        while let Some(target) = history_target(base, len, previous).filter(|_| len < MAX_SAMPLES) {
             let nearest = (previous + 1..WINDOW)
                 .filter(|&back| acked(back))
                 .min_by_key(|&back| back.abs_diff(target));
@@ -628,7 +628,7 @@ impl<'a> Peer<'a> {
         let (history, len) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let mut refs = Refs::new(self.state.session, frame, &history[..len]);
-        refs.model = self.state.book.in_use(frame);
+        refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
         self.assign_handles(world, frame, &refs);
 
         // First with nothing held if everything seems to fit, then with "held" flags, then
@@ -717,22 +717,30 @@ impl<'a> Peer<'a> {
         };
 
         let mut enc = Encoder::new(buf);
-        match refs.base() {
+        let mut header = Metered::new(&mut enc);
+        header.direct(u32::from(refs.base().is_some()), 1);
+        let reference = match refs.base() {
             // The baseline is named by the low bits of its number (see `BASE_ID_BITS`).
             Some(b) => {
-                enc.direct(age(refs.frame, b), BASE_BITS);
-                enc.direct(b, BASE_ID_BITS);
+                header.direct(b, BASE_ID_BITS);
+                b
             }
             None => {
-                enc.direct(0, BASE_BITS);
-                enc.direct(u32::from(to_wire(refs.frame)), FRAME_BITS);
+                header.direct(u32::from(to_wire(refs.frame)), FRAME_BITS);
+                refs.frame
             }
-        }
+        };
         let mut refs_coded = *refs;
         if self.schema.policy != ModelPolicy::PerFrame {
-            packet::code_model(&mut enc, &mut refs_coded)?;
+            packet::code_model(&mut header, &mut refs_coded.model, reference)?;
         }
-        packet::code_history(&mut enc, &mut models[ModelLayout::PACKET], &mut refs_coded)?;
+        let packet = &mut models[ModelLayout::PACKET];
+        if let Some(p) = base {
+            let before = self.state.slots.distance(p);
+            packet::code_distance(&mut header, packet, refs.distance(), before)?;
+        }
+        packet::code_history(&mut header, packet, &mut refs_coded)?;
+        probe.structure(Part::Header, header.cost);
         let check = packet::code_body(
             &mut enc,
             &mut side,
@@ -746,6 +754,7 @@ impl<'a> Peer<'a> {
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
         enc.direct(check, CHECK_BITS);
+        probe.structure(Part::Check, CHECK_BITS << COST_FRAC_BITS);
         Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16 })
     }
 
@@ -776,7 +785,7 @@ impl<'a> Peer<'a> {
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check);
         self.state.book.commit(self.schema, self.store.models, frame, spare);
-        self.state.slots.commit(frame, written.max_lag);
+        self.state.slots.commit(frame, written.max_lag, refs.distance());
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
         self.state.newest_sent = frame;

@@ -2,8 +2,46 @@
 //!
 //! [`Peer::encode_probed`](crate::Peer::encode_probed) reports every value it codes to a
 //! [`Probe`]: which field it belongs to, its ideal cost under the model that coded it, and the
-//! predictor that was used. Profiling tools add these up into bits per field and predictor
-//! usage; the packet is exactly the one [`Peer::encode`](crate::Peer::encode) would write.
+//! predictor that was used, and the cost of every part of the packet's structure ([`Part`]).
+//! Profiling tools add these up into bits per field, predictor usage and structure; the packet
+//! is exactly the one [`Peer::encode`](crate::Peer::encode) would write.
+
+/// A part of a packet's structure: what it costs besides the values of fields. The rest of a
+/// packet is the coder's termination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The header: baseline, frame, model, history frames, and the "hold all" and mode flags.
+    Header,
+    /// Whether each entity present at the baseline is kept.
+    Kept,
+    /// The list of entering entities: "one more" flags, handles, classes, handle ages and
+    /// "own" flags.
+    Entering,
+    /// The "held" flags of kept entities, in packets that hold some for the byte budget.
+    Held,
+    /// Each updated entity's "unchanged" flag.
+    Unchanged,
+    /// The check value.
+    Check,
+}
+
+impl Part {
+    /// Every part, in packet order.
+    pub const ALL: [Part; 6] =
+        [Part::Header, Part::Kept, Part::Entering, Part::Held, Part::Unchanged, Part::Check];
+
+    /// A short lower-case name, as profiles print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Part::Header => "header",
+            Part::Kept => "kept flags",
+            Part::Entering => "entering list",
+            Part::Held => "held flags",
+            Part::Unchanged => "unchanged flags",
+            Part::Check => "check value",
+        }
+    }
+}
 
 /// Receives one report per coded value.
 pub trait Probe {
@@ -24,6 +62,12 @@ pub trait Probe {
         candidate: Option<u8>,
         unchanged: bool,
     );
+
+    /// Part `part` of the packet's structure was coded at an ideal cost of `cost` units. A
+    /// part may be reported many times per packet (once per flag).
+    fn structure(&mut self, part: Part, cost: u32) {
+        let _ = (part, cost);
+    }
 
     /// A position in the stream of reports, for [`Probe::rewind`].
     fn mark(&self) -> usize {

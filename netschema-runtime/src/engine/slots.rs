@@ -14,6 +14,8 @@ pub(crate) struct Slots {
     /// The largest lag (see `engine::packet`) any handle has in each physical slot: while it
     /// and a frame's age are small, no value held there can have left the window.
     max_lag: [u8; SLOTS],
+    /// The baseline distance of the packet that made each physical slot's frame (0: none).
+    distance: [u8; SLOTS],
     logical: [u8; WINDOW as usize],
     spare: u8,
 }
@@ -24,7 +26,13 @@ impl Slots {
         for (i, l) in logical.iter_mut().enumerate() {
             *l = i as u8;
         }
-        Slots { frame: [NO_FRAME; SLOTS], max_lag: [0; SLOTS], logical, spare: WINDOW as u8 }
+        Slots {
+            frame: [NO_FRAME; SLOTS],
+            max_lag: [0; SLOTS],
+            distance: [0; SLOTS],
+            logical,
+            spare: WINDOW as u8,
+        }
     }
 
     /// The physical slot holding `frame`, if it is held.
@@ -61,10 +69,18 @@ impl Slots {
         self.max_lag.get(p).copied().unwrap_or(u8::MAX)
     }
 
-    /// Makes the spare slot hold `frame`, whose largest lag is `max_lag`; the slot it replaces
-    /// becomes the spare.
-    pub(crate) fn commit(&mut self, frame: u32, max_lag: u8) {
+    /// The baseline distance of the packet that made the frame in physical slot `p` (0 for a
+    /// packet without baseline).
+    #[inline]
+    pub(crate) fn distance(&self, p: usize) -> u32 {
+        self.distance.get(p).copied().map_or(0, u32::from)
+    }
+
+    /// Makes the spare slot hold `frame`, whose largest lag is `max_lag` and whose packet had
+    /// a baseline `distance` frames old (0: none); the slot it replaces becomes the spare.
+    pub(crate) fn commit(&mut self, frame: u32, max_lag: u8, distance: u32) {
         self.max_lag[usize::from(self.spare)] = max_lag;
+        self.distance[usize::from(self.spare)] = distance.min(u32::from(u8::MAX)) as u8;
         let l = (frame % WINDOW) as usize;
         let old = self.logical[l];
         self.logical[l] = self.spare;

@@ -24,6 +24,19 @@ pub const TIE_MARGIN: i32 = 32;
 /// Activity contexts of a candidate's zero flag.
 pub const CONTEXTS: usize = 4;
 
+/// Neighbour contexts of a candidate's zero flag: whether the entity's previous field coded in
+/// the same update missed its prediction ([`neighbour`]).
+pub(crate) const NEIGHBOURS: usize = 2;
+
+/// The neighbour context a coded residual `e` gives the next field of its entity: whether it
+/// is nonzero. Fields of an entity move together: a position whose `x` missed its prediction
+/// often misses in `y` too. (Telling small misses from large ones measured no better.)
+#[inline(always)]
+pub(crate) fn neighbour(e: i32) -> usize {
+    let m = e.unsigned_abs();
+    usize::from(m != 0)
+}
+
 /// The activity context of a value predicted by a predictor of `order` samples: how wrong
 /// the same order was one step back, measured by the entity's finite difference of that
 /// order (the newest sample against what the older ones extrapolate, taking the samples as
@@ -114,16 +127,16 @@ pub fn fitted_candidates(candidates: &[Predictor]) -> impl Iterator<Item = Predi
 }
 
 /// Statistics of one scalar field (or, for the slots described in [`ModelLayout`], of one
-/// part of the packet structure): 552 bytes.
+/// part of the packet structure): 592 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Model {
     /// One residual model per candidate predictor, in the field's candidate order.
     residuals: [ResidualModel; MAX_CANDIDATES],
     /// Running average of each candidate's ideal cost per value, in cost units.
     costs: [i32; MAX_CANDIDATES],
-    /// Each candidate's zero flag per activity context (see [`activity`]); the rest of its
-    /// residual is coded with its residual model.
-    zero: [[Prob; CONTEXTS]; MAX_CANDIDATES],
+    /// Each candidate's zero flag per activity context (see [`activity`]) and neighbour
+    /// context (see [`neighbour`]); the rest of its residual is coded with its residual model.
+    zero: [[Prob; CONTEXTS * NEIGHBOURS]; MAX_CANDIDATES],
     /// Residuals of the zero predictor, used while an entity has no history.
     entry: ResidualModel,
     /// Residuals of an entering entity's value against the same field of an earlier entity of
@@ -142,12 +155,15 @@ pub struct Model {
     choice: [u8; MAX_SAMPLES + 1],
 }
 
+/// Integers [`Model::code_count`] keeps.
+pub(crate) const COUNT_SLOTS: usize = MAX_CANDIDATES + 2;
+
 /// Probabilities in a model: the residual models' (candidates', entry's and step's), the zero
 /// flags' and the flags'.
-const PROBS: usize = (MAX_CANDIDATES + 2) * 33 + MAX_CANDIDATES * CONTEXTS + 8;
+const PROBS: usize = (MAX_CANDIDATES + 2) * 33 + MAX_CANDIDATES * CONTEXTS * NEIGHBOURS + 8;
 
 /// The first bytes of a prior (see [`ModelLayout::write_prior`]).
-const PRIOR_MAGIC: &[u8; 4] = b"nsp2";
+const PRIOR_MAGIC: &[u8; 4] = b"nsp3";
 /// Bytes before a prior's models: magic, schema hash, model count.
 const PRIOR_HEADER: usize = 16;
 
@@ -159,7 +175,7 @@ impl Default for Model {
         Model {
             residuals: [ResidualModel::default(); MAX_CANDIDATES],
             costs: [0; MAX_CANDIDATES],
-            zero: [[Prob::HALF; CONTEXTS]; MAX_CANDIDATES],
+            zero: [[Prob::HALF; CONTEXTS * NEIGHBOURS]; MAX_CANDIDATES],
             entry: ResidualModel::default(),
             step: ResidualModel::default(),
             step_lead: 0,
@@ -197,6 +213,8 @@ pub(crate) struct History<'t> {
     pub len: usize,
     /// The contract's prediction of the field, if the schema has a contract and it ran.
     pub contract: Option<i32>,
+    /// The neighbour context of the value (see [`neighbour`]).
+    pub neighbour: usize,
 }
 
 impl History<'_> {
@@ -378,7 +396,8 @@ impl Model {
         e: i32,
     ) -> i32 {
         let i = i.min(MAX_CANDIDATES - 1);
-        let zero = &mut self.zero[i][activity(field, history, order)];
+        let context = activity(field, history, order) + CONTEXTS * history.neighbour;
+        let zero = &mut self.zero[i][context % (CONTEXTS * NEIGHBOURS)];
         if !coder.bit(zero, e != 0) {
             return 0;
         }
@@ -449,7 +468,9 @@ impl Model {
         field.reconstruct(prev, e)
     }
 
-    /// Codes one of the packet-structure integers kept in residual model `slot` (0..5).
+    /// Codes one of the packet-structure integers kept in residual model `slot` (0..7: the
+    /// candidates' residual models, then the entry's and the step's, which the packet-structure
+    /// model has no other use for).
     #[inline]
     pub(crate) fn code_count<C: BinaryCoder>(
         &mut self,
@@ -457,7 +478,12 @@ impl Model {
         slot: usize,
         value: i32,
     ) -> i32 {
-        self.residuals[slot % MAX_CANDIDATES].code(coder, value)
+        let model = match slot % COUNT_SLOTS {
+            i if i < MAX_CANDIDATES => &mut self.residuals[i],
+            MAX_CANDIDATES => &mut self.entry,
+            _ => &mut self.step,
+        };
+        model.code(coder, value)
     }
 
     /// Codes a structural flag kept in flag `slot` (0..8).
@@ -673,7 +699,7 @@ impl ModelLayout {
     }
 
     /// Writes `models` (a set of `schema`, as learned) into `out` (at least
-    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp2`, the schema's
+    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp3`, the schema's
     /// hash (u64) and model count (u32), then each model ([`Model::write`]). Returns the length.
     pub fn write_prior(schema: &Schema, models: &[Model], out: &mut [u8]) -> Option<usize> {
         let len = Self::prior_len(schema);
@@ -713,8 +739,8 @@ mod tests {
     #[test]
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
-        assert_eq!(core::mem::size_of::<Model>(), 552);
-        assert_eq!(Model::BYTES, 546, "a prior's model, docs/protocol.md");
+        assert_eq!(core::mem::size_of::<Model>(), 592);
+        assert_eq!(Model::BYTES, 586, "a prior's model, docs/protocol.md");
     }
 
     #[test]
@@ -727,6 +753,7 @@ mod tests {
             samples,
             len,
             contract: None,
+            neighbour: 0,
         };
         // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
         let line = h(&[40, 30, 20, 10], 4);
@@ -757,6 +784,7 @@ mod tests {
                 samples: &[i, i - 3, i - 6, i - 9],
                 len: 4,
                 contract: None,
+                neighbour: 0,
             };
             let p = m.predict(&F, &C, &history);
             m.code_numeric(&mut meter, &F, &C, &history, p, i + 3 + i % 5);

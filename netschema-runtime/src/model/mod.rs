@@ -27,5 +27,5 @@ pub mod predict;
 pub use learned::{
     CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN, fitted_candidates,
 };
-pub(crate) use learned::{History, Prediction};
+pub(crate) use learned::{COUNT_SLOTS, History, Prediction, neighbour};
 pub use policy::ModelPolicy;
