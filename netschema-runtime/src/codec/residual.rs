@@ -74,7 +74,9 @@ impl<M: BitModel> ResidualModel<M> {
             class = UNARY_CLASSES + 1 + (node - (1 << ESCAPE_BITS)) as u32;
         }
         let base = 1u32 << (class - 1);
-        let offset = coder.direct(magnitude.wrapping_sub(base), class - 1);
+        // Class 1, the commonest, has no offset bits.
+        let offset =
+            if class > 1 { coder.direct(magnitude.wrapping_sub(base), class - 1) } else { 0 };
         let magnitude = base.wrapping_add(offset) as i32;
         if negative { magnitude.wrapping_neg() } else { magnitude }
     }
