@@ -176,13 +176,14 @@ impl Field {
     /// Clamps a raw value into the field's range (wrapping it for wrapping fields).
     #[inline]
     pub fn clamp(&self, v: i64) -> i32 {
-        let (min, max) = (i64::from(self.min), i64::from(self.max));
-        if (min..=max).contains(&v) {
+        let (min, span) = (i64::from(self.min), self.span() as i64);
+        // In range exactly when `v - min` is in `0..span`: one unsigned comparison.
+        if ((v - min) as u64) < span as u64 {
             v as i32
         } else if self.wraps {
-            (min + (v - min).rem_euclid(self.span() as i64)) as i32
+            (min + (v - min).rem_euclid(span)) as i32
         } else {
-            v.clamp(min, max) as i32
+            v.clamp(min, i64::from(self.max)) as i32
         }
     }
 
@@ -190,18 +191,19 @@ impl Field {
     /// needs more bits than the field itself.
     #[inline]
     pub fn residual(&self, value: i32, prediction: i32) -> i32 {
-        // Halves of the (positive) span by shifts, not signed division.
-        let span = self.span();
-        let (up, down) = (((span + 1) >> 1) as i64, (span >> 1) as i64);
-        let r = i64::from(value) - i64::from(prediction);
-        let r = if r >= up {
-            r - span as i64
-        } else if r < -down {
-            r + span as i64
+        // The residual shifted up by half the span must land in `0..span`: one unsigned
+        // comparison in the common case, one step of a span otherwise.
+        let span = self.span() as i64;
+        let down = span >> 1;
+        let t = i64::from(value) - i64::from(prediction) + down;
+        let t = if (t as u64) < span as u64 {
+            t
+        } else if t < 0 {
+            t + span
         } else {
-            r
+            t - span
         };
-        r as i32
+        (t - down) as i32
     }
 
     /// The residual coded for `value` against `prediction`: [`Field::residual`] for an exact
@@ -237,15 +239,17 @@ impl Field {
     /// Always inside the field's range, whatever `residual` is.
     #[inline]
     pub fn reconstruct(&self, prediction: i32, residual: i32) -> i32 {
-        let (min, max, span) = (i64::from(self.min), i64::from(self.max), self.span() as i64);
-        let mut v = i64::from(prediction) + i64::from(residual);
-        // A residual from `residual` is within half a span, so one step brings it back.
-        if v > max {
-            v -= span;
-        } else if v < min {
-            v += span;
+        let (min, span) = (i64::from(self.min), self.span() as i64);
+        // The value's distance above the minimum, which must be in `0..span`.
+        let mut t = i64::from(prediction) + i64::from(residual) - min;
+        if (t as u64) >= span as u64 {
+            // A residual from `residual` is within half a span, so one step brings it back.
+            t += if t < 0 { span } else { -span };
+            if (t as u64) >= span as u64 {
+                t = t.rem_euclid(span);
+            }
         }
-        if (min..=max).contains(&v) { v as i32 } else { (min + (v - min).rem_euclid(span)) as i32 }
+        (min + t) as i32
     }
 }
 
@@ -614,6 +618,33 @@ mod tests {
                             && (r as i64) < (field.span() as i64 + 1) / 2
                     );
                     assert_eq!(field.reconstruct(p, r), v);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn field_arithmetic_matches_its_definitions() {
+        let wide = Field::numeric("w", i32::MIN, i32::MAX, true, &[Predictor::Hold]);
+        let odd = Field::numeric("o", -3, 3, true, &[Predictor::Hold]);
+        for field in [F, A, odd, wide, Field::numeric("n", 7, 7, false, &[Predictor::Hold])] {
+            let (min, max, span) =
+                (i64::from(field.min), i64::from(field.max), field.span() as i64);
+            let wrap = |v: i64| (min + (v - min).rem_euclid(span)) as i32;
+            let edges = [min, max, min + 1, max - 1, (min + max) / 2].map(|e| e.clamp(min, max));
+            for &v in &edges {
+                for &p in &edges {
+                    let down = span >> 1;
+                    let r = (v - p + down).rem_euclid(span) - down;
+                    assert_eq!(i64::from(field.residual(v as i32, p as i32)), r);
+                }
+                for d in [-3 * span, -span - 1, -span, -1, 0, 1, span, span + 1, 3 * span] {
+                    let x = v + d;
+                    let clamped = if field.wraps { wrap(x) } else { x.clamp(min, max) as i32 };
+                    assert_eq!(field.clamp(x), clamped, "{x} in {field:?}");
+                    if let Ok(e) = i32::try_from(d) {
+                        assert_eq!(field.reconstruct(v as i32, e), wrap(x), "{v} + {e}");
+                    }
                 }
             }
         }
