@@ -850,8 +850,11 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = h as usize * self.stride + lo;
         let n = class.fields.len().saturating_sub(lo);
-        for (j, rows) in self.history_rows.iter().enumerate().take(k) {
-            for (s, &v) in samples.iter_mut().zip(rows.get(at..).unwrap_or(&[])).take(n) {
+        let history = &self.history_rows[..k.min(self.history_rows.len())];
+        for (j, rows) in history.iter().enumerate() {
+            let row = rows.get(at..).unwrap_or(&[]);
+            // Zipped with slices alone, the copy compiles to a plain counted loop.
+            for (s, &v) in samples.iter_mut().zip(&row[..n.min(row.len())]) {
                 s[j] = v;
             }
         }

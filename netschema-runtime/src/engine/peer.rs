@@ -1098,7 +1098,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             if d == 0 && (self.history_max_lag[j] == 0 || lags().iter().all(|&l| l == 0)) {
                 // The common case: the client holds the world's row at the history frame.
                 let row = self.history_rows[j].get(at + lo..at + self.stride).unwrap_or(&[]);
-                for (s, &v) in samples.iter_mut().zip(row).take(n) {
+                // Zipped with slices alone, the copy compiles to a plain counted loop.
+                for (s, &v) in samples.iter_mut().zip(&row[..n.min(row.len())]) {
                     s[j] = v;
                 }
                 continue;
