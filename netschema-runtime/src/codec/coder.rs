@@ -188,7 +188,7 @@ impl BinaryCoder for Encoder<'_> {
         bit
     }
 
-    #[inline]
+    #[inline(always)]
     fn direct(&mut self, value: u32, n: u32) -> u32 {
         let n = n.min(32);
         let mut left = n;
