@@ -222,6 +222,8 @@ impl History<'_> {
     #[inline(always)]
     fn value_of(&self, field: &Field, p: Predictor) -> Option<i32> {
         match self.table.get(p) {
+            // Hold's vector weighs the newest sample alone: no dot product needed.
+            Some(_) if p == Predictor::Hold => Some(field.clamp(i64::from(self.samples[0]))),
             Some(v) => Some(v.predict_padded(field, self.samples)),
             None if p == Predictor::Contract => self.contract,
             None => None,

@@ -480,6 +480,17 @@ mod tests {
     }
 
     #[test]
+    fn hold_predicts_the_newest_sample() {
+        // `History::value_of` relies on this instead of applying hold's vector.
+        let f = Field::numeric("f", -50, 50, false, &[Predictor::Hold]);
+        for offsets in [&[1, 2, 3, 4][..], &[3, 5, 6, 9], &[2, 7], &[1]] {
+            let hold = PredictorTable::new(offsets).get(Predictor::Hold).copied().unwrap();
+            assert_eq!((hold.num, hold.den), ([1, 0, 0, 0], 1), "{offsets:?}");
+            assert_eq!(hold.predict_padded(&f, &[-17, 40, -50, 3]), -17);
+        }
+    }
+
+    #[test]
     fn wrapping_fields_predict_across_the_seam() {
         let a = Field::numeric("a", 0, 1023, true, &[Predictor::Linear]);
         let v = EVENLY_SPACED.get(Predictor::Linear).unwrap();
