@@ -1142,8 +1142,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             let len = coder.len_bound();
             let overflows = |_: &Attempt| !b.fits(len, MAX_FLAG_BITS + held_tail_bits(models, b));
             if let Some(attempt) = attempt.filter(overflows) {
+                b.rolled_back(h, coder.bits() - start);
                 restore(coder, &mut walk, models, saved, attempt);
-                b.rolled_back();
                 side.unbegin(h);
                 continue;
             }
@@ -1220,8 +1220,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 let len = coder.len_bound();
                 let overflows = |_: &Attempt| !b.fits(len, held_tail_bits(models, b));
                 if let Some(attempt) = attempt.filter(overflows) {
+                    b.rolled_back(h, coder.bits() - start);
                     restore(coder, &mut walk, models, saved, attempt);
-                    b.rolled_back();
                     walk.check.add(h);
                     let packet = &mut models[ModelLayout::PACKET];
                     structure!(walk.probe, Part::Held, coder => packet.code_flag(coder, FLAG_HELD, true));
