@@ -1085,7 +1085,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     walk.check.add(u32::from(complete));
 
     // Entering handles.
-    let mut next = 0u32;
+    // The lowest handle the next entering entity may have, and the previous one's handle age:
+    // entities spawned together take neighbouring handles and share an age.
+    let (mut next, mut previous_age) = (0u32, 0i32);
     loop {
         let hint = side.next_enter_hint();
         let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
@@ -1116,7 +1118,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 } else {
                     0
                 };
-                let handle_age = packet.code_count(coder, COUNT_HANDLE_AGE, hint_age as i32);
+                let step = (hint_age as i32).wrapping_sub(previous_age);
+                let handle_age =
+                    previous_age.wrapping_add(packet.code_count(coder, COUNT_HANDLE_AGE, step));
                 (gap, class, handle_age, packet.code_flag(coder, FLAG_OWN, hint_own))
             })
         }) else {
@@ -1150,7 +1154,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             b.sent(h, coder.bits() - start);
         }
         walk.entered.commit();
-        next = h + 1;
+        (next, previous_age) = (h + 1, handle_age);
     }
 
     // Updates of kept handles.
