@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0xa950_4302_1e45_129c, 0x2e95_6922_8ca6_cddd, 0xa7e9_8438_7202_f7d1],
+        [0xf152_250a_3e76_2c50, 0xa342_c063_b4a6_9993, 0xa505_ee42_10e8_a881],
         "{got:#018x?}"
     );
 }

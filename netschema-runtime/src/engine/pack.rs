@@ -272,10 +272,14 @@ impl<'s> Budget<'s> {
         self.due_kept = self.due_kept.saturating_sub(1);
     }
 
-    /// Records that an entity was coded and then taken back.
+    /// Records that `h` was coded in `bits` and then taken back: its estimate becomes what the
+    /// attempt cost. An entity that grew dearer while it waited (a forced one, coded late in
+    /// the packet) is then kept the room it needs in the next packet, instead of being rolled
+    /// back packet after packet by what comes before it.
     #[inline]
-    pub(crate) fn rolled_back(&mut self) {
+    pub(crate) fn rolled_back(&mut self, h: u32, bits: u64) {
         self.rolled_back = true;
+        self.record(h, bits);
     }
 
     /// Whether the packet should say that no kept entity is held (saving a flag each): when
@@ -305,11 +309,17 @@ impl<'s> Budget<'s> {
         self.actual += bits;
         self.sent_count += 1;
         put_bit(self.sent, h as usize, true);
+        self.record(h, bits);
+    }
+
+    /// Makes `bits` the estimate of `h`'s next update or entry.
+    fn record(&mut self, h: u32, bits: u64) {
         if let Some(c) = self.cost.get_mut(h as usize) {
             *c = bits.min(u64::from(u16::MAX)) as u16;
         }
     }
 }
+
 /// Raw bits of a field's range.
 fn raw_bits(span: u64) -> u64 {
     u64::from(64 - span.saturating_sub(1).leading_zeros())
@@ -330,4 +340,24 @@ pub(crate) fn entity_bound_bits(class: &Class) -> u64 {
 pub(crate) fn entry_estimate_bits(class: &Class) -> u16 {
     let bits = class.fields.iter().map(|f| raw_bits(f.span())).sum::<u64>() + 8;
     bits.min(u64::from(u16::MAX)) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entity that grew dearer while it waited and did not fit is kept, in the next packet,
+    /// the room its attempt took rather than what its last update cost.
+    #[test]
+    fn a_rolled_back_attempt_becomes_the_estimate() {
+        let (mut selected, mut sent, mut core) = ([0u64; 1], [0u64; 1], [0u64; 1]);
+        let mut cost = [60u16; 64];
+        cost[9] = 8;
+        let marks = [&mut selected[..], &mut sent[..], &mut core[..]];
+        let mut budget = Budget::new(60, marks, &mut cost, 256);
+        budget.rolled_back(9, 130);
+        assert_eq!(budget.estimate(9), 130);
+        drop(budget);
+        assert_eq!(cost[9], 130, "the estimate is the peer's, kept for the next packet");
+    }
 }

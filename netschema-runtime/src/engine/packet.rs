@@ -1085,7 +1085,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     walk.check.add(u32::from(complete));
 
     // Entering handles.
-    let mut next = 0u32;
+    // The lowest handle the next entering entity may have, and the previous one's handle age:
+    // entities spawned together take neighbouring handles and share an age.
+    let (mut next, mut previous_age) = (0u32, 0i32);
     loop {
         let hint = side.next_enter_hint();
         let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
@@ -1116,7 +1118,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 } else {
                     0
                 };
-                let handle_age = packet.code_count(coder, COUNT_HANDLE_AGE, hint_age as i32);
+                let step = (hint_age as i32).wrapping_sub(previous_age);
+                let handle_age =
+                    previous_age.wrapping_add(packet.code_count(coder, COUNT_HANDLE_AGE, step));
                 (gap, class, handle_age, packet.code_flag(coder, FLAG_OWN, hint_own))
             })
         }) else {
@@ -1142,15 +1146,15 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             let len = coder.len_bound();
             let overflows = |_: &Attempt| !b.fits(len, MAX_FLAG_BITS + held_tail_bits(models, b));
             if let Some(attempt) = attempt.filter(overflows) {
+                b.rolled_back(h, coder.bits() - start);
                 restore(coder, &mut walk, models, saved, attempt);
-                b.rolled_back();
                 side.unbegin(h);
                 continue;
             }
             b.sent(h, coder.bits() - start);
         }
         walk.entered.commit();
-        next = h + 1;
+        (next, previous_age) = (h + 1, handle_age);
     }
 
     // Updates of kept handles.
@@ -1220,8 +1224,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
                 let len = coder.len_bound();
                 let overflows = |_: &Attempt| !b.fits(len, held_tail_bits(models, b));
                 if let Some(attempt) = attempt.filter(overflows) {
+                    b.rolled_back(h, coder.bits() - start);
                     restore(coder, &mut walk, models, saved, attempt);
-                    b.rolled_back();
                     walk.check.add(h);
                     let packet = &mut models[ModelLayout::PACKET];
                     structure!(walk.probe, Part::Held, coder => packet.code_flag(coder, FLAG_HELD, true));
