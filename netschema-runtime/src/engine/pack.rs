@@ -353,11 +353,12 @@ mod tests {
         let (mut selected, mut sent, mut core) = ([0u64; 1], [0u64; 1], [0u64; 1]);
         let mut cost = [60u16; 64];
         cost[9] = 8;
-        let marks = [&mut selected[..], &mut sent[..], &mut core[..]];
-        let mut budget = Budget::new(60, marks, &mut cost, 256);
-        budget.rolled_back(9, 130);
-        assert_eq!(budget.estimate(9), 130);
-        drop(budget);
+        {
+            let marks = [&mut selected[..], &mut sent[..], &mut core[..]];
+            let mut budget = Budget::new(60, marks, &mut cost, 256);
+            budget.rolled_back(9, 130);
+            assert_eq!(budget.estimate(9), 130);
+        }
         assert_eq!(cost[9], 130, "the estimate is the peer's, kept for the next packet");
     }
 }
