@@ -334,7 +334,8 @@ fn a_fleet_writes_the_same_packets_on_any_number_of_threads() {
     let visible: usize = snapshots.iter().map(Snapshot::len).sum();
     assert_eq!(one.updates, 4 * visible as u64);
     // Without acks every packet is cold, all 60 entities in full (the crates' random words
-    // cost as much either way).
+    // cost as much either way, and entering handle ages, shared, cost little): 204 bytes
+    // against 280.
     let cold = fleet::run(&SCHEMA, 60, &snapshots, FleetConfig { loss: 1.0, ..base }).unwrap();
-    assert!(one.bytes_mean < cold.bytes_mean * 0.7, "{} vs {}", one.bytes_mean, cold.bytes_mean);
+    assert!(one.bytes_mean < cold.bytes_mean * 0.75, "{} vs {}", one.bytes_mean, cold.bytes_mean);
 }
