@@ -33,8 +33,7 @@ pub(crate) const NEIGHBOURS: usize = 2;
 /// often misses in `y` too. (Telling small misses from large ones measured no better.)
 #[inline(always)]
 pub(crate) fn neighbour(e: i32) -> usize {
-    let m = e.unsigned_abs();
-    usize::from(m != 0)
+    usize::from(e != 0)
 }
 
 /// The activity context of a value predicted by a predictor of `order` samples: how wrong
@@ -385,8 +384,8 @@ impl Model {
     }
 
     /// Codes residual `e` of candidate `i`: its zero flag in the activity context of the
-    /// candidate's `order` ([`Variant::order`]), then the rest with the candidate's residual
-    /// model.
+    /// candidate's `order` ([`Variant::order`]) and the history's neighbour context, then the
+    /// rest with the candidate's residual model.
     #[inline(always)]
     fn code_residual<C: BinaryCoder>(
         &mut self,
