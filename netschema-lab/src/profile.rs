@@ -176,7 +176,7 @@ impl FieldCosts {
 
     /// Total ideal cost of structure part `part`, in 1/256 bit.
     pub fn part(&self, part: Part) -> u64 {
-        Part::ALL.iter().position(|&p| p == part).map_or(0, |i| self.parts[i])
+        self.parts[part.index()]
     }
 }
 
@@ -225,9 +225,7 @@ impl FieldCosts {
         let FieldReportEntry { class, field, cost, candidate, unchanged } = match report {
             Report::Field(entry) => entry,
             Report::Structure(part, cost) => {
-                if let Some(i) = Part::ALL.iter().position(|&p| p == part) {
-                    add(&mut self.parts[i], u64::from(cost));
-                }
+                add(&mut self.parts[part.index()], u64::from(cost));
                 return;
             }
         };

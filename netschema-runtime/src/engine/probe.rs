@@ -30,6 +30,11 @@ impl Part {
     pub const ALL: [Part; 6] =
         [Part::Header, Part::Kept, Part::Entering, Part::Held, Part::Unchanged, Part::Check];
 
+    /// The part's place in [`Part::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// A short lower-case name, as profiles print it.
     pub const fn name(self) -> &'static str {
         match self {
@@ -42,6 +47,15 @@ impl Part {
         }
     }
 }
+
+// `Part::ALL` lists the parts in declaration order, so `index` is a part's place in it.
+const _: () = {
+    let mut i = 0;
+    while i < Part::ALL.len() {
+        assert!(Part::ALL[i].index() == i);
+        i += 1;
+    }
+};
 
 /// Receives one report per coded value.
 pub trait Probe {
