@@ -173,6 +173,12 @@ impl Field {
         (self.max as i64 - self.min as i64 + 1) as u64
     }
 
+    /// Bits of a raw value: the bit length of `span() − 1` (0 for a one-value field).
+    #[inline]
+    pub const fn raw_bits(&self) -> u32 {
+        64 - self.span().saturating_sub(1).leading_zeros()
+    }
+
     /// Clamps a raw value into the field's range (wrapping it for wrapping fields).
     #[inline]
     pub fn clamp(&self, v: i64) -> i32 {

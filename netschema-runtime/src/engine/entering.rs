@@ -102,8 +102,7 @@ impl Entered {
         *v = value;
         let c = self.class;
         let (Some(rows), Some(&newest)) = (self.rows.get(c), self.newest.get(c)) else { return };
-        let width = 64 - (field.span() - 1).leading_zeros() as usize;
-        let shares = &SHARES[width.min(SHARES.len() - 1)];
+        let shares = &SHARES[(field.raw_bits() as usize).min(SHARES.len() - 1)];
         let (mut nearest, mut least) = (0, u32::MAX);
         for r in 0..self.held[c].min(REFERENCES) {
             let x = rows[(newest + REFERENCES - r) % REFERENCES][f];

@@ -320,11 +320,6 @@ impl<'s> Budget<'s> {
     }
 }
 
-/// Raw bits of a field's range.
-fn raw_bits(span: u64) -> u64 {
-    u64::from(64 - span.saturating_sub(1).leading_zeros())
-}
-
 /// The most bits one entity of any class of `schema` can take.
 pub(crate) fn schema_bound_bits(schema: &Schema) -> u64 {
     schema.classes.iter().map(entity_bound_bits).max().unwrap_or(0)
@@ -333,12 +328,12 @@ pub(crate) fn schema_bound_bits(schema: &Schema) -> u64 {
 /// An upper bound on the bits coding one entity of `class` can take: every adaptive decision
 /// of a value costs at most 10 bits, and a value takes at most its raw bits plus six of them.
 pub(crate) fn entity_bound_bits(class: &Class) -> u64 {
-    class.fields.iter().map(|f| 11 * raw_bits(f.span()) + 60).sum::<u64>() + 60
+    class.fields.iter().map(|f| 11 * u64::from(f.raw_bits()) + 60).sum::<u64>() + 60
 }
 
 /// The estimated cost of an entity of `class` entering: its raw bits and a byte.
 pub(crate) fn entry_estimate_bits(class: &Class) -> u16 {
-    let bits = class.fields.iter().map(|f| raw_bits(f.span())).sum::<u64>() + 8;
+    let bits = class.fields.iter().map(|f| u64::from(f.raw_bits())).sum::<u64>() + 8;
     bits.min(u64::from(u16::MAX)) as u16
 }
 

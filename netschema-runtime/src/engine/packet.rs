@@ -841,10 +841,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                     let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
                     let candidate = if renewal.is_some() { None } else { p.candidate };
                     self.probe.field(class, f, cost, candidate, false);
-                    near = match field.coding {
-                        Coding::Numeric(_) => neighbour(field.coded_residual(value, p.value)),
-                        Coding::Categorical => usize::from(value != p.value),
-                    };
+                    near = neighbour(field, value, p.value);
                     if field.coding == Coding::Categorical {
                         let models = &field_models[lo..];
                         chunk.rebase_quat(&fields[lo..], f - lo, value, &hist, models);

@@ -28,12 +28,18 @@ pub const CONTEXTS: usize = 4;
 /// the same update missed its prediction ([`neighbour`]).
 pub(crate) const NEIGHBOURS: usize = 2;
 
-/// The neighbour context a coded residual `e` gives the next field of its entity: whether it
-/// is nonzero. Fields of an entity move together: a position whose `x` missed its prediction
-/// often misses in `y` too. (Telling small misses from large ones measured no better.)
+/// The neighbour context `value` of `field`, coded against `prediction`, gives the next field
+/// of its entity: whether its coded residual is nonzero, which for a field without tolerance
+/// (values and predictions are in range) is whether it differs from the prediction. Fields of
+/// an entity move together: a position whose `x` missed its prediction often misses in `y`
+/// too. (Telling small misses from large ones measured no better.)
 #[inline(always)]
-pub(crate) fn neighbour(e: i32) -> usize {
-    usize::from(e != 0)
+pub(crate) fn neighbour(field: &Field, value: i32, prediction: i32) -> usize {
+    let missed = match field.coding {
+        Coding::Numeric(_) if field.tolerance > 0 => field.coded_residual(value, prediction) != 0,
+        _ => value != prediction,
+    };
+    usize::from(missed)
 }
 
 /// The activity context of a value predicted by a predictor of `order` samples: how wrong
