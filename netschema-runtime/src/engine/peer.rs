@@ -155,6 +155,10 @@ pub(crate) struct PeerState {
     acked: [bool; SLOTS],
     newest_sent: u32,
     acked_high: u32,
+    /// The newest frame sent before the last restart ([`NO_FRAME`]: none): the client holds
+    /// none of the frames up to it, so acks naming them, still in flight when the restart
+    /// came, are stale.
+    floor: u32,
     /// The frame and check value of each packet sent in the last [`PROVEN`] frames, by frame
     /// modulo [`PROVEN`]: what an ack must prove.
     checks: [(u32, u16); PROVEN as usize],
@@ -224,6 +228,7 @@ impl<'a> Peer<'a> {
             acked: [false; SLOTS],
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
+            floor: NO_FRAME,
             checks: [(NO_FRAME, 0); PROVEN as usize],
             scale: 256,
             stats: PeerStats::default(),
@@ -399,6 +404,7 @@ impl<'a> Peer<'a> {
         if ack.is_restart() {
             // The client holds nothing: no frame is a baseline any more, no model built.
             self.state.acked = [false; SLOTS];
+            self.state.floor = self.state.newest_sent;
             self.state.book.restart();
             self.state.stats.restarts += 1;
             return AckOutcome::Restart;
@@ -422,14 +428,22 @@ impl<'a> Peer<'a> {
             self.state.stats.refused_acks += 1;
             return AckOutcome::Refused;
         }
-        let (newest, latest) =
-            (self.state.newest_sent, from_wire(self.state.newest_sent, ack.latest));
+        if ack.frames(self.state.newest_sent).all(|f| self.before_floor(f)) {
+            // Every frame it names was sent before the client restarted.
+            return AckOutcome::Stale;
+        }
+        let (newest, latest, floor) = (
+            self.state.newest_sent,
+            from_wire(self.state.newest_sent, ack.latest),
+            self.state.floor,
+        );
         let named = |f: u32| {
             let back = age(latest, f);
-            back == 0 || (back <= WINDOW && ack.bits >> (back - 1) & 1 != 0)
+            (back == 0 || (back <= WINDOW && ack.bits >> (back - 1) & 1 != 0))
+                && !before_restart(floor, f)
         };
         self.state.book.acked(self.store.models, newest, named);
-        for frame in ack.frames(self.state.newest_sent) {
+        for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
             if let Some(p) = self.state.slots.find(frame) {
                 self.state.acked[p] = true;
                 if self.state.acked_high == NO_FRAME
@@ -449,6 +463,11 @@ impl<'a> Peer<'a> {
         self.state.slots.find(latest)?;
         let check = |f: u32| self.state.slots.find(f).and_then(|_| self.sent_check(f));
         Some(Ack::proven(latest, |f| if f == latest || holds(f) { check(f) } else { None }))
+    }
+
+    /// Whether `frame` was sent before the last restart (see [`PeerState::floor`]).
+    fn before_floor(&self, frame: u32) -> bool {
+        before_restart(self.state.floor, frame)
     }
 
     /// The check value of the packet sent for `frame`, if it was sent in the last [`PROVEN`]
@@ -793,6 +812,12 @@ impl<'a> Peer<'a> {
         self.state.stats.cold_packets += u64::from(refs.len == 0);
         self.state.stats.held_packets += u64::from(held_all);
     }
+}
+
+/// Whether `frame` is at or before `floor`, the newest frame sent before a restart
+/// ([`NO_FRAME`]: none).
+fn before_restart(floor: u32, frame: u32) -> bool {
+    floor != NO_FRAME && age(frame, floor) as i32 <= 0
 }
 
 /// How [`Peer::write`] tries a packet.
