@@ -105,3 +105,86 @@ fn encoding_never_fails_on_any_sequence_of_acks() {
         }
     }
 }
+
+/// Sends `junk` 3-byte datagrams a frame (each naming a baseline the client does not hold)
+/// alongside an honest stream at 5 % loss; returns the share of honest packets accepted and
+/// the restarts the server saw.
+fn junk_flood(junk: usize) -> (f64, u64) {
+    let schema = &SCHEMA;
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+    let mut sim = Sim::new(9, ENTITIES);
+    let (mut rng, mut noise) = (Rng(9), Rng(99));
+    let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));
+    for id in 0..ENTITIES {
+        peer.set_visible(id, true);
+    }
+    let (mut buf, mut sent, mut accepted) = (vec![0u8; 64 * 1024], 0, 0);
+    for now in 0..3000u32 {
+        sim.step(&mut world);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        down.send(&mut rng, now, &buf[..len]);
+        sent += 1;
+        for _ in 0..junk {
+            let b = noise.next().to_le_bytes();
+            let _ = client.decode(&[b[0] | 1, b[1], b[2]]);
+        }
+        for packet in down.receive(now) {
+            accepted += usize::from(client.decode(&packet).is_ok());
+        }
+        if let Some(ack) = client.ack() {
+            up.send(&mut rng, now, &ack_bytes(ack));
+        }
+        for ack in up.receive(now) {
+            peer.receive_ack(&Ack::read(&ack).unwrap());
+        }
+    }
+    (accepted as f64 / sent as f64, peer.stats().restarts)
+}
+
+#[test]
+fn junk_datagrams_cannot_restart_a_client() {
+    let (quiet, _) = junk_flood(0);
+    let (flooded, restarts) = junk_flood(32);
+    assert_eq!(restarts, 0, "junk drove restarts");
+    assert!(flooded >= quiet - 0.02, "accepted {flooded:.3} under junk against {quiet:.3}");
+}
+
+/// A client that restarted accepts a packet without baseline whatever frame it names: such a
+/// packet's 32-bit check value keeps short random datagrams out.
+#[test]
+fn short_random_datagrams_are_not_accepted_after_a_restart() {
+    let schema = &SCHEMA;
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+    let mut sim = Sim::new(12, ENTITIES);
+    for id in 0..ENTITIES {
+        peer.set_visible(id, true);
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    for _ in 0..20 {
+        sim.step(&mut world);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+    }
+    client.restart();
+    let mut accepted = 0;
+    let mut try_one = |client: &mut netschema_runtime::Client<'_>, bytes: &[u8]| {
+        if client.decode(bytes).is_ok() {
+            accepted += 1;
+            client.restart();
+        }
+    };
+    // Every datagram of one and two bytes, then random ones of 3 to 26.
+    for len in 1..=2usize {
+        for v in 0..1u32 << (8 * len) {
+            try_one(&mut client, &v.to_le_bytes()[..len]);
+        }
+    }
+    let mut rng = Rng(13);
+    for _ in 0..300_000 {
+        let len = 3 + rng.below(24) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        try_one(&mut client, &bytes);
+    }
+    assert_eq!(accepted, 0);
+}

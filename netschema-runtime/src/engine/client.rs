@@ -8,7 +8,7 @@ use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
-    self, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, Samples, Side, in_window, write_lags,
+    self, BASE_ID_BITS, FRAME_BITS, Refs, Samples, Side, in_window, write_lags,
 };
 use crate::engine::probe::NoProbe;
 use crate::engine::slots::{SLOTS, Slots, split};
@@ -78,10 +78,13 @@ impl ClientStorage<'_> {
     }
 }
 
-/// Packets refused in a row, as stale or coded against a frame the client does not hold, after
-/// which a client forgets what it held and asks its server to start over
-/// ([`Client::restart`]): at 60 frames a second, about a second of a wedged session.
-pub const RESTART_AFTER: u32 = 2 * WINDOW;
+/// Genuine packets (their check value matched) refused in a row as stale, with none accepted
+/// between, after which a client forgets what it held and asks its server to start over
+/// ([`Client::restart`]). A client wedged ahead of its server (by a packet that named a frame
+/// far ahead) refuses the server's packets against frames it does not hold until the server,
+/// hearing no ack it can use, codes packets without baseline: those it can check, and refuse
+/// as stale. Datagrams it cannot check never count, so junk cannot force a restart.
+pub const RESTART_AFTER: u32 = WINDOW / 2;
 
 /// A change between the previous view and the current one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,8 +121,7 @@ pub(crate) struct ClientState {
     origin: u32,
     /// The check value of the packet of each frame slot, which acks prove receipt with.
     checks: [u16; SLOTS],
-    /// Packets refused in a row as stale or against a frame not held (see
-    /// [`RESTART_AFTER`]).
+    /// Genuine packets refused in a row as stale (see [`RESTART_AFTER`]).
     refused: u32,
     /// Whether the client forgot what it held and asks for a packet from scratch.
     restarted: bool,
@@ -267,7 +269,9 @@ impl<'a> Client<'a> {
         let decoded = self.decode_packet(packet);
         match decoded {
             Ok(_) => (self.state.refused, self.state.restarted) = (0, false),
-            Err(Error::StalePacket | Error::UnknownBaseline | Error::UnknownModel) => {
+            // Only a genuine packet proves the session wedged: one that names a frame not held
+            // proves nothing, as any datagram can.
+            Err(Error::StalePacket) => {
                 self.state.refused += 1;
                 if self.state.refused >= RESTART_AFTER {
                     self.restart();
@@ -289,10 +293,9 @@ impl<'a> Client<'a> {
 
     /// Forgets every frame held and asks the server to start over: until a packet is
     /// accepted, [`Client::ack`] is [`Ack::restart`], and the server's next packet after it is
-    /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] packets
-    /// in a row refused as stale or against frames it does not hold (a wedged or desynchronised
-    /// session: for instance after a packet that named a frame far ahead); a game may call it
-    /// when it detects a desync itself.
+    /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] genuine
+    /// packets in a row refused as stale (a wedged session: for instance after a packet that
+    /// named a frame far ahead); a game may call it when it detects a desync itself.
     pub fn restart(&mut self) {
         self.store.classes.fill(NO_CLASS);
         self.state.slots = Slots::new();
@@ -348,9 +351,9 @@ impl<'a> Client<'a> {
         if frame == NO_FRAME {
             return Err(Error::Corrupt);
         }
-        if self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0 {
-            return Err(Error::StalePacket);
-        }
+        // An old packet is decoded all the same, and refused only once its check value proves
+        // it genuine: refusals of genuine packets are what drives a restart.
+        let stale = self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0;
         packet::code_history(&mut dec, packet, &mut refs)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
@@ -393,11 +396,14 @@ impl<'a> Client<'a> {
             false,
         )?;
         let max_lag = side.max_lag;
-        if dec.direct(0, CHECK_BITS) != check {
+        if dec.direct(0, packet::check_bits(&refs)) != check {
             return Err(Error::CheckMismatch);
         }
         if !dec.at_end() {
             return Err(Error::Corrupt);
+        }
+        if stale {
+            return Err(Error::StalePacket);
         }
         self.state.previous = (self.state.newest != NO_FRAME)
             .then(|| self.state.slots.find(self.state.newest))

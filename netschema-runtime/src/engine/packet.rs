@@ -14,7 +14,8 @@
 //!    equals its prediction), else each due field's residual against the prediction of its
 //!    cheapest candidate. Fields of groups not due, and held entities, keep the values the
 //!    client holds at `b`;
-//! 6. a 16-bit check value over every handle and value of frame `n` that the packet sets.
+//! 6. a check value over every handle and value of frame `n` that the packet sets: 16 bits
+//!    with a baseline, 32 without.
 //!
 //! Encoder and decoder run the same walk ([`code_body`]) through a [`Coder`]; a [`Side`]
 //! supplies what only one end knows (the encoder's targets, sets and packing decisions) and
@@ -44,8 +45,19 @@ pub(crate) const FRAME_BITS: u32 = 16;
 /// windows whose baseline the client has replaced since.
 pub(crate) const BASE_ID_BITS: u32 = WINDOW.trailing_zeros() + 2;
 const _: () = assert!(WINDOW.is_power_of_two());
-/// Bits of the check value at the end of the packet.
+/// Bits of the check value at the end of a packet with a baseline.
 pub(crate) const CHECK_BITS: u32 = 16;
+/// Bits of the check value at the end of a packet without baseline. Such a packet is what a
+/// client that holds nothing accepts, whatever its frame, so its check must not pass by chance
+/// even under a flood of random datagrams; it codes every visible entity anyway, so the two
+/// bytes more are little.
+pub(crate) const COLD_CHECK_BITS: u32 = 32;
+
+/// Bits of the check value of the packet for `refs`.
+#[inline]
+pub(crate) fn check_bits(refs: &Refs) -> u32 {
+    if refs.base().is_some() { CHECK_BITS } else { COLD_CHECK_BITS }
+}
 
 // Flags of the packet-structure model.
 const FLAG_KEPT: usize = 0;
@@ -336,9 +348,16 @@ impl Check {
         self.0 = (self.0 ^ v).wrapping_mul(0x0100_0193);
     }
 
-    /// The value sent: the hash folded to [`CHECK_BITS`].
-    pub(crate) fn value(&self) -> u32 {
-        (self.0 ^ (self.0 >> CHECK_BITS)) & ((1 << CHECK_BITS) - 1)
+    /// The value sent in `bits` ([`CHECK_BITS`] or [`COLD_CHECK_BITS`]): the hash folded to
+    /// 16 bits, or mixed so that every bit depends on every input.
+    pub(crate) fn value(&self, bits: u32) -> u32 {
+        if bits < 32 {
+            return (self.0 ^ (self.0 >> bits)) & ((1 << bits) - 1);
+        }
+        let mut h = self.0;
+        h = (h ^ (h >> 16)).wrapping_mul(0x85eb_ca6b);
+        h = (h ^ (h >> 13)).wrapping_mul(0xc2b2_ae35);
+        h ^ (h >> 16)
     }
 }
 
@@ -1045,7 +1064,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         for h in (0..handles).filter(|&h| side.base_present(h)) {
             walk.check.add(h);
         }
-        return Ok(walk.check.value());
+        return Ok(walk.check.value(CHECK_BITS));
     }
 
     // Kept and leaving handles.
@@ -1233,5 +1252,5 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
         }
     }
-    Ok(walk.check.value())
+    Ok(walk.check.value(check_bits(refs)))
 }

@@ -700,8 +700,9 @@ impl<'a> Peer<'a> {
         presence.fill(0);
         let (selected, rest) = self.store.marks.split_at_mut(w);
         let (sent, core) = rest.split_at_mut(w);
-        let budget =
-            Budget::new(buf.len(), [selected, sent, core], self.store.cost, self.state.scale);
+        // A packet without baseline ends with the longer check value: the budget keeps room.
+        let room = buf.len().saturating_sub(((packet::check_bits(refs) - CHECK_BITS) / 8) as usize);
+        let budget = Budget::new(room, [selected, sent, core], self.store.cost, self.state.scale);
         let mut side = EncoderSide {
             world,
             refs,
@@ -772,8 +773,9 @@ impl<'a> Peer<'a> {
         )?;
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
-        enc.direct(check, CHECK_BITS);
-        probe.structure(Part::Check, CHECK_BITS << COST_FRAC_BITS);
+        let check_bits = packet::check_bits(refs);
+        enc.direct(check, check_bits);
+        probe.structure(Part::Check, check_bits << COST_FRAC_BITS);
         Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16 })
     }
 
