@@ -152,7 +152,7 @@ pub(crate) fn decode<P: Protocol>(
             despawn_all(&mut ns.entities, &mut commands);
         }
         if let Some(ack) = client.ack() {
-            let mut buf = [0; Ack::WIRE_LEN];
+            let mut buf = [0; Ack::MAX_LEN];
             if let Ok(n) = ack.write(&mut buf) {
                 acks.write(NsAck(Bytes::copy_from_slice(&buf[..n])));
             }

@@ -152,9 +152,9 @@ fn deliver(r: &mut Remote, now: f64) {
         r.received.insert(frame);
         let received = &r.received;
         if let Some(ack) = r.peer.ack_of(frame, |f| received.contains(&f)) {
-            let mut bytes = [0; Ack::WIRE_LEN];
-            if ack.write(&mut bytes).is_ok() {
-                r.up.send(now, &bytes);
+            let mut bytes = [0; Ack::MAX_LEN];
+            if let Ok(len) = ack.write(&mut bytes) {
+                r.up.send(now, &bytes[..len]);
             }
         }
         while r.received.len() > 64 {

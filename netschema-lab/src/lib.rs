@@ -552,9 +552,9 @@ pub fn run(
                         });
                     }
                     if let Some(ack) = decoder.ack() {
-                        let mut b = [0u8; Ack::WIRE_LEN];
-                        if ack.write(&mut b).is_ok() {
-                            up.send(now, &b);
+                        let mut b = [0u8; Ack::MAX_LEN];
+                        if let Ok(len) = ack.write(&mut b) {
+                            up.send(now, &b[..len]);
                         }
                     }
                 }

@@ -3,8 +3,9 @@
 
 mod support;
 
-use netschema_runtime::Ack;
+use netschema_runtime::engine::ack::VIEW_EVERY;
 use netschema_runtime::schema::Schema;
+use netschema_runtime::{Ack, AckOutcome};
 use support::*;
 
 const ENTITIES: usize = 200;
@@ -43,8 +44,9 @@ fn restarts_with_acks_in_flight(
             up.send(&mut rng, now, &ack_bytes(ack));
         }
         if now % every == every - 1 {
-            // The restart overtakes the acks in flight.
-            peer.receive_ack(&Ack::restart());
+            // The client restarts, and its request overtakes the acks in flight.
+            client.restart();
+            peer.receive_ack(&client.ack().unwrap());
         }
         for ack in up.receive(now) {
             peer.receive_ack(&Ack::read(&ack).unwrap());
@@ -91,11 +93,12 @@ fn encoding_never_fails_on_any_sequence_of_acks() {
             seen.extend(client.ack());
             for _ in 0..rng.below(4) {
                 let ack = match rng.below(10) {
-                    0 => Ack::restart(),
+                    0 => Ack::restart([rng.next() as u32, rng.next() as u32]),
                     1 => Ack {
                         latest: rng.next() as u16,
                         bits: rng.next() as u32,
-                        proof: rng.next() as u16,
+                        proof: rng.next() as u32,
+                        ..Ack::default()
                     },
                     _ if seen.is_empty() => continue,
                     _ => seen[seen.len() - 1 - rng.below(seen.len().min(80) as u64) as usize],
@@ -187,4 +190,213 @@ fn short_random_datagrams_are_not_accepted_after_a_restart() {
         try_one(&mut client, &bytes);
     }
     assert_eq!(accepted, 0);
+}
+
+/// A packet that decodes to values never sent yet passes its 16-bit check value (here made on
+/// purpose: a twin server's packet for the same frame, searched until its check value matches
+/// the real one) is acknowledged with a valid proof. The view digest of a later ack shows the
+/// difference: the server restarts the stream, and the client's view is right again within a
+/// few frames.
+#[test]
+fn a_falsely_accepted_packet_is_found_by_the_view_digest() {
+    use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+    const N: usize = 4;
+    const FIRST: u32 = 15;
+    let schema = &SCHEMA;
+    let crates = |world: &mut netschema_runtime::World<'_>, hp: [i32; N]| {
+        for (id, &hp) in hp.iter().enumerate() {
+            world.set(id, 1, &[hp, 0]).unwrap();
+        }
+    };
+    // Frames up to FIRST are empty and unsent; FIRST is sent cold, FIRST + 1 against it.
+    let start = |world: &mut netschema_runtime::World<'_>| {
+        while world.begin_frame() < FIRST {}
+        crates(world, [10, 20, 30, 40]);
+    };
+    let (mut wb, mut pb) = (WorldBuffers::new(schema, N), PeerBuffers::new(schema, N, N));
+    let mut world = wb.world(schema, N).unwrap();
+    let mut peer = pb.peer(schema, N, N).unwrap();
+    let mut cb = ClientBuffers::new(schema, N);
+    let mut client = cb.client(schema, N).unwrap();
+    for id in 0..N {
+        peer.set_visible(id, true);
+    }
+    let mut buf = [0u8; 1024];
+    start(&mut world);
+    let len = peer.encode(&world, &mut buf).unwrap();
+    let first = buf[..len].to_vec();
+    client.decode(&first).unwrap();
+    let ack = client.ack().unwrap();
+    peer.receive_ack(&ack);
+    world.begin_frame();
+    crates(&mut world, [10, 20, 30, 40]);
+    let len = peer.encode(&world, &mut buf).unwrap();
+    let real = buf[..len].to_vec();
+    let proof = peer.ack_of(FIRST + 1, |f| f == FIRST).unwrap().proof;
+
+    // The twin sends the same first packet, receives the same ack, then other values; a
+    // second client with the same history tells when the twin's packet has the real one's
+    // check value (its ack then has the same proof).
+    let (mut twb, mut tpb) = (WorldBuffers::new(schema, N), PeerBuffers::new(schema, N, N));
+    let mut tcb = ClientBuffers::new(schema, N);
+    let forged = (0..2_000_000i32)
+        .find_map(|i| {
+            let mut tw = twb.world(schema, N).unwrap();
+            let mut twin = tpb.peer(schema, N, N).unwrap();
+            let mut probe = tcb.client(schema, N).unwrap();
+            for id in 0..N {
+                twin.set_visible(id, true);
+            }
+            start(&mut tw);
+            twin.encode(&tw, &mut buf).unwrap();
+            twin.receive_ack(&ack);
+            tw.begin_frame();
+            crates(&mut tw, [9 - i % 101, 19 - i / 101 % 101, 29 - i / 10_201 % 101, 40]);
+            let len = twin.encode(&tw, &mut buf).unwrap();
+            probe.decode(&first).unwrap();
+            probe.decode(&buf[..len]).unwrap();
+            (probe.ack().unwrap().proof == proof).then(|| buf[..len].to_vec())
+        })
+        .expect("a twin packet that passes the check");
+    assert_ne!(forged, real);
+    let frame = client.decode(&forged).unwrap();
+    assert_eq!(frame % VIEW_EVERY, 0, "the ack of this frame carries the view digest");
+    assert_ne!(frame_view(&client), record(schema, &world, &peer), "the client holds a lie");
+    assert_eq!(peer.receive_ack(&client.ack().unwrap()), AckOutcome::Accepted);
+
+    // The real stream goes on, values unchanged.
+    let mut right_at = None;
+    for t in 1..40 {
+        world.begin_frame();
+        crates(&mut world, [10, 20, 30, 40]);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        if client.decode(&buf[..len]).is_ok() {
+            peer.receive_ack(&client.ack().unwrap());
+            if right_at.is_none() && frame_view(&client) == record(schema, &world, &peer) {
+                right_at = Some(t);
+            }
+        }
+    }
+    assert_eq!(peer.stats().view_mismatches, 1);
+    assert!(right_at.is_some_and(|t| t <= 3), "the view was right again after {right_at:?}");
+}
+
+/// A forged restart request every frame costs nothing: it proves no packet, so it is refused
+/// and counted, and the stream goes on as without it.
+#[test]
+fn forged_restarts_are_refused_and_counted() {
+    let run = |forge: bool| {
+        let schema = &SCHEMA;
+        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+        let mut sim = Sim::new(21, ENTITIES);
+        let (mut rng, mut forger) = (Rng(21), Rng(22));
+        let (mut down, mut up) = (Link::new((2, 3), 0.05), Link::new((2, 3), 0.05));
+        for id in 0..ENTITIES {
+            peer.set_visible(id, true);
+        }
+        let (mut buf, mut bytes) = (vec![0u8; 64 * 1024], 0);
+        for now in 0..1000u32 {
+            sim.step(&mut world);
+            let len = peer.encode(&world, &mut buf).unwrap();
+            bytes += len;
+            down.send(&mut rng, now, &buf[..len]);
+            for packet in down.receive(now) {
+                let _ = client.decode(&packet);
+            }
+            if let Some(ack) = client.ack() {
+                up.send(&mut rng, now, &ack_bytes(ack));
+            }
+            for ack in up.receive(now) {
+                peer.receive_ack(&Ack::read(&ack).unwrap());
+            }
+            if forge {
+                let seen = [forger.next() as u32, forger.next() as u32];
+                assert_eq!(peer.receive_ack(&Ack::restart(seen)), AckOutcome::Refused);
+            }
+        }
+        (bytes, peer.stats())
+    };
+    let (quiet, _) = run(false);
+    let (forged, stats) = run(true);
+    assert_eq!(stats.restarts, 0);
+    assert_eq!(stats.refused_acks, 1000, "every forged restart is counted");
+    assert!(forged * 100 <= quiet * 105, "{forged} bytes under forged restarts, {quiet} without");
+}
+
+/// Guessing ack proofs does not pay: 4,096 forged acks a frame, each naming recent frames
+/// with a random proof, leave an honest client's share of accepted packets where it was.
+#[test]
+fn a_flood_of_forged_acks_changes_nothing() {
+    let run = |flood: usize| {
+        let schema = &SCHEMA;
+        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+        let mut sim = Sim::new(31, ENTITIES);
+        let (mut rng, mut forger) = (Rng(31), Rng(32));
+        let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));
+        for id in 0..ENTITIES {
+            peer.set_visible(id, true);
+        }
+        let (mut buf, mut accepted) = (vec![0u8; 64 * 1024], 0);
+        for now in 0..400u32 {
+            sim.step(&mut world);
+            let newest = world.frame().unwrap();
+            let len = peer.encode(&world, &mut buf).unwrap();
+            down.send(&mut rng, now, &buf[..len]);
+            for packet in down.receive(now) {
+                accepted += usize::from(client.decode(&packet).is_ok());
+            }
+            if let Some(ack) = client.ack() {
+                up.send(&mut rng, now, &ack_bytes(ack));
+            }
+            for ack in up.receive(now) {
+                peer.receive_ack(&Ack::read(&ack).unwrap());
+            }
+            for _ in 0..flood {
+                let r = forger.next();
+                let ack = Ack {
+                    latest: newest.wrapping_sub(r as u32 % 3) as u16,
+                    bits: (r >> 8) as u32 & 7,
+                    proof: (r >> 32) as u32,
+                    ..Ack::default()
+                };
+                peer.receive_ack(&ack);
+            }
+        }
+        (accepted, peer.stats().refused_acks)
+    };
+    let (quiet, _) = run(0);
+    let (flooded, refused) = run(4096);
+    assert!(refused >= 4000 * 400, "{refused} forged acks refused");
+    assert!(
+        flooded * 100 >= quiet * 98,
+        "{flooded} packets accepted under the flood, {quiet} without"
+    );
+}
+
+/// After a refused ack, a frame counts as held only once two acks with different proofs name
+/// it: one lucky guess does not make a baseline.
+#[test]
+fn after_a_refusal_a_frame_needs_two_proofs() {
+    let schema = &SCHEMA;
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+    let mut sim = Sim::new(41, ENTITIES);
+    for id in 0..ENTITIES {
+        peer.set_visible(id, true);
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut step = |peer: &mut netschema_runtime::Peer<'_>| {
+        sim.step(&mut world);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        client.decode(&buf[..len]).unwrap();
+        client.ack().unwrap()
+    };
+    let first = step(&mut peer);
+    let forged = Ack { proof: first.proof ^ 1, ..first };
+    assert_eq!(peer.receive_ack(&forged), AckOutcome::Refused);
+    assert_eq!(peer.receive_ack(&first), AckOutcome::Accepted);
+    let second = step(&mut peer);
+    assert_eq!(peer.stats().cold_packets, 2, "one proof is not enough after a refusal");
+    assert_eq!(peer.receive_ack(&second), AckOutcome::Accepted);
+    step(&mut peer);
+    assert_eq!(peer.stats().cold_packets, 2, "a second proof is");
 }

@@ -14,7 +14,7 @@ fn encode_decode_and_acks_allocate_nothing() {
         let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
         let mut sim = Sim::new(3, ENTITIES);
         let mut buf = vec![0u8; budget];
-        let mut ack_bytes = [0u8; Ack::WIRE_LEN];
+        let mut ack_bytes = [0u8; Ack::MAX_LEN];
         for id in 0..ENTITIES {
             peer.set_visible(id, id % 4 != 0);
         }

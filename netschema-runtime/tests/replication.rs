@@ -136,6 +136,9 @@ fn run_world(
             peer.receive_ack(&Ack::read(&ack).unwrap());
         }
     }
+    let stats = peer.stats();
+    assert_eq!(stats.view_mismatches, 0, "an honest client's views match the record");
+    assert_eq!(stats.restarts, 0, "an honest session never restarts");
     out
 }
 

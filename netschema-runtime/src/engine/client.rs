@@ -2,7 +2,7 @@
 //! and writes acknowledgements.
 
 use crate::codec::coder::{BinaryCoder, Decoder};
-use crate::engine::ack::Ack;
+use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest, datagram_hash};
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::models::{Book, End};
@@ -125,6 +125,9 @@ pub(crate) struct ClientState {
     refused: u32,
     /// Whether the client forgot what it held and asks for a packet from scratch.
     restarted: bool,
+    /// The hashes of the last two datagrams given to [`Client::decode`], newest first, which a
+    /// restart request proves receipt with.
+    seen: [u32; 2],
     /// The session packets' check values cover (see [`Client::set_session`]).
     session: u64,
 }
@@ -188,6 +191,7 @@ impl<'a> Client<'a> {
             checks: [0; SLOTS],
             refused: 0,
             restarted: false,
+            seen: [0; 2],
             session: 0,
         };
         Ok(Client { schema, store, state })
@@ -242,10 +246,17 @@ impl<'a> Client<'a> {
     }
 
     /// The acknowledgement to send: the newest frame held and the ones before it, with their
-    /// proof; [`Ack::restart`] after [`Client::restart`] until a packet is accepted; `None`
+    /// proof (and, when the newest frame is a multiple of [`VIEW_EVERY`], the digest of its
+    /// view); [`Ack::restart`] after [`Client::restart`] until a packet is accepted; `None`
     /// before the first packet.
     pub fn ack(&self) -> Option<Ack> {
         self.reader().ack()
+    }
+
+    /// Digest of the current frame's view ([`Client::frame_view`]): what an ack carries now
+    /// and then for the server to compare with its record of what this client holds.
+    pub fn view_digest(&self) -> Option<u32> {
+        self.reader().view_digest()
     }
 
     /// Digest of the models the packet for `frame` ended with, if it is held (for checking
@@ -266,6 +277,7 @@ impl<'a> Client<'a> {
     /// A packet that is truncated, corrupted, refers to a frame this client does not hold,
     /// or is not newer than the current view is rejected with an error and changes nothing.
     pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
+        self.state.seen = [datagram_hash(self.state.session, packet), self.state.seen[0]];
         let decoded = self.decode_packet(packet);
         match decoded {
             Ok(_) => (self.state.refused, self.state.restarted) = (0, false),
@@ -505,10 +517,23 @@ impl<'s> Reader<'s> {
     /// The acknowledgement to send.
     pub(crate) fn ack(&self) -> Option<Ack> {
         let Some(newest) = self.state.frame() else {
-            return self.state.restarting().then(Ack::restart);
+            return self.state.restarting().then(|| Ack::restart(self.state.seen));
         };
         let state = &self.state;
-        Some(Ack::proven(newest, |f| state.slots.find(f).map(|p| state.checks[p])))
+        let ack = Ack::proven(newest, |f| state.slots.find(f).map(|p| state.checks[p]));
+        let view = (newest % VIEW_EVERY == 0).then(|| self.view_digest()).flatten();
+        Some(Ack { view, ..ack })
+    }
+
+    /// Digest of the current frame's view.
+    pub(crate) fn view_digest(&self) -> Option<u32> {
+        self.state.frame()?;
+        let mut digest = ViewDigest::new();
+        for (h, class, row) in self.frame_view() {
+            digest.entity(h, class);
+            row.iter().for_each(|&v| digest.value_of(v));
+        }
+        Some(digest.value())
     }
 
     fn current_slot(&self) -> Option<usize> {

@@ -3,7 +3,7 @@
 
 use crate::codec::coder::{BinaryCoder, Encoder, Metered};
 use crate::codec::prob::COST_FRAC_BITS;
-use crate::engine::ack::{Ack, AckOutcome, Proof};
+use crate::engine::ack::{Ack, AckOutcome, Proof, ViewDigest, datagram_hash};
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire, to_wire};
 use crate::engine::models::{Book, End};
@@ -138,8 +138,13 @@ pub struct PeerStats {
     /// ([`AckOutcome::Refused`]): a client that keeps sending them is lying about what it
     /// holds, and the game may disconnect it.
     pub refused_acks: u64,
-    /// Restarts the client asked for ([`Ack::restart`]).
+    /// Restarts: asked for by the client ([`Ack::restart`]) and proven, or after a view
+    /// mismatch.
     pub restarts: u64,
+    /// Acks whose view digest differed from what this peer records the client holds: the
+    /// client accepted a packet that decoded wrongly yet passed its check value, and the
+    /// stream restarted.
+    pub view_mismatches: u64,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -159,9 +164,18 @@ pub(crate) struct PeerState {
     /// none of the frames up to it, so acks naming them, still in flight when the restart
     /// came, are stale.
     floor: u32,
-    /// The frame and check value of each packet sent in the last [`PROVEN`] frames, by frame
-    /// modulo [`PROVEN`]: what an ack must prove.
-    checks: [(u32, u16); PROVEN as usize],
+    /// The frame, check value and datagram hash of each packet sent in the last [`PROVEN`]
+    /// frames, by frame modulo [`PROVEN`]: what an ack or a restart request must prove.
+    checks: [(u32, u16, u32); PROVEN as usize],
+    /// Until this frame is sent ([`NO_FRAME`]: not since the start), acks are held to the strict
+    /// standard: a refused ack came in the last [`PROVEN`] frames.
+    strict_until: u32,
+    /// Under the strict standard, the proof of the first ack that named each frame slot's
+    /// frame: a second ack with another proof makes it held.
+    first_proof: [Option<u32>; SLOTS],
+    /// The frame and view digest of the last proven ack that carried one, to compare with the
+    /// record at the next packet.
+    pending_view: Option<(u32, u32)>,
     /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
     scale: u32,
     stats: PeerStats,
@@ -229,7 +243,10 @@ impl<'a> Peer<'a> {
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
             floor: NO_FRAME,
-            checks: [(NO_FRAME, 0); PROVEN as usize],
+            checks: [(NO_FRAME, 0, 0); PROVEN as usize],
+            strict_until: NO_FRAME,
+            first_proof: [None; SLOTS],
+            pending_view: None,
             scale: 256,
             stats: PeerStats::default(),
             session: 0,
@@ -354,8 +371,27 @@ impl<'a> Peer<'a> {
         out: &mut [i32],
     ) -> Option<usize> {
         let p = self.state.slots.find(frame)?;
-        let handles = self.state.handles as usize;
         let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        self.held_entity(world, frame, p, h, id, |f, v| {
+            if let Some(o) = out.get_mut(f) {
+                *o = v;
+            }
+        })
+    }
+
+    /// What the client holds at `frame` (in physical slot `p`) of entity `id` under handle
+    /// `h`: calls `put(f, value)` for each field and returns its class, or `None` if it does
+    /// not hold it there or the world no longer has the frame.
+    fn held_entity(
+        &self,
+        world: &World<'_>,
+        frame: u32,
+        p: usize,
+        h: usize,
+        id: usize,
+        put: impl FnMut(usize, i32),
+    ) -> Option<usize> {
+        let handles = self.state.handles as usize;
         let w = words(handles);
         if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) || !world.holds(frame) {
             return None;
@@ -366,11 +402,7 @@ impl<'a> Peer<'a> {
         let lags = &self.store.lags[(p * handles + h) * g..][..g];
         let diffs = &self.store.diffs[(p * handles + h) * d..][..d];
         let at = id * self.schema.max_fields;
-        held_values(world, c, at, frame, lags, diffs, 0, |f, v| {
-            if let Some(o) = out.get_mut(f) {
-                *o = v;
-            }
-        });
+        held_values(world, c, at, frame, lags, diffs, 0, put);
         Some(class)
     }
 
@@ -394,20 +426,23 @@ impl<'a> Peer<'a> {
         self.state.stats
     }
 
-    /// Takes an acknowledgement from the client. [`Ack::restart`] makes the next packet start
-    /// from scratch ([`AckOutcome::Restart`]). Otherwise its frames count as held only if it proves
-    /// them: its proof must hash the check values of exactly the packets it names
-    /// ([`Ack::proven`]). An ack naming frames older than this peer keeps, or from the future,
-    /// is [`AckOutcome::Stale`] and ignored; one naming frames never sent or with a wrong proof
-    /// is [`AckOutcome::Refused`], ignored and counted. Duplicates and reordering are harmless.
+    /// Takes an acknowledgement from the client.
+    ///
+    /// A restart request ([`Ack::restart`]) makes the next packet start from scratch
+    /// ([`AckOutcome::Restart`]) if it proves receipt of a packet sent since the last restart;
+    /// one proving an older packet is [`AckOutcome::Stale`], one proving none is refused.
+    ///
+    /// Otherwise its frames count as held only if it proves them: its proof must hash the check
+    /// values of exactly the packets it names ([`Ack::proven`]). An ack naming frames older
+    /// than this peer keeps, sent before the last restart, or from the future, is
+    /// [`AckOutcome::Stale`] and ignored; one naming frames never sent or with a wrong proof
+    /// is [`AckOutcome::Refused`], ignored and counted. For [`PROVEN`] frames after a refusal,
+    /// a frame counts as held only once two acks with different proofs name it, so that
+    /// guessing proofs does not pay. An ack whose view digest differs from this peer's record
+    /// of the client's view restarts the stream. Duplicates and reordering are harmless.
     pub fn receive_ack(&mut self, ack: &Ack) -> AckOutcome {
-        if ack.is_restart() {
-            // The client holds nothing: no frame is a baseline any more, no model built.
-            self.state.acked = [false; SLOTS];
-            self.state.floor = self.state.newest_sent;
-            self.state.book.restart();
-            self.state.stats.restarts += 1;
-            return AckOutcome::Restart;
+        if let Some(seen) = ack.restart {
+            return self.receive_restart(seen);
         }
         if self.state.newest_sent == NO_FRAME {
             return AckOutcome::Stale;
@@ -426,34 +461,106 @@ impl<'a> Peer<'a> {
         }
         if unsent || proof.value() != ack.proof {
             self.state.stats.refused_acks += 1;
+            self.state.strict_until = self.state.newest_sent.wrapping_add(PROVEN);
             return AckOutcome::Refused;
         }
         if ack.frames(self.state.newest_sent).all(|f| self.before_floor(f)) {
             // Every frame it names was sent before the client restarted.
             return AckOutcome::Stale;
         }
-        let (newest, latest, floor) = (
-            self.state.newest_sent,
-            from_wire(self.state.newest_sent, ack.latest),
-            self.state.floor,
-        );
-        let named = |f: u32| {
-            let back = age(latest, f);
-            (back == 0 || (back <= WINDOW && ack.bits >> (back - 1) & 1 != 0))
-                && !before_restart(floor, f)
-        };
-        self.state.book.acked(self.store.models, newest, named);
+        let (newest, floor) = (self.state.newest_sent, self.state.floor);
+        let strict = self.state.strict_until != NO_FRAME
+            && (age(newest, self.state.strict_until) as i32) < 0;
+        let mut held = [false; SLOTS];
         for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
-            if let Some(p) = self.state.slots.find(frame) {
-                self.state.acked[p] = true;
-                if self.state.acked_high == NO_FRAME
-                    || (age(frame, self.state.acked_high) as i32) > 0
-                {
-                    self.state.acked_high = frame;
-                }
+            let Some(p) = self.state.slots.find(frame) else { continue };
+            held[p] = !strict
+                || self.state.acked[p]
+                || self.state.first_proof[p].is_some_and(|first| first != ack.proof);
+            if !held[p] {
+                self.state.first_proof[p] = Some(ack.proof);
+                continue;
+            }
+            self.state.acked[p] = true;
+            if self.state.acked_high == NO_FRAME || (age(frame, self.state.acked_high) as i32) > 0 {
+                self.state.acked_high = frame;
             }
         }
+        let slots = self.state.slots;
+        let holds = |f: u32| slots.find(f).is_some_and(|p| held[p]);
+        self.state.book.acked(self.store.models, newest, holds);
+        let latest = from_wire(newest, ack.latest);
+        if let Some(view) = ack.view.filter(|_| holds(latest)) {
+            // Compared at the next packet, which has the world to read the record from.
+            self.state.pending_view = Some((latest, view));
+        }
         AckOutcome::Accepted
+    }
+
+    /// Takes a restart request proving receipt of the datagrams whose hashes are `seen`.
+    fn receive_restart(&mut self, seen: [u32; 2]) -> AckOutcome {
+        let mut outcome = AckOutcome::Refused;
+        for &(frame, _, hash) in &self.state.checks {
+            if frame != NO_FRAME && seen.contains(&hash) {
+                if !self.before_floor(frame) {
+                    outcome = AckOutcome::Restart;
+                    break;
+                }
+                outcome = AckOutcome::Stale;
+            }
+        }
+        match outcome {
+            AckOutcome::Restart => self.restart(),
+            AckOutcome::Refused => self.state.stats.refused_acks += 1,
+            _ => {}
+        }
+        outcome
+    }
+
+    /// Starts the stream over: the client holds nothing this peer sent so far, so no frame is a
+    /// baseline any more and no model built.
+    fn restart(&mut self) {
+        self.state.acked = [false; SLOTS];
+        self.state.pending_view = None;
+        self.state.floor = self.state.newest_sent;
+        self.state.book.restart();
+        self.state.stats.restarts += 1;
+    }
+
+    /// Digest of what this peer records its client holds at `frame`, as the client's
+    /// [`Client::view_digest`](crate::Client::view_digest) computes it; `None` if the frame is
+    /// no longer held by this peer or `world`, or a handle present there has been released or
+    /// given another entity since.
+    fn view_digest(&self, world: &World<'_>, frame: u32) -> Option<u32> {
+        let p = self.state.slots.find(frame)?;
+        let w = words(self.state.handles as usize);
+        let mut digest = ViewDigest::new();
+        for (word, &bits) in self.store.presence[p * w..(p + 1) * w].iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let h = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let id = self.store.handle_entity[h];
+                if id == NO_HANDLE || (age(frame, self.store.since[h]) as i32) < 0 {
+                    return None;
+                }
+                // The class comes first: the values follow it.
+                let class = world.get(frame, id as usize)?.0;
+                digest.entity(h as u32, class);
+                self.held_entity(world, frame, p, h, id as usize, |_, v| digest.value_of(v))?;
+            }
+        }
+        Some(digest.value())
+    }
+
+    /// Compares the view digest of the last ack that carried one with this peer's record, and
+    /// restarts the stream if they differ (see [`PeerStats::view_mismatches`]).
+    fn check_view(&mut self, world: &World<'_>) {
+        let Some((frame, view)) = self.state.pending_view.take() else { return };
+        if self.view_digest(world, frame).is_some_and(|ours| ours != view) {
+            self.state.stats.view_mismatches += 1;
+            self.restart();
+        }
     }
 
     /// The ack a client that decoded `latest` and every older frame `holds` names would send,
@@ -473,7 +580,7 @@ impl<'a> Peer<'a> {
     /// The check value of the packet sent for `frame`, if it was sent in the last [`PROVEN`]
     /// frames.
     fn sent_check(&self, frame: u32) -> Option<u16> {
-        let (sent, check) = self.state.checks[(frame % PROVEN) as usize];
+        let (sent, check, _) = self.state.checks[(frame % PROVEN) as usize];
         (sent == frame && frame != NO_FRAME).then_some(check)
     }
 
@@ -644,6 +751,7 @@ impl<'a> Peer<'a> {
         if self.state.newest_sent != NO_FRAME && age(frame, self.state.newest_sent) as i32 <= 0 {
             return Err(Error::StalePacket);
         }
+        self.check_view(world);
         let (history, len) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let mut refs = Refs::new(self.state.session, frame, &history[..len]);
@@ -666,7 +774,8 @@ impl<'a> Peer<'a> {
             }
             other => (other?, false),
         };
-        self.commit(&refs, written, held_all);
+        let hash = datagram_hash(self.state.session, buf.get(..written.len).unwrap_or(&[]));
+        self.commit(&refs, written, held_all, hash);
         Ok(written.len)
     }
 
@@ -779,9 +888,10 @@ impl<'a> Peer<'a> {
         Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16 })
     }
 
-    /// Makes the packet just written for `refs` the newest frame sent. Handles a packet
-    /// holding everything kept stay unreleased until a later packet sends their leaving.
-    fn commit(&mut self, refs: &Refs, written: Written, held_all: bool) {
+    /// Makes the packet just written for `refs`, whose datagram hash is `hash`, the newest
+    /// frame sent. Handles a packet holding everything kept stay unreleased until a later
+    /// packet sends their leaving.
+    fn commit(&mut self, refs: &Refs, written: Written, held_all: bool, hash: u32) {
         let frame = refs.frame;
         let spare = self.state.slots.spare();
         let w = words(self.state.handles as usize);
@@ -804,11 +914,12 @@ impl<'a> Peer<'a> {
                 bits &= bits - 1;
             }
         }
-        self.state.checks[(frame % PROVEN) as usize] = (frame, written.check);
+        self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
         self.state.book.commit(self.schema, self.store.models, frame, spare);
         self.state.slots.commit(frame, written.max_lag, refs.distance());
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
+        self.state.first_proof[spare] = None;
         self.state.newest_sent = frame;
         self.state.stats.packets += 1;
         self.state.stats.cold_packets += u64::from(refs.len == 0);

@@ -201,9 +201,9 @@ impl Link {
 
 /// Encodes an ack for the link.
 pub fn ack_bytes(ack: Ack) -> Vec<u8> {
-    let mut b = [0u8; Ack::WIRE_LEN];
-    ack.write(&mut b).unwrap();
-    b.to_vec()
+    let mut b = [0u8; Ack::MAX_LEN];
+    let len = ack.write(&mut b).unwrap();
+    b[..len].to_vec()
 }
 
 /// A world of balls that fly and bounce, and crates that sit; things spawn and despawn.
