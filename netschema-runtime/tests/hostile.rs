@@ -148,12 +148,14 @@ fn junk_flood(junk: usize) -> (f64, u64) {
 fn junk_datagrams_cannot_restart_a_client() {
     let (quiet, _) = junk_flood(0);
     let (flooded, restarts) = junk_flood(32);
+    println!("accepted {quiet:.3} quiet, {flooded:.3} under 32 junk datagrams a frame");
     assert_eq!(restarts, 0, "junk drove restarts");
     assert!(flooded >= quiet - 0.02, "accepted {flooded:.3} under junk against {quiet:.3}");
 }
 
 /// A client that restarted accepts a packet without baseline whatever frame it names: such a
-/// packet's 32-bit check value keeps short random datagrams out.
+/// packet's 32-bit check value keeps short random datagrams out. `NETSCHEMA_SHORT_DATAGRAMS`
+/// sets how many random ones to try (300,000 by default; `.ci/soak` tries 10⁸).
 #[test]
 fn short_random_datagrams_are_not_accepted_after_a_restart() {
     let schema = &SCHEMA;
@@ -184,11 +186,14 @@ fn short_random_datagrams_are_not_accepted_after_a_restart() {
         }
     }
     let mut rng = Rng(13);
-    for _ in 0..300_000 {
+    let tries = std::env::var("NETSCHEMA_SHORT_DATAGRAMS").ok().and_then(|s| s.parse().ok());
+    let tries: u64 = tries.unwrap_or(300_000);
+    for _ in 0..tries {
         let len = 3 + rng.below(24) as usize;
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         try_one(&mut client, &bytes);
     }
+    println!("{accepted} of {} short datagrams accepted", tries + 65_792);
     assert_eq!(accepted, 0);
 }
 
@@ -318,6 +323,7 @@ fn forged_restarts_are_refused_and_counted() {
     };
     let (quiet, _) = run(false);
     let (forged, stats) = run(true);
+    println!("{quiet} bytes quiet, {forged} under a forged restart a frame");
     assert_eq!(stats.restarts, 0);
     assert_eq!(stats.refused_acks, 1000, "every forged restart is counted");
     assert!(forged * 100 <= quiet * 105, "{forged} bytes under forged restarts, {quiet} without");
@@ -366,6 +372,7 @@ fn a_flood_of_forged_acks_changes_nothing() {
     };
     let (quiet, _) = run(0);
     let (flooded, refused) = run(4096);
+    println!("{quiet} packets accepted quiet, {flooded} under {refused} forged acks");
     assert!(refused >= 4000 * 400, "{refused} forged acks refused");
     assert!(
         flooded * 100 >= quiet * 98,

@@ -2,6 +2,10 @@
 //! packet checked against what the server records that its client holds. Damaged packets are
 //! counted by kind; one the client accepts with values the server never sent is a false
 //! acceptance, the event the 16-bit check value makes rare. The stream must go on after one.
+//! Hostile traffic rides along: junk datagrams to the client, forged and replayed acks and
+//! forged restart requests to the server, and now and then an honest restart. The peer must
+//! never fail to encode, and restart only when asked honestly or when a false acceptance
+//! broke the stream.
 //!
 //! By default it runs a fixed number of sessions (a few seconds). To soak for as long as you
 //! like: `NETSCHEMA_SOAK_SECONDS=3600 cargo test --release -p netschema-runtime --test soak --
@@ -85,6 +89,15 @@ struct Tally {
     /// Damaged packets accepted with values or a frame the server never sent.
     false_accepts: [u64; DAMAGES.len()],
     refused_acks: u64,
+    /// Junk datagrams, forged acks, replayed acks and forged restart requests sent.
+    junk: u64,
+    forged: u64,
+    replayed: u64,
+    forged_restarts: u64,
+    /// Restarts the clients asked for honestly, and restarts the peers made.
+    asked: u64,
+    restarts: u64,
+    view_mismatches: u64,
 }
 
 /// One session: `FRAMES` frames over links with the session's loss and delay, damaged copies
@@ -103,6 +116,7 @@ fn soak_session(seed: u64, tally: &mut Tally) {
     let mut older = Vec::new();
     let mut buf = vec![0u8; budget];
     let mut accepted_after_false = None;
+    let (mut history, mut asked, mut false_accepts) = (Vec::new(), 0, 0);
     for now in 0..FRAMES {
         sim.step(&mut world);
         for id in 0..ENTITIES {
@@ -126,9 +140,15 @@ fn soak_session(seed: u64, tally: &mut Tally) {
                         tally.harmless[k] += 1;
                     } else {
                         tally.false_accepts[k] += 1;
+                        false_accepts += 1;
                         accepted_after_false = Some(0);
                     }
                 }
+            }
+            for _ in 0..rng.below(3) {
+                let junk: Vec<u8> = (0..1 + rng.below(12)).map(|_| rng.next() as u8).collect();
+                tally.junk += 1;
+                let _ = client.decode(&junk);
             }
             if let Ok(f) = client.decode(&packet) {
                 tally.accepted += 1;
@@ -137,20 +157,65 @@ fn soak_session(seed: u64, tally: &mut Tally) {
                 assert_eq!(client.model_digest(f), peer.model_digest(f), "seed {seed}, frame {f}");
                 if let Some(ack) = client.ack() {
                     up.send(&mut rng, now, &ack_bytes(ack));
+                    history.push(ack);
                 }
             }
             older = packet;
+        }
+        if rng.chance(0.005) {
+            client.restart();
+            asked += 1;
+            up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));
         }
         for ack in up.receive(now) {
             if peer.receive_ack(&Ack::read(&ack).unwrap()) == AckOutcome::Refused {
                 tally.refused_acks += 1;
             }
         }
+        // Hostile acks: forged, replayed from earlier in the session, and forged restarts.
+        for _ in 0..rng.below(4) {
+            let ack = match rng.below(3) {
+                0 => {
+                    tally.forged += 1;
+                    let r = rng.next();
+                    let latest = frame.wrapping_sub(r as u32 % 40) as u16;
+                    Ack {
+                        latest,
+                        bits: (r >> 16) as u32,
+                        proof: rng.next() as u32,
+                        ..Ack::default()
+                    }
+                }
+                1 if !history.is_empty() => {
+                    tally.replayed += 1;
+                    history[rng.below(history.len() as u64) as usize]
+                }
+                _ => {
+                    tally.forged_restarts += 1;
+                    Ack::restart([rng.next() as u32, rng.next() as u32])
+                }
+            };
+            peer.receive_ack(&ack);
+        }
+        if history.len() > 256 {
+            history.drain(..128);
+        }
         tally.frames += 1;
     }
     if let Some(n) = accepted_after_false {
         assert!(n > 0 || loss > 0.0, "seed {seed}: no packet accepted after a false acceptance");
     }
+    let stats = peer.stats();
+    // A restart asked for may be proven twice (a late request after the first); a false
+    // acceptance may cost one restart by its view digest and one by a wedged client.
+    assert!(
+        stats.restarts <= 2 * (asked + false_accepts),
+        "seed {seed}: {} restarts, {asked} asked, {false_accepts} false acceptances",
+        stats.restarts
+    );
+    tally.asked += asked;
+    tally.restarts += stats.restarts;
+    tally.view_mismatches += stats.view_mismatches;
     tally.sessions += 1;
 }
 
@@ -177,6 +242,17 @@ fn damaged_packets_are_refused_and_the_stream_goes_on() {
         tally.accepted,
         tally.refused_acks,
         started.elapsed().as_secs_f64()
+    );
+    println!(
+        "hostile traffic: {} junk datagrams, {} forged acks, {} replayed acks, {} forged \
+         restarts; {} restarts asked, {} made, {} after a view mismatch",
+        tally.junk,
+        tally.forged,
+        tally.replayed,
+        tally.forged_restarts,
+        tally.asked,
+        tally.restarts,
+        tally.view_mismatches
     );
     println!("{:<9} {:>10} {:>9} {:>6}", "damage", "decoded", "harmless", "false");
     for (k, kind) in DAMAGES.iter().enumerate() {
