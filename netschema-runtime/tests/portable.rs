@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0xf152_250a_3e76_2c50, 0xa342_c063_b4a6_9993, 0xa505_ee42_10e8_a881],
+        [0x8b2a_691d_0c8f_276b, 0x3b47_37f3_9fda_bdb8, 0xb9ed_8b72_8698_f0cd],
         "{got:#018x?}"
     );
 }
