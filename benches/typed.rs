@@ -32,7 +32,7 @@ enum Particles {
 
 const COUNT: usize = 1000;
 const LATENCY: usize = 6;
-const CONFIG: ServerConfig = ServerConfig { entities: COUNT, handles: COUNT };
+const CONFIG: ServerConfig = ServerConfig::new(COUNT, COUNT);
 
 /// Particles bouncing in the room, colours fading over a four-second life.
 struct Scene {

@@ -41,7 +41,7 @@ fn unit(id: u64, t: u32) -> Unit {
 }
 
 fn main() -> Result<(), Error> {
-    let config = ServerConfig { entities: UNITS as usize, handles: UNITS as usize };
+    let config = ServerConfig::new(UNITS as usize, UNITS as usize);
     let mut server = Server::<Crowd>::new(config)?; // ns
     let mut hello = [0; 64];
     let n = Client::<Crowd>::hello(&mut hello)?; // ns

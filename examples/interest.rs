@@ -34,7 +34,7 @@ fn position(id: u64, tick: u32) -> [f32; 2] {
 }
 
 fn main() -> Result<(), Error> {
-    let mut server = Server::<Pasture>::new(ServerConfig { entities: 512, handles: 512 })?;
+    let mut server = Server::<Pasture>::new(ServerConfig::new(512, 512))?;
     let mut interest = Interest::<ClientId, 2>::new(35.0);
     let mut shepherds = Vec::new();
     for avatar in 0..SHEPHERDS {

@@ -84,7 +84,7 @@ impl Motion {
 }
 
 fn main() -> Result<(), Error> {
-    let mut server = Server::<Fleet>::new(ServerConfig { entities: 64, handles: 64 })?; // ns
+    let mut server = Server::<Fleet>::new(ServerConfig::new(64, 64))?; // ns
     let mut msg = [0; 64];
     let n = Client::<Fleet>::hello(&mut msg)?; // ns
     let who = server.connect(&msg[..n])?; // ns

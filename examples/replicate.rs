@@ -72,7 +72,7 @@ struct Remote {
 }
 
 fn main() -> Result<(), Error> {
-    let mut server = Server::<Game>::new(ServerConfig { entities: 256, handles: 128 })?; // ns
+    let mut server = Server::<Game>::new(ServerConfig::new(256, 128))?; // ns
     let mut remotes = Vec::new();
     for avatar in [1000, 2000] {
         let mut hello = [0; 64];

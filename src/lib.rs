@@ -81,7 +81,7 @@
 //!     Ball(Ball),
 //! }
 //!
-//! let mut server = Server::<Game>::new(ServerConfig { entities: 16, handles: 16 }).unwrap();
+//! let mut server = Server::<Game>::new(ServerConfig::new(16, 16)).unwrap();
 //! let mut msg = [0; 64];
 //! let n = Client::<Game>::hello(&mut msg).unwrap();
 //! let player = server.connect(&msg[..n]).unwrap();

@@ -46,7 +46,7 @@ enum PlainQuarry {
 fn a_derived_contract_replicates_exactly_on_the_owned_layer() {
     assert_eq!(Quarry::SCHEMA.contract.map(|c| c.name), Some("falling-v1"));
     assert_ne!(Quarry::SCHEMA.hash, PlainQuarry::SCHEMA.hash);
-    let config = ServerConfig { entities: 8, handles: 8 };
+    let config = ServerConfig::new(8, 8);
     let mut server = Server::<Quarry>::new(config).unwrap();
     let mut hello = [0; 64];
     // A client without the contract is refused at connect.

@@ -5,7 +5,7 @@ use netschema::engine::handshake::{self, WIRE_VERSION};
 use netschema::owned::{Client, Server, ServerConfig};
 use netschema::{Error, Protocol, Snapshot};
 
-const CONFIG: ServerConfig = ServerConfig { entities: 8, handles: 8 };
+const CONFIG: ServerConfig = ServerConfig::new(8, 8);
 
 /// Whether a client of schema `C` may connect to a server of schema `S`: the server checks the
 /// hello, and the client checks the welcome.
@@ -183,7 +183,7 @@ fn another_wire_version_is_refused() {
 
 #[test]
 fn a_client_too_small_for_the_server_refuses_with_both_numbers() {
-    let server = Server::<small::Game>::new(ServerConfig { entities: 100, handles: 50 }).unwrap();
+    let server = Server::<small::Game>::new(ServerConfig::new(100, 50)).unwrap();
     let mut welcome = [0; 64];
     let n = server.welcome(&mut welcome).unwrap();
     let err = Client::<small::Game>::connect(&welcome[..n], 20).unwrap_err();

@@ -32,7 +32,7 @@ fn position(n: u64, tick: u32) -> [f32; 2] {
 
 #[test]
 fn clients_decode_what_the_grid_shows() {
-    let config = ServerConfig { entities: 256, handles: 256 };
+    let config = ServerConfig::new(256, 256);
     let mut server = Server::<Game>::new(config).unwrap();
     let mut interest = Interest::<ClientId, 2>::new(8.0);
     let mut clients = Vec::new();

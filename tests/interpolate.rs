@@ -108,7 +108,7 @@ struct Session {
 
 impl Session {
     fn new(delay: u32) -> Session {
-        let mut server = Server::<Space>::new(ServerConfig { entities: 64, handles: 64 }).unwrap();
+        let mut server = Server::<Space>::new(ServerConfig::new(64, 64)).unwrap();
         let mut msg = [0; 64];
         let n = Client::<Space>::hello(&mut msg).unwrap();
         let id = server.connect(&msg[..n]).unwrap();
@@ -405,7 +405,7 @@ fn slower_update_groups_blend_on_the_default_groups_timeline() {
     // The fuel is sent every 4 frames: the client's values of the probe are up to 3 frames old
     // (its age), yet there is a sample every frame, keyed by the position's frame, and the fuel
     // changes over the one frame before the sample that brings it.
-    let mut server = Server::<Probes>::new(ServerConfig { entities: 4, handles: 4 }).unwrap();
+    let mut server = Server::<Probes>::new(ServerConfig::new(4, 4)).unwrap();
     let mut msg = [0; 64];
     let n = Client::<Probes>::hello(&mut msg).unwrap();
     let id = server.connect(&msg[..n]).unwrap();

@@ -40,7 +40,7 @@ enum Arena {
     Projectile(Projectile),
 }
 
-const CONFIG: ServerConfig = ServerConfig { entities: 64, handles: 64 };
+const CONFIG: ServerConfig = ServerConfig::new(64, 64);
 
 /// A deterministic pseudo-random sequence.
 struct Rng(u64);

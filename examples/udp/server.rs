@@ -131,7 +131,13 @@ impl GameServer {
         let addr = socket.local_addr()?;
         let netcode = netcode::server(addr, config.key, config.players, netcode::unix_time());
         let entities = usize::from(config.ships);
-        let netschema = Server::new(ServerConfig { entities, handles: entities })?;
+        // Netcode admits only clients with a sealed token, `players` at most: all may be pending.
+        let (max_clients, max_pending) = (config.players, config.players);
+        let netschema = Server::new(ServerConfig {
+            max_clients,
+            max_pending,
+            ..ServerConfig::new(entities, entities)
+        })?;
         Ok(GameServer {
             socket,
             netcode,
@@ -179,6 +185,7 @@ impl GameServer {
             }
         }
         let frame = self.simulate()?;
+        self.expire(now);
         self.encode_and_send(now, frame);
         self.socket.flush(now);
         Ok(())
@@ -247,6 +254,20 @@ impl GameServer {
         for (ship, _) in self.docked.iter().enumerate().filter(|(_, docked)| !**docked) {
             // Every ship exists in the world here, so this cannot fail.
             let _ = self.netschema.set_visible(client, ship as u64, true);
+        }
+    }
+
+    /// Disconnects the players netschema dropped at this frame's start because none of their
+    /// acks came back in time: their clients connect again.
+    fn expire(&mut self, now: Duration) {
+        for client in self.netschema.expired().to_vec() {
+            let Some(&id) = self.netcode_ids.get(&client) else { continue };
+            if let ServerResult::ClientDisconnected { addr, payload: Some(payload), .. } =
+                self.netcode.disconnect(id)
+            {
+                self.socket.send(now, addr, payload);
+            }
+            self.leave(id, "no ack came back");
         }
     }
 

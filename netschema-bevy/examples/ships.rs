@@ -45,7 +45,7 @@ fn app() -> App {
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugin::<Fleet>::new(ServerConfig { entities: 1024, handles: 512 })
+        NetschemaPlugin::<Fleet>::new(ServerConfig::new(1024, 512))
             .class::<Ship>()
             .interpolate(2, HZ as f32),
     ))

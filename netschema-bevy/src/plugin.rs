@@ -131,7 +131,7 @@ impl<P: Protocol> Plugin for NetschemaPlugin<P> {
             .add_systems(
                 PostUpdate,
                 (
-                    (capture::begin_frame::<P>, capture::own::<P>)
+                    (capture::begin_frame::<P>, server::rejoin_expired::<P>, capture::own::<P>)
                         .chain()
                         .in_set(NetschemaSystems::Capture),
                     encode::encode::<P>.in_set(NetschemaSystems::Encode),

@@ -123,6 +123,36 @@ pub(crate) fn connect<P: Protocol>(
     mut welcomes: MessageWriter<ToClients<NsWelcome>>,
     mut commands: Commands,
 ) {
+    join(&mut ns, add.entity, &replicated, &mut welcomes, &mut commands);
+}
+
+/// Connects again the clients the server dropped at this frame's start because none of their
+/// acks came back in time ([`Server::expired`]): each starts over from a new welcome.
+pub(crate) fn rejoin_expired<P: Protocol>(
+    mut ns: ResMut<NsServer<P>>,
+    replicated: Query<Entity, With<NsReplicate>>,
+    mut welcomes: MessageWriter<ToClients<NsWelcome>>,
+    mut commands: Commands,
+) {
+    let ns = &mut *ns;
+    for client in ns.server.expired().to_vec() {
+        if let Some(entity) = ns.peers.remove(&client) {
+            log::warn!(
+                "netschema dropped {client} of {entity}: no ack came back; connecting again"
+            );
+            join(ns, entity, &replicated, &mut welcomes, &mut commands);
+        }
+    }
+}
+
+/// Gives the client of replicon's `entity` a netschema connection and sends its welcome.
+fn join<P: Protocol>(
+    ns: &mut NsServer<P>,
+    entity: Entity,
+    replicated: &Query<Entity, With<NsReplicate>>,
+    welcomes: &mut MessageWriter<ToClients<NsWelcome>>,
+    commands: &mut Commands,
+) {
     // Replicon has already compared the schema hash (part of its protocol hash), so the hello
     // the netschema handshake expects is this build's own.
     let mut hello = [0; 64];
@@ -132,19 +162,19 @@ pub(crate) fn connect<P: Protocol>(
         .and_then(|client| Ok((client, ns.server.welcome(&mut welcome)?)));
     let (client, n) = match accepted {
         Ok(accepted) => accepted,
-        Err(e) => return log::error!("netschema could not connect client {}: {e}", add.entity),
+        Err(e) => return log::error!("netschema could not connect client {entity}: {e}"),
     };
-    ns.peers.insert(client, add.entity);
+    ns.peers.insert(client, entity);
     if ns.visible_to_all {
-        for entity in &replicated {
-            if ns.server.contains(ns_id(entity)) {
-                let _ = ns.server.set_visible(client, ns_id(entity), true);
+        for id in replicated.iter().map(ns_id) {
+            if ns.server.contains(id) {
+                let _ = ns.server.set_visible(client, id, true);
             }
         }
     }
-    commands.entity(add.entity).insert(NsPeer(client));
+    commands.entity(entity).insert(NsPeer(client));
     welcomes.write(ToClients {
-        targets: SendTargets::Single(add.entity.into()),
+        targets: SendTargets::Single(entity.into()),
         message: NsWelcome(Bytes::copy_from_slice(&welcome[..n])),
     });
 }

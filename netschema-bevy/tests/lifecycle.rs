@@ -1,5 +1,6 @@
 //! Connections follow replicon's: a client of another schema is refused by replicon's protocol
-//! check, and a disconnected client loses its connection on the server and its entities.
+//! check, a disconnected client loses its connection on the server and its entities, and one
+//! whose acks never come back is connected again.
 
 use bevy::prelude::*;
 use bevy::state::app::StatesPlugin;
@@ -51,7 +52,7 @@ where
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugin::<P>::new(ServerConfig { entities: 64, handles: 64 }).class::<C>(),
+        NetschemaPlugin::<P>::new(ServerConfig::new(64, 64)).class::<C>(),
     ));
     app.finish();
     app
@@ -103,5 +104,33 @@ fn a_disconnected_client_loses_its_connection_and_entities() {
     server.connect_client(&mut client);
     run(&mut server, &mut client, 3);
     assert_eq!(server.world().resource::<NsServer<ours::Fleet>>().server().clients().count(), 1);
+    assert_eq!(client.world_mut().query::<&ours::Ship>().iter(client.world()).count(), 5);
+}
+
+#[test]
+fn a_client_whose_acks_never_come_back_is_connected_again() {
+    let mut server = app::<ours::Fleet, ours::Ship>();
+    let mut client = app::<ours::Fleet, ours::Ship>();
+    for x in 0..5 {
+        server.world_mut().spawn((ours::Ship { pos: [x as f32, 0.0] }, NsReplicate));
+    }
+    server.connect_client(&mut client);
+    server.update();
+    let peer = **client.world().resource::<TestClientEntity>();
+    let first = server.world().get::<NsPeer>(peer).unwrap().client();
+
+    // Nothing reaches the client, so no ack comes back, for as long as a connection waits.
+    for _ in 0..ServerConfig::new(64, 64).pending_frames {
+        server.update();
+    }
+    let second = server.world().get::<NsPeer>(peer).unwrap().client();
+    assert_ne!(first, second);
+    let ns = server.world().resource::<NsServer<ours::Fleet>>().server();
+    assert_eq!(ns.clients().collect::<Vec<_>>(), [second]);
+
+    // The client starts over from the second welcome.
+    run(&mut server, &mut client, 40);
+    let ns = server.world().resource::<NsServer<ours::Fleet>>().server();
+    assert!(ns.is_proven(second).unwrap());
     assert_eq!(client.world_mut().query::<&ours::Ship>().iter(client.world()).count(), 5);
 }

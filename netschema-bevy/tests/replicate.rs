@@ -51,7 +51,7 @@ fn app() -> App {
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
     ))
     .add_plugins(
-        NetschemaPlugin::<Fleet>::new(ServerConfig { entities: 256, handles: 128 })
+        NetschemaPlugin::<Fleet>::new(ServerConfig::new(256, 128))
             .class::<Ship>()
             .class::<Rock>(),
     )

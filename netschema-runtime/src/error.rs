@@ -114,6 +114,17 @@ pub enum Error {
         /// The client's number.
         client: u64,
     },
+    /// A server already has as many clients as it may (`ServerConfig::max_clients`).
+    TooManyClients {
+        /// The most clients it may have.
+        max: usize,
+    },
+    /// A server already has as many clients as it may that have not yet proven they receive
+    /// (`ServerConfig::max_pending`).
+    TooManyPending {
+        /// The most such clients it may have.
+        max: usize,
+    },
     /// A timeline edit at or before the frame the timeline has reached: what was sent for
     /// those times is final.
     KeyframeInPast {
@@ -185,6 +196,12 @@ impl fmt::Display for Error {
             }
             Error::UnknownEntity { id } => write!(f, "no entity has id {id}"),
             Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
+            Error::TooManyClients { max } => {
+                write!(f, "the server already has its {max} clients")
+            }
+            Error::TooManyPending { max } => {
+                write!(f, "the server already has {max} clients with no ack accepted yet")
+            }
             Error::KeyframeInPast { time, now } => {
                 write!(f, "keyframe at frame {time} is not after the timeline's frame {now}")
             }

@@ -8,12 +8,17 @@ use std::vec::Vec;
 use super::buffers::{PeerBuffers, WorldBuffers};
 use super::ids::{IdMap, Ids};
 use crate::engine::ack::{Ack, AckOutcome};
+use crate::engine::frame::WINDOW;
 use crate::engine::handshake::{self, Welcome};
 use crate::engine::peer::{PeerState, PeerStats};
 use crate::engine::world::WorldState;
-use crate::{ClassOf, Error, Peer, Protocol, Result, Value, World};
+use crate::{ClassOf, Error, Peer, PeerStorage, Protocol, Result, Value, World};
 
 /// The capacities of a server: set once, here, for the world and every connection.
+///
+/// A connection holds a peer's storage ([`PeerStorage::sizes`]) from [`Server::connect`] on:
+/// the server holds at most `max_clients` of them, and at most `max_pending` for clients that
+/// have not yet shown they receive its packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
     /// Most entities the world holds at once.
@@ -21,6 +26,31 @@ pub struct ServerConfig {
     /// Most entities one client may see at once: its handles. Sent in the welcome, so a
     /// client that cannot hold this many refuses to connect.
     pub handles: usize,
+    /// Most clients connected at once, proven or not: [`Server::connect`] refuses more with
+    /// [`Error::TooManyClients`].
+    pub max_clients: usize,
+    /// Most clients connected at once that have not yet proven they receive (no ack of theirs
+    /// accepted yet, [`Server::is_proven`]): [`Server::connect`] refuses more with
+    /// [`Error::TooManyPending`]. Counted within `max_clients`.
+    pub max_pending: usize,
+    /// Frames a client has to prove it receives: one still unproven when this many frames
+    /// have begun since it connected is dropped by the next [`Server::begin_frame`]
+    /// ([`Server::expired`]). `u32::MAX`: never.
+    pub pending_frames: u32,
+}
+
+impl ServerConfig {
+    /// `entities` and `handles` as given, at most 256 clients, 64 of them unproven, and
+    /// 128 frames (four windows) for a client to prove it receives.
+    pub const fn new(entities: usize, handles: usize) -> Self {
+        ServerConfig {
+            entities,
+            handles,
+            max_clients: 256,
+            max_pending: 64,
+            pending_frames: 4 * WINDOW,
+        }
+    }
 }
 
 /// A connected client, as the server names it. Ids are not reused while the server runs, so
@@ -41,6 +71,8 @@ pub struct Connection {
     id: ClientId,
     buffers: PeerBuffers,
     state: PeerState,
+    /// Frames begun since the client connected, until an ack of its is accepted.
+    pending: Option<u32>,
 }
 
 impl Connection {
@@ -88,6 +120,8 @@ pub struct Server<P: Protocol> {
     connections: Vec<Connection>,
     /// Index in `connections` of each client.
     index: IdMap<ClientId, usize>,
+    /// Clients the last [`Server::begin_frame`] dropped, unproven.
+    expired: Vec<ClientId>,
     next_client: u64,
     row: Vec<i32>,
     /// Clamped values per scalar field, classes one after another.
@@ -133,6 +167,7 @@ impl<P: Protocol> Server<P> {
             ids: Ids::new(config.entities),
             connections: Vec::new(),
             index: IdMap::default(),
+            expired: Vec::new(),
             next_client: 0,
             row: vec![0; schema.max_fields],
             clamped: vec![0; fields],
@@ -153,9 +188,23 @@ impl<P: Protocol> Server<P> {
         handshake::write_welcome(P::SCHEMA, welcome, buf)
     }
 
-    /// Accepts a client whose hello matches this server's schema and wire version.
+    /// Accepts a client whose hello matches this server's schema and wire version, and
+    /// allocates its connection. Refuses, allocating nothing, a client beyond
+    /// [`ServerConfig::max_clients`] ([`Error::TooManyClients`]) or beyond
+    /// [`ServerConfig::max_pending`] of those not yet proven ([`Error::TooManyPending`]).
+    ///
+    /// The client is pending until [`Server::receive_ack`] accepts an ack of its, which only a
+    /// receiver of its packets can write: hellos from forged addresses hold at most
+    /// `max_pending` connections, each for at most [`ServerConfig::pending_frames`].
     pub fn connect(&mut self, hello: &[u8]) -> Result<ClientId> {
         handshake::check_hello(P::SCHEMA, hello)?;
+        let (max_clients, max_pending) = (self.config.max_clients, self.config.max_pending);
+        if self.connections.len() >= max_clients {
+            return Err(Error::TooManyClients { max: max_clients });
+        }
+        if self.connections.iter().filter(|c| c.pending.is_some()).count() >= max_pending {
+            return Err(Error::TooManyPending { max: max_pending });
+        }
         let schema = P::SCHEMA;
         let (handles, entities) = (self.config.handles, self.config.entities);
         let mut buffers = PeerBuffers::new(schema, handles, entities);
@@ -163,7 +212,7 @@ impl<P: Protocol> Server<P> {
         let id = ClientId(self.next_client);
         self.next_client += 1;
         self.index.insert(id, self.connections.len());
-        self.connections.push(Connection { id, buffers, state });
+        self.connections.push(Connection { id, buffers, state, pending: Some(0) });
         Ok(id)
     }
 
@@ -177,7 +226,26 @@ impl<P: Protocol> Server<P> {
         Ok(())
     }
 
-    /// The connected clients, oldest first.
+    /// Whether `client` has proven it receives this server's packets: an ack of its was
+    /// accepted ([`AckOutcome::Accepted`]) since it connected.
+    pub fn is_proven(&self, client: ClientId) -> Result<bool> {
+        Ok(self.connections[self.index_of(client)?].pending.is_none())
+    }
+
+    /// The clients the last [`Server::begin_frame`] dropped because they had not proven they
+    /// receive within [`ServerConfig::pending_frames`]: forget them as if disconnected.
+    pub fn expired(&self) -> &[ClientId] {
+        &self.expired
+    }
+
+    /// Bytes of storage the server holds for its connections: a peer's
+    /// ([`PeerStorage::sizes`]) per connected client.
+    pub fn connection_bytes(&self) -> usize {
+        let peer = PeerStorage::sizes(P::SCHEMA, self.config.handles, self.config.entities);
+        self.connections.len() * peer.bytes()
+    }
+
+    /// The connected clients, proven or not, oldest first.
     pub fn clients(&self) -> impl Iterator<Item = ClientId> + '_ {
         let mut ids: Vec<ClientId> = self.connections.iter().map(|c| c.id).collect();
         ids.sort_unstable();
@@ -192,8 +260,24 @@ impl<P: Protocol> Server<P> {
         self.ids.get(id).ok_or(Error::UnknownEntity { id })
     }
 
-    /// Starts the next frame, a copy of the current one, and returns its number.
+    /// Starts the next frame, a copy of the current one, and returns its number. Drops the
+    /// clients that have not proven they receive within [`ServerConfig::pending_frames`]
+    /// ([`Server::expired`]).
     pub fn begin_frame(&mut self) -> u32 {
+        self.expired.clear();
+        let (limit, expired) = (self.config.pending_frames, &mut self.expired);
+        self.connections.retain_mut(|c| {
+            let Some(frames) = &mut c.pending else { return true };
+            *frames = frames.saturating_add(1);
+            if *frames > limit {
+                expired.push(c.id);
+            }
+            *frames <= limit
+        });
+        if !self.expired.is_empty() {
+            self.index.clear();
+            self.index.extend(self.connections.iter().enumerate().map(|(at, c)| (c.id, at)));
+        }
         let mut world = self.world.resume(P::SCHEMA, self.world_state);
         let frame = world.begin_frame();
         self.world_state = world.state();
@@ -388,9 +472,15 @@ impl<P: Protocol> Server<P> {
         (Frame { world, _schema: PhantomData }, &mut self.connections)
     }
 
-    /// Takes an acknowledgement from `client`; see [`Peer::receive_ack`].
+    /// Takes an acknowledgement from `client`; see [`Peer::receive_ack`]. The first one
+    /// [`AckOutcome::Accepted`] proves the client receives ([`Server::is_proven`]).
     pub fn receive_ack(&mut self, client: ClientId, ack: &Ack) -> Result<AckOutcome> {
-        self.with_peer(client, |p| p.receive_ack(ack))
+        let outcome = self.with_peer(client, |p| p.receive_ack(ack))?;
+        if outcome == AckOutcome::Accepted {
+            let at = self.index_of(client)?;
+            self.connections[at].pending = None;
+        }
+        Ok(outcome)
     }
 
     /// The ack `client` would send had it decoded `frame` and every older frame `holds`
