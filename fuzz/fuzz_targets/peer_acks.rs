@@ -123,6 +123,9 @@ fuzz_target!(|data: &[u8]| {
             let outcome = peer.receive_ack(&ack);
             assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), before, "the peer allocated");
             match outcome {
+                AckOutcome::Refused if ack.is_restart() => {
+                    twin.receive_ack(&Ack::restart([0, 0]));
+                }
                 AckOutcome::Refused => {
                     twin.receive_ack(&refused);
                 }
