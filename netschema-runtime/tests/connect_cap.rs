@@ -198,11 +198,12 @@ fn an_unproven_client_expires() {
         for client in [silent, liar, honest] {
             server.encode(client, &mut [0; 1200]).unwrap();
         }
-        // A forged proof and a restart prove nothing.
+        // A forged proof and a forged restart request prove nothing.
         let ack = server.ack_of(liar, frame, |_| true).unwrap().unwrap();
         let forged = Ack { proof: ack.proof ^ 1, ..ack };
         assert_eq!(server.receive_ack(liar, &forged), Ok(AckOutcome::Refused));
-        assert_eq!(server.receive_ack(liar, &Ack::restart()), Ok(AckOutcome::Restart));
+        let restart = Ack::restart([ack.proof, ack.bits]);
+        assert_eq!(server.receive_ack(liar, &restart), Ok(AckOutcome::Refused));
         if frame == config.pending_frames {
             let ack = server.ack_of(honest, frame, |_| true).unwrap().unwrap();
             assert_eq!(server.receive_ack(honest, &ack), Ok(AckOutcome::Accepted));

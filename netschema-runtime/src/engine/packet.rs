@@ -28,6 +28,7 @@ use core::ops::Range;
 use crate::blend::quat_at;
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
+use crate::engine::ack::mix32;
 use crate::engine::entering::Entered;
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
@@ -354,10 +355,7 @@ impl Check {
         if bits < 32 {
             return (self.0 ^ (self.0 >> bits)) & ((1 << bits) - 1);
         }
-        let mut h = self.0;
-        h = (h ^ (h >> 16)).wrapping_mul(0x85eb_ca6b);
-        h = (h ^ (h >> 13)).wrapping_mul(0xc2b2_ae35);
-        h ^ (h >> 16)
+        mix32(self.0)
     }
 }
 
