@@ -436,7 +436,7 @@ impl<'a> Peer<'a> {
     /// values of exactly the packets it names ([`Ack::proven`]). An ack naming frames older
     /// than this peer keeps, sent before the last restart, or from the future, is
     /// [`AckOutcome::Stale`] and ignored; one naming frames never sent or with a wrong proof
-    /// is [`AckOutcome::Refused`], ignored and counted. For [`PROVEN`] frames after a refusal,
+    /// is [`AckOutcome::Refused`], ignored and counted. For 64 frames after a refusal,
     /// a frame counts as held only once two acks with different proofs name it, so that
     /// guessing proofs does not pay. An ack whose view digest differs from this peer's record
     /// of the client's view restarts the stream. Duplicates and reordering are harmless.
