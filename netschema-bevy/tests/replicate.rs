@@ -51,9 +51,7 @@ fn app() -> App {
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
     ))
     .add_plugins(
-        NetschemaPlugin::<Fleet>::new(ServerConfig::new(256, 128))
-            .class::<Ship>()
-            .class::<Rock>(),
+        NetschemaPlugin::<Fleet>::new(ServerConfig::new(256, 128)).class::<Ship>().class::<Rock>(),
     )
     .add_systems(PostUpdate, east_only.in_set(NetschemaSystems::Visibility));
     app.finish();
