@@ -407,3 +407,33 @@ fn after_a_refusal_a_frame_needs_two_proofs() {
     step(&mut peer);
     assert_eq!(peer.stats().cold_packets, 2, "a second proof is");
 }
+
+/// A client numbers frames as its server does, however it joined and however long it heard
+/// nothing: a raw client joining a server 100,000 frames in, and the same client after a
+/// silence of 40,000 frames, hold the server's frame numbers, and their models match.
+#[test]
+fn frame_numbers_match_the_server_after_a_late_join_and_a_long_silence() {
+    let schema = &SCHEMA;
+    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+    let mut sim = Sim::new(51, ENTITIES);
+    for id in 0..ENTITIES {
+        peer.set_visible(id, true);
+    }
+    for _ in 0..100_000 {
+        world.begin_frame();
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    for silence in [0u32, 40_000, 65_536, 70_000] {
+        for _ in 0..silence {
+            world.begin_frame();
+        }
+        for _ in 0..40 {
+            sim.step(&mut world);
+            let len = peer.encode(&world, &mut buf).unwrap();
+            let frame = client.decode(&buf[..len]).unwrap();
+            assert_eq!(Some(frame), world.frame(), "after a silence of {silence}");
+            assert_eq!(client.model_digest(frame), peer.model_digest(frame));
+            peer.receive_ack(&client.ack().unwrap());
+        }
+    }
+}

@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0x8b2a_691d_0c8f_276b, 0x3b47_37f3_9fda_bdb8, 0xb9ed_8b72_8698_f0cd],
+        [0x9a07_05d3_24eb_8abb, 0xe36c_3057_89ea_16a0, 0x0b51_6c81_716d_e73d],
         "{got:#018x?}"
     );
 }

@@ -4,7 +4,7 @@
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest, datagram_hash};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
+use crate::engine::frame::{NO_FRAME, WINDOW, age};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
@@ -117,8 +117,6 @@ pub(crate) struct ClientState {
     slots: Slots,
     newest: u32,
     previous: Option<usize>,
-    /// The frame the first packet's number is read relative to.
-    origin: u32,
     /// The check value of the packet of each frame slot, which acks prove receipt with.
     checks: [u16; SLOTS],
     /// Genuine packets refused in a row as stale (see [`RESTART_AFTER`]).
@@ -133,14 +131,6 @@ pub(crate) struct ClientState {
 }
 
 impl ClientState {
-    /// This state with the first packet's frame read relative to `origin` (the server's frame
-    /// at connect), so that frames are numbered as on the server.
-    #[cfg(feature = "std")]
-    pub(crate) fn with_origin(mut self, origin: u32) -> ClientState {
-        self.origin = origin;
-        self
-    }
-
     /// The newest frame decoded, if any.
     pub(crate) fn frame(&self) -> Option<u32> {
         (self.newest != NO_FRAME).then_some(self.newest)
@@ -187,7 +177,6 @@ impl<'a> Client<'a> {
             slots: Slots::new(),
             newest: NO_FRAME,
             previous: None,
-            origin: 0,
             checks: [0; SLOTS],
             refused: 0,
             restarted: false,
@@ -314,10 +303,6 @@ impl<'a> Client<'a> {
         self.state.book.restart();
         self.state.previous = None;
         (self.state.refused, self.state.restarted) = (0, true);
-        if self.state.newest != NO_FRAME {
-            // Later packets are numbered from where the session was.
-            self.state.origin = self.state.newest;
-        }
         self.state.newest = NO_FRAME;
     }
 
@@ -325,13 +310,8 @@ impl<'a> Client<'a> {
         let mut dec = Decoder::new(packet);
         // The baseline's frame and slot, or without one the packet's frame.
         let (reference, base) = if dec.direct(0, 1) == 0 {
-            let wire = dec.direct(0, FRAME_BITS) as u16;
-            let frame = if self.state.newest == NO_FRAME {
-                from_wire(self.state.origin, wire)
-            } else {
-                from_wire(self.state.newest, wire)
-            };
-            (frame, None)
+            // The whole number: frames are numbered as on the server, whatever was missed.
+            (dec.direct(0, FRAME_BITS), None)
         } else {
             let id = dec.direct(0, BASE_ID_BITS);
             let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;

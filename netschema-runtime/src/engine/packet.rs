@@ -39,8 +39,10 @@ use crate::model::{COUNT_SLOTS, History, Model, ModelLayout, Prediction, neighbo
 use crate::schema::{Class, Coding, Field, KeySlot, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
-/// Bits of the frame number in the header of a packet without baseline.
-pub(crate) const FRAME_BITS: u32 = 16;
+/// Bits of the frame number in the header of a packet without baseline: all of them, so that
+/// a client numbers frames as its server does however long it heard nothing (a packet with a
+/// baseline names a frame the client holds, numbered alike).
+pub(crate) const FRAME_BITS: u32 = 32;
 /// Bits of the baseline's frame number sent to name it. The client holds one frame per
 /// residue modulo [`WINDOW`] (5 bits); the two bits more reject a packet delayed by up to three
 /// windows whose baseline the client has replaced since.
@@ -323,9 +325,9 @@ pub(crate) struct Check(u32);
 
 impl Check {
     /// A check value started over what the header says: the schema, the session, the frame
-    /// and the history frames (as their wire numbers, which both ends read alike), so that a
-    /// header damaged in transit fails the check like a damaged body, and a packet of another
-    /// session like a damaged one.
+    /// (whole: both ends number frames alike) and the history frames (as their wire numbers),
+    /// so that a header damaged in transit fails the check like a damaged body, and a packet
+    /// of another session like a damaged one.
     fn header(schema: &Schema, refs: &Refs) -> Self {
         let mut check = Check(0x811c_9dc5);
         check.add(schema.hash as u32);
@@ -334,7 +336,7 @@ impl Check {
             check.add(refs.session as u32);
             check.add((refs.session >> 32) as u32);
         }
-        check.add(u32::from(to_wire(refs.frame)));
+        check.add(refs.frame);
         for &t in &refs.history[..refs.len] {
             check.add(u32::from(to_wire(t)));
         }

@@ -5,7 +5,7 @@ use crate::codec::coder::{BinaryCoder, Encoder, Metered};
 use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::{Ack, AckOutcome, Proof, ViewDigest, datagram_hash};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire, to_wire};
+use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{
@@ -855,7 +855,7 @@ impl<'a> Peer<'a> {
                 b
             }
             None => {
-                header.direct(u32::from(to_wire(refs.frame)), FRAME_BITS);
+                header.direct(refs.frame, FRAME_BITS);
                 refs.frame
             }
         };

@@ -73,7 +73,7 @@ impl<P: Protocol> Client<P> {
         let welcome = handshake::read_welcome(P::SCHEMA, welcome, max_handles)?;
         let handles = welcome.handles;
         let mut buffers = ClientBuffers::new(P::SCHEMA, handles);
-        let state = buffers.client(P::SCHEMA, handles)?.state().with_origin(welcome.frame);
+        let state = buffers.client(P::SCHEMA, handles)?.state();
         Ok(Client { buffers, state, handles, _schema: PhantomData })
     }
 
