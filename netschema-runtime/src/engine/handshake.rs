@@ -12,8 +12,7 @@
 //! [`crate::schema::Schema::hash`]). The welcome also carries the server's handle capacity,
 //! the most entities one client may see at once, so that a client knows the storage it needs
 //! and refuses a server it cannot follow ([`Error::TooManyHandles`]), and the server's current
-//! frame, so that the client numbers frames as the server does (the wire carries their low
-//! 16 bits).
+//! frame, for the game's information (packets carry the frame numbers the client needs).
 
 use crate::schema::Schema;
 use crate::{Error, Result};
