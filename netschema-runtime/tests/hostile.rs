@@ -4,8 +4,9 @@
 mod support;
 
 use netschema_runtime::engine::ack::VIEW_EVERY;
+use netschema_runtime::engine::peer::PeerStats;
 use netschema_runtime::schema::Schema;
-use netschema_runtime::{Ack, AckOutcome};
+use netschema_runtime::{Ack, AckOutcome, Client, Peer};
 use support::*;
 
 const ENTITIES: usize = 200;
@@ -109,30 +110,41 @@ fn encoding_never_fails_on_any_sequence_of_acks() {
     }
 }
 
-/// Sends `junk` 3-byte datagrams a frame (each naming a baseline the client does not hold)
-/// alongside an honest stream at 5 % loss; returns the share of honest packets accepted and
-/// the restarts the server saw.
-fn junk_flood(junk: usize) -> (f64, u64) {
-    let schema = &SCHEMA;
-    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
-    let mut sim = Sim::new(9, ENTITIES);
-    let (mut rng, mut noise) = (Rng(9), Rng(99));
-    let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));
+/// What an honest session over a lossy link came to.
+struct Honest {
+    /// Packets sent, packets the client accepted, and their bytes.
+    sent: usize,
+    accepted: usize,
+    bytes: usize,
+    stats: PeerStats,
+}
+
+/// An honest session of `frames` frames of 200 visible entities over links of `latency` and
+/// 5 % loss, with acks sent back every frame; `attack(frame, peer, client)` runs each frame
+/// after the packet is sent and before anything is delivered.
+fn honest_session(
+    seed: u64,
+    frames: u32,
+    latency: (u32, u32),
+    mut attack: impl FnMut(u32, &mut Peer<'_>, &mut Client<'_>),
+) -> Honest {
+    let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
+    let mut sim = Sim::new(seed, ENTITIES);
+    let mut rng = Rng(seed);
+    let (mut down, mut up) = (Link::new(latency, 0.05), Link::new(latency, 0.05));
     for id in 0..ENTITIES {
         peer.set_visible(id, true);
     }
-    let (mut buf, mut sent, mut accepted) = (vec![0u8; 64 * 1024], 0, 0);
-    for now in 0..3000u32 {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut out = Honest { sent: 0, accepted: 0, bytes: 0, stats: PeerStats::default() };
+    for now in 0..frames {
         sim.step(&mut world);
         let len = peer.encode(&world, &mut buf).unwrap();
         down.send(&mut rng, now, &buf[..len]);
-        sent += 1;
-        for _ in 0..junk {
-            let b = noise.next().to_le_bytes();
-            let _ = client.decode(&[b[0] | 1, b[1], b[2]]);
-        }
+        (out.sent, out.bytes) = (out.sent + 1, out.bytes + len);
+        attack(world.frame().unwrap(), &mut peer, &mut client);
         for packet in down.receive(now) {
-            accepted += usize::from(client.decode(&packet).is_ok());
+            out.accepted += usize::from(client.decode(&packet).is_ok());
         }
         if let Some(ack) = client.ack() {
             up.send(&mut rng, now, &ack_bytes(ack));
@@ -141,7 +153,22 @@ fn junk_flood(junk: usize) -> (f64, u64) {
             peer.receive_ack(&Ack::read(&ack).unwrap());
         }
     }
-    (accepted as f64 / sent as f64, peer.stats().restarts)
+    out.stats = peer.stats();
+    out
+}
+
+/// Sends `junk` 3-byte datagrams a frame (each naming a baseline the client does not hold)
+/// alongside an honest stream; returns the share of honest packets accepted and the restarts
+/// the server saw.
+fn junk_flood(junk: usize) -> (f64, u64) {
+    let mut noise = Rng(99);
+    let run = honest_session(9, 3000, (2, 2), |_, _, client| {
+        for _ in 0..junk {
+            let b = noise.next().to_le_bytes();
+            let _ = client.decode(&[b[0] | 1, b[1], b[2]]);
+        }
+    });
+    (run.accepted as f64 / run.sent as f64, run.stats.restarts)
 }
 
 #[test]
@@ -291,35 +318,14 @@ fn a_falsely_accepted_packet_is_found_by_the_view_digest() {
 #[test]
 fn forged_restarts_are_refused_and_counted() {
     let run = |forge: bool| {
-        let schema = &SCHEMA;
-        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
-        let mut sim = Sim::new(21, ENTITIES);
-        let (mut rng, mut forger) = (Rng(21), Rng(22));
-        let (mut down, mut up) = (Link::new((2, 3), 0.05), Link::new((2, 3), 0.05));
-        for id in 0..ENTITIES {
-            peer.set_visible(id, true);
-        }
-        let (mut buf, mut bytes) = (vec![0u8; 64 * 1024], 0);
-        for now in 0..1000u32 {
-            sim.step(&mut world);
-            let len = peer.encode(&world, &mut buf).unwrap();
-            bytes += len;
-            down.send(&mut rng, now, &buf[..len]);
-            for packet in down.receive(now) {
-                let _ = client.decode(&packet);
-            }
-            if let Some(ack) = client.ack() {
-                up.send(&mut rng, now, &ack_bytes(ack));
-            }
-            for ack in up.receive(now) {
-                peer.receive_ack(&Ack::read(&ack).unwrap());
-            }
+        let mut forger = Rng(22);
+        let run = honest_session(21, 1000, (2, 3), |_, peer, _| {
             if forge {
                 let seen = [forger.next() as u32, forger.next() as u32];
                 assert_eq!(peer.receive_ack(&Ack::restart(seen)), AckOutcome::Refused);
             }
-        }
-        (bytes, peer.stats())
+        });
+        (run.bytes, run.stats)
     };
     let (quiet, _) = run(false);
     let (forged, stats) = run(true);
@@ -334,29 +340,8 @@ fn forged_restarts_are_refused_and_counted() {
 #[test]
 fn a_flood_of_forged_acks_changes_nothing() {
     let run = |flood: usize| {
-        let schema = &SCHEMA;
-        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
-        let mut sim = Sim::new(31, ENTITIES);
-        let (mut rng, mut forger) = (Rng(31), Rng(32));
-        let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));
-        for id in 0..ENTITIES {
-            peer.set_visible(id, true);
-        }
-        let (mut buf, mut accepted) = (vec![0u8; 64 * 1024], 0);
-        for now in 0..400u32 {
-            sim.step(&mut world);
-            let newest = world.frame().unwrap();
-            let len = peer.encode(&world, &mut buf).unwrap();
-            down.send(&mut rng, now, &buf[..len]);
-            for packet in down.receive(now) {
-                accepted += usize::from(client.decode(&packet).is_ok());
-            }
-            if let Some(ack) = client.ack() {
-                up.send(&mut rng, now, &ack_bytes(ack));
-            }
-            for ack in up.receive(now) {
-                peer.receive_ack(&Ack::read(&ack).unwrap());
-            }
+        let mut forger = Rng(32);
+        let run = honest_session(31, 400, (2, 2), |newest, peer, _| {
             for _ in 0..flood {
                 let r = forger.next();
                 let ack = Ack {
@@ -367,8 +352,8 @@ fn a_flood_of_forged_acks_changes_nothing() {
                 };
                 peer.receive_ack(&ack);
             }
-        }
-        (accepted, peer.stats().refused_acks)
+        });
+        (run.accepted, run.stats.refused_acks)
     };
     let (quiet, _) = run(0);
     let (flooded, refused) = run(4096);

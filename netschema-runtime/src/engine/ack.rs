@@ -62,15 +62,20 @@ impl Proof {
 
     /// Adds `frame`, whose packet had check value `check`.
     pub(crate) fn add(&mut self, frame: u32, check: u16) {
-        for v in [u32::from(to_wire(frame)), u32::from(check)] {
-            self.0 = (self.0 ^ v).wrapping_mul(0x0100_0193);
-        }
+        self.0 = fnv(fnv(self.0, u32::from(to_wire(frame))), u32::from(check));
     }
 
     /// The proof sent: the hash mixed so that every bit depends on every input.
     pub(crate) fn value(&self) -> u32 {
         mix32(self.0)
     }
+}
+
+/// One step of the 32-bit FNV-1a hash over a word, which check values, ack proofs and view
+/// digests are built with.
+#[inline(always)]
+pub(crate) const fn fnv(h: u32, v: u32) -> u32 {
+    (h ^ v).wrapping_mul(0x0100_0193)
 }
 
 /// A 32-bit finaliser: every output bit depends on every input bit.
@@ -113,7 +118,7 @@ impl ViewDigest {
     }
 
     fn add(&mut self, v: u32) {
-        self.0 = (self.0 ^ v).wrapping_mul(0x0100_0193);
+        self.0 = fnv(self.0, v);
     }
 
     /// Starts the entity at handle `h` of `class`; its values follow ([`ViewDigest::value_of`]).

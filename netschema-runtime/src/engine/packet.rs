@@ -28,7 +28,7 @@ use core::ops::Range;
 use crate::blend::quat_at;
 use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
-use crate::engine::ack::mix32;
+use crate::engine::ack::{fnv, mix32};
 use crate::engine::entering::Entered;
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::{self, Budget};
@@ -348,7 +348,7 @@ impl Check {
 
     #[inline(always)]
     fn add(&mut self, v: u32) {
-        self.0 = (self.0 ^ v).wrapping_mul(0x0100_0193);
+        self.0 = fnv(self.0, v);
     }
 
     /// The value sent in `bits` ([`CHECK_BITS`] or [`COLD_CHECK_BITS`]): the hash folded to
