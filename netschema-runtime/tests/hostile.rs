@@ -422,3 +422,50 @@ fn frame_numbers_match_the_server_after_a_late_join_and_a_long_silence() {
         }
     }
 }
+
+/// A packet's bytes are its content and nothing else: real packets with a bit flipped
+/// anywhere, a byte dropped, or bytes appended (zeros or random) are refused, including those
+/// that decode to the same values (the range coder's last bytes can carry slack, which the
+/// client's end check refuses: see `Decoder::at_end`).
+#[test]
+fn packets_cannot_be_altered_and_still_accepted() {
+    let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
+    let mut sim = Sim::new(61, ENTITIES);
+    let mut rng = Rng(61);
+    for id in 0..ENTITIES {
+        peer.set_visible(id, true);
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut tried, mut accepted) = (0u32, Vec::new());
+    for now in 0..400u32 {
+        sim.step(&mut world);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        let packet = &buf[..len];
+        let mut variants: Vec<Vec<u8>> = (0..16)
+            .map(|_| {
+                let bit = rng.below(len as u64 * 8) as usize;
+                let mut flipped = packet.to_vec();
+                flipped[bit / 8] ^= 1 << (bit % 8);
+                flipped
+            })
+            .collect();
+        variants.push(packet[..len - 1].to_vec());
+        for extra in 1..=4 {
+            let random = (0..extra).map(|_| rng.next() as u8);
+            variants.push(packet.iter().copied().chain(random).collect());
+            variants.push(packet.iter().copied().chain((0..extra).map(|_| 0)).collect());
+        }
+        for variant in &variants {
+            tried += 1;
+            if client.decode(variant).is_ok() {
+                accepted.push((now, variant.len(), len));
+                break;
+            }
+        }
+        let _ = client.decode(packet);
+        peer.receive_ack(&client.ack().unwrap());
+    }
+    println!("{} of {tried} altered packets accepted", accepted.len());
+    assert!(tried > 9_000, "{tried} altered packets");
+    assert!(accepted.is_empty(), "accepted (frame, length, honest length): {accepted:?}");
+}

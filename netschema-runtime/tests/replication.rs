@@ -324,10 +324,9 @@ fn damaged_headers_are_rejected() {
     assert!(accepted * 1000 < tried, "{accepted} of {tried} damaged packets accepted");
 }
 
-/// Bytes appended to a packet are refused from two on (see `Decoder::at_end`) unless they mislead
-/// the decoder into decoding past them, where only the 16-bit check value stands (one in 65,536:
-/// once here, in 1,400 tries); a single one, landing where a stream may hold anything, is
-/// refused by the check value or passes without changing what is decoded.
+/// Bytes appended to a packet are refused (see `Decoder::at_end`) unless they mislead the
+/// decoder into decoding past them, where only the 16-bit check value stands (one in 65,536:
+/// once here, in 1,600 tries).
 #[test]
 fn packets_with_bytes_appended_are_refused() {
     let schema = &SCHEMA;
@@ -355,9 +354,8 @@ fn packets_with_bytes_appended_are_refused() {
         }
         peer.receive_ack(&client.ack().unwrap());
     }
-    let longer: u32 = accepted[2..].iter().sum();
+    let longer: u32 = accepted.iter().sum();
     assert!(longer <= 1, "accepted with bytes appended: {accepted:?}");
-    assert!(accepted[1] < 40, "accepted with a byte appended: {accepted:?}");
 }
 
 /// A short piece of a packet cannot make the client work through the rest as zeros: once the

@@ -263,14 +263,32 @@ impl<'a> Decoder<'a> {
         self.bytes_past_end() > MAX_TRIMMED
     }
 
-    /// Whether the input holds nothing past what was decoded. The encoder's stream, once
-    /// [`Encoder::finish`]ed, is never longer than the bytes the decoder has read for the same
-    /// decisions (its look-ahead of four bytes included), and [`Encoder::finish`] picks a final
-    /// value whose three lowest bytes, the last three the decoder reads, are zero: input that
-    /// is longer, or has anything there, carries bytes that are not part of the stream.
+    /// Whether the input is exactly the stream [`Encoder::finish`] writes for the decisions
+    /// decoded so far, byte for byte: nothing appended, nothing changed that decodes alike.
+    ///
+    /// The decisions fix the final interval `[low, low + range)`, and the encoder ends on the
+    /// one value in it it picks (the most trailing zero bytes, see [`Encoder::finish`]), then
+    /// trims at most [`MAX_TRIMMED`] trailing zeros. The decoder holds `range` and the offset
+    /// of the value read from `low`, and has read the value's four lowest bytes last (its
+    /// look-ahead), so it knows `low`'s lowest 32 bits, which is all the encoder's choice
+    /// depends on: it checks that the value read is the one the encoder would pick and that
+    /// the input ends where the encoder's trimmed output ends. Any other input, whatever it
+    /// decodes to, is not an encoder's stream.
     pub fn at_end(&self) -> bool {
-        let tail = self.buf.get(self.pos.saturating_sub(3)..).unwrap_or(&[]);
-        self.buf.len() <= self.pos && tail.iter().all(|&b| b == 0)
+        let byte = |i: usize| self.buf.get(i).copied().unwrap_or(0);
+        let Some(first) = self.pos.checked_sub(4) else {
+            return false;
+        };
+        let read = (first..self.pos).fold(0u32, |v, i| (v << 8) | u32::from(byte(i)));
+        let low = read.wrapping_sub(self.code);
+        let picked = if low.wrapping_neg() < self.range {
+            0
+        } else {
+            low.wrapping_add(low.wrapping_neg() & (TOP - 1))
+        };
+        let zeros =
+            (1..=MAX_TRIMMED.min(self.pos)).take_while(|&k| byte(self.pos - k) == 0).count();
+        read == picked && self.buf.len() == self.pos - zeros
     }
 }
 
@@ -412,8 +430,11 @@ mod tests {
         }
     }
 
+    /// Only the encoder's own stream decodes to its decisions and ends: bytes appended (zeros
+    /// or not), a byte dropped, or any single bit flipped either change what is decoded or are
+    /// refused by [`Decoder::at_end`].
     #[test]
-    fn bytes_appended_are_refused_or_change_what_is_decoded() {
+    fn only_the_encoders_stream_decodes_alike_and_ends() {
         let symbols = |n: u32| (0..n).map(|i| (i % 5 == 0, i.wrapping_mul(0x9e37_79b9), i % 13));
         let decode = |input: &[u8], n: u32| {
             let mut dec = Decoder::new(input);
@@ -424,8 +445,8 @@ mod tests {
             (values, dec.at_end())
         };
         let mut buf = [0u8; 256];
-        let mut missed = [0u32; 6];
-        for n in 1..120u32 {
+        let (mut variants, mut missed) = (0u32, Vec::new());
+        for n in 0..160u32 {
             let mut enc = Encoder::new(&mut buf);
             let mut m = Prob::HALF;
             for (bit, value, bits) in symbols(n) {
@@ -433,19 +454,30 @@ mod tests {
                 enc.direct(value, bits);
             }
             let len = enc.finish().unwrap();
-            let (honest, at_end) = decode(&buf[..len], n);
+            let stream = &buf[..len];
+            let (honest, at_end) = decode(stream, n);
             assert!(at_end, "{n} symbols: the stream itself is refused");
+            let mut others: Vec<Vec<u8>> = Vec::new();
             for extra in 1..=5 {
-                let mut longer = buf[..len].to_vec();
-                longer.extend_from_slice(&[1; 5][..extra]);
-                let (values, at_end) = decode(&longer, n);
-                missed[extra] += u32::from(at_end && values == honest);
+                for fill in [0u8, 1, 0x80, 0xFF] {
+                    others.push([stream, &[fill; 5][..extra]].concat());
+                }
+            }
+            others.push(stream[..len.saturating_sub(1)].to_vec());
+            for bit in 0..len * 8 {
+                let mut flipped = stream.to_vec();
+                flipped[bit / 8] ^= 1 << (bit % 8);
+                others.push(flipped);
+            }
+            for other in others.iter().filter(|o| o.as_slice() != stream) {
+                variants += 1;
+                if decode(other, n) == (honest.clone(), true) {
+                    missed.push((n, other.clone()));
+                }
             }
         }
-        // One byte lands on the decoder's look-ahead, where the stream may hold anything; from
-        // two on, the bytes reach those the stream always leaves zero.
-        assert!(missed[1] * 5 < 119, "{missed:?}");
-        assert_eq!(missed[2..], [0; 4]);
+        assert!(variants > 20_000, "{variants} variants");
+        assert!(missed.is_empty(), "accepted as the same stream: {missed:?}");
     }
 
     #[test]
