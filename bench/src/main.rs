@@ -105,7 +105,7 @@ frame against its input, and prints a table per scenario.
 options:
   --scenario NAME   particles, cubes, rts or all (default all)
   --frames N        frames per scenario (default 1200: twenty seconds at 60 Hz)
-  --latency F       one-way latency in frames (default 6, at most 15)
+  --latency F       one-way latency in frames (default 6, at most 60)
   --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
   --technique NAME  only this technique (repeatable; default all but netschema-contract)
   --budget BYTES    netschema's packets have at most BYTES bytes (1200: a usual datagram);

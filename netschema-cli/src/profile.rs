@@ -34,7 +34,7 @@ pub(crate) struct Args {
     /// The trace: JSON Lines, or gzip-compressed JSON Lines.
     #[arg(long, value_name = "FILE.jsonl")]
     trace: PathBuf,
-    /// One-way latency of the link, in frames (at most 15).
+    /// One-way latency of the link, in frames (at most 60).
     #[arg(long, value_name = "F", default_value = "6", value_parser = netschema_lab::parse_latency)]
     latency: u32,
     /// Loss of every packet and ack, as `0.05` or `5%`.

@@ -291,9 +291,10 @@ pub trait Decoder {
     fn memory_bytes(&self) -> usize;
 }
 
-/// The longest one-way latency, in frames, a run may simulate: an ack covers the 32 frames
-/// before the newest, and a round trip must fit in them with room for losses.
-pub const MAX_LATENCY: u32 = 15;
+/// The longest one-way latency, in frames, a run may simulate: netschema's packets reach back
+/// at most 127 frames (see `netschema_runtime::engine::frame::REACH`), and a round trip must
+/// fit in them with room for losses.
+pub const MAX_LATENCY: u32 = 60;
 
 /// A latency in frames, at most [`MAX_LATENCY`]; the error says what is wrong, for a
 /// command line's `--latency`.
@@ -301,7 +302,7 @@ pub fn parse_latency(s: &str) -> Result<u32, String> {
     let latency: u32 = s.parse().map_err(|_| format!("bad latency `{s}`"))?;
     if latency > MAX_LATENCY {
         return Err(format!(
-            "--latency must be at most {MAX_LATENCY} frames (acks cover 32 frames)"
+            "--latency must be at most {MAX_LATENCY} frames (packets reach back 127 frames)"
         ));
     }
     Ok(latency)

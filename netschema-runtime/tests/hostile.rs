@@ -469,3 +469,32 @@ fn packets_cannot_be_altered_and_still_accepted() {
     assert!(tried > 9_000, "{tried} altered packets");
     assert!(accepted.is_empty(), "accepted (frame, length, honest length): {accepted:?}");
 }
+
+/// More frames in flight than the window of 32 frame slots: with a round trip of 64 frames the
+/// packets stretch their slots (reach) so that frames stay held until their acks come back,
+/// and only the packets of the first round trip go without baseline; a round trip of 24
+/// frames or less never stretches them, and one past the longest reach is counted.
+#[test]
+fn more_frames_in_flight_than_the_window_keep_their_baselines() {
+    let short = honest_session(71, 1500, (6, 6), |_, _, _| {});
+    assert_eq!(short.stats.stretched_packets, 0);
+    assert!(short.stats.cold_packets <= 13, "{:?}", short.stats);
+    let long = honest_session(71, 1500, (32, 32), |_, _, _| {});
+    let stats = long.stats;
+    println!(
+        "round trip {} frames: {:.1} B/frame, {} of {} packets without baseline, {} stretched",
+        stats.round_trip,
+        long.bytes as f64 / long.sent as f64,
+        stats.cold_packets,
+        long.sent,
+        stats.stretched_packets
+    );
+    assert_eq!(stats.round_trip, 64);
+    assert!(stats.cold_packets <= 66, "{stats:?}");
+    assert!(stats.stretched_packets > 1400, "{stats:?}");
+    assert_eq!(stats.beyond_reach, 0);
+    assert!(long.accepted * 10 > long.sent * 9, "{} of {}", long.accepted, long.sent);
+    let beyond = honest_session(71, 400, (70, 70), |_, _, _| {});
+    assert_eq!(beyond.stats.cold_packets, 400);
+    assert!(beyond.stats.beyond_reach > 200, "{:?}", beyond.stats);
+}

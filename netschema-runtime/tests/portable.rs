@@ -90,7 +90,7 @@ fn the_wire_is_pinned() {
     let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
     assert_eq!(
         got,
-        [0x9a07_05d3_24eb_8abb, 0xe36c_3057_89ea_16a0, 0x0b51_6c81_716d_e73d],
+        [0x2510_e736_10d2_1004, 0x031a_1df8_ad31_f8c2, 0x18e0_fd94_4a9d_d155],
         "{got:#018x?}"
     );
 }

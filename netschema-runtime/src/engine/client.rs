@@ -4,7 +4,7 @@
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest, datagram_hash};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
@@ -308,18 +308,24 @@ impl<'a> Client<'a> {
 
     fn decode_packet(&mut self, packet: &[u8]) -> Result<u32> {
         let mut dec = Decoder::new(packet);
+        let mut cold_reach = 0;
         // The baseline's frame and slot, or without one the packet's frame.
         let (reference, base) = if dec.direct(0, 1) == 0 {
             // The whole number: frames are numbered as on the server, whatever was missed.
-            (dec.direct(0, FRAME_BITS), None)
+            let frame = dec.direct(0, FRAME_BITS);
+            cold_reach = packet::code_cold_reach(&mut dec, 0)?;
+            (frame, None)
         } else {
-            let id = dec.direct(0, BASE_ID_BITS);
-            let base = self.state.slots.held_at(id, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
-            // A frame kept from longer ago than the window only aliases the baseline named.
-            if self.state.newest != NO_FRAME && age(self.state.newest, base) >= WINDOW {
+            let name = dec.direct(0, BASE_ID_BITS);
+            let base =
+                self.state.slots.held_at(name, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
+            let p = self.state.slots.find(base).ok_or(Error::UnknownBaseline)?;
+            // A frame kept from longer ago than any packet reaches only aliases the baseline
+            // named.
+            if self.state.newest != NO_FRAME && age(self.state.newest, base) >= REACH {
                 return Err(Error::UnknownBaseline);
             }
-            (base, Some(self.state.slots.find(base).ok_or(Error::UnknownBaseline)?))
+            (base, Some(p))
         };
         let mut model = NO_FRAME;
         if self.schema.policy != ModelPolicy::PerFrame {
@@ -333,9 +339,16 @@ impl<'a> Client<'a> {
             Some(p) => {
                 let before = self.state.slots.distance(p);
                 let distance = packet::code_distance(&mut dec, packet, 0, before)?;
-                Refs::new(self.state.session, reference.wrapping_add(distance), &[reference])
+                let frame = reference.wrapping_add(distance);
+                let mut refs = Refs::new(self.state.session, frame, &[reference]);
+                refs.reach = reach_after(distance, self.state.slots.reach(p));
+                refs
             }
-            None => Refs::new(self.state.session, reference, &[]),
+            None => {
+                let mut refs = Refs::new(self.state.session, reference, &[]);
+                refs.reach = cold_reach;
+                refs
+            }
         };
         refs.model = model;
         let frame = refs.frame;
@@ -405,7 +418,7 @@ impl<'a> Client<'a> {
         }
         self.state.checks[spare] = check as u16;
         self.state.book.commit(self.schema, self.store.models, frame, spare);
-        self.state.slots.commit(frame, max_lag, refs.distance());
+        self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
         self.state.newest = frame;
         Ok(frame)
     }

@@ -1,13 +1,47 @@
-//! Frame numbers: 32-bit on each end, 16-bit on the wire, the window of frames in flight and
-//! the server's archive.
+//! Frame numbers: 32-bit on each end, 16-bit on the wire, the window of frame slots, the
+//! reach that stretches it over long round trips, and the server's archive.
 
-/// Frames a packet may reach back: its baseline and history lie fewer than `WINDOW` frames
-/// before it, and acks cover the newest frame plus the `WINDOW` before it.
+/// Frame slots each end keeps: a packet of reach 0 stores its frame in the slot of its number
+/// modulo `WINDOW` and reaches back fewer than `WINDOW` frames; acks cover the newest frame
+/// plus the `WINDOW` before it.
 pub const WINDOW: u32 = 32;
+/// The largest reach: a packet of reach `r` stores its frame in the slot of its number
+/// shifted right by `r`, so its slots keep one frame in `2^r` for [`span`]`(r)` frames, and
+/// baselines a round trip of up to that many frames old stay held.
+pub const MAX_REACH: u32 = 2;
+/// Frames a packet may reach back at most: its baseline and history lie fewer than `REACH`
+/// frames before it.
+pub const REACH: u32 = span(MAX_REACH);
 /// Frames the server's world archive keeps: what a client holds of an entity may have come
 /// from any of them (an entity can wait under a byte budget for this long, less a window).
 pub const ARCHIVE: u32 = 128;
-const _: () = assert!(ARCHIVE >= 2 * WINDOW && ARCHIVE <= u8::MAX as u32);
+const _: () = assert!(ARCHIVE >= 2 * WINDOW && ARCHIVE <= u8::MAX as u32 && REACH <= ARCHIVE);
+/// Frames of slack a reach leaves between a baseline's distance and its span.
+const REACH_SLACK: u32 = 8;
+
+/// Frames the slots keep under reach `reach`: a frame stored with it is replaced no sooner.
+#[inline]
+pub const fn span(reach: u32) -> u32 {
+    WINDOW << reach
+}
+
+/// The reach of a packet whose baseline is `distance` frames back and was made by a packet of
+/// reach `base_reach`: the least whose span is at least the distance plus 8 frames, so
+/// that the packet's own frame stays held for a round trip like the one the distance shows,
+/// but the baseline's while the distance plus 16 still exceeds the span below it, so
+/// that a round trip near a span's end does not make the reach, and where frames are kept,
+/// change at every packet. Both ends derive it from what the header names.
+#[inline]
+pub const fn reach_after(distance: u32, base_reach: u32) -> u32 {
+    let mut reach = 0;
+    while reach < MAX_REACH && distance.saturating_add(REACH_SLACK) > span(reach) {
+        reach += 1;
+    }
+    let keep = base_reach > reach
+        && base_reach <= MAX_REACH
+        && distance.saturating_add(2 * REACH_SLACK) > span(base_reach - 1);
+    if keep { base_reach } else { reach }
+}
 
 /// Marks an empty frame slot.
 pub(crate) const NO_FRAME: u32 = u32::MAX;
@@ -34,6 +68,17 @@ pub(crate) const fn age(a: u32, b: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reach_follows_the_distance() {
+        let up = |d| reach_after(d, 0);
+        assert_eq!([1, 24, 25, 56, 57, 127].map(up), [0, 0, 1, 1, 2, 2]);
+        // Down only once the distance is well inside the span below.
+        assert_eq!([16, 17, 24, 25].map(|d| reach_after(d, 1)), [0, 1, 1, 1]);
+        assert_eq!([48, 49].map(|d| reach_after(d, 2)), [1, 2]);
+        assert_eq!(reach_after(10, 2), 0);
+        assert_eq!(REACH, 128);
+    }
 
     #[test]
     fn wire_round_trip_across_wrap() {

@@ -2,8 +2,8 @@
 //!
 //! Bottom up:
 //! - [`frame`]: frame numbers (32-bit on each end, 16-bit on the wire), the [`WINDOW`] of
-//!   frames in flight and the server's archive; `slots` (private) maps frames to the physical
-//!   slots that hold them;
+//!   frame slots, the reach that stretches them over long round trips, and the server's
+//!   archive; `slots` (private) maps frames to the physical slots that hold them;
 //! - [`world`]: the server's archive of quantised rows of recent frames, shared by all peers;
 //! - `packet` (private): the packet body, one walk that both ends run through a
 //!   [`BinaryCoder`](crate::codec::coder::BinaryCoder), coding values with

@@ -23,6 +23,15 @@ use crate::schema::{Class, Schema};
 /// they came from.
 pub const FORCE_AGE: u32 = WINDOW + 8;
 
+/// Whether an entity whose held values are `staleness` frames old at a packet whose baseline
+/// is `distance` frames back must be sent now: at [`FORCE_AGE`], plus what the baseline's
+/// distance takes past the window (under a long round trip every held value is at least the
+/// distance old, and the archive keeps the frames to match).
+#[inline]
+pub(crate) fn forced(staleness: u32, distance: u32) -> bool {
+    staleness >= FORCE_AGE + distance.saturating_sub(WINDOW - 1)
+}
+
 /// How urgent a candidate is, most urgent last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Rank {

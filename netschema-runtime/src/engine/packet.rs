@@ -30,7 +30,7 @@ use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Mark, Metered};
 use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
 use crate::engine::ack::{fnv, mix32};
 use crate::engine::entering::Entered;
-use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
+use crate::engine::frame::{ARCHIVE, MAX_REACH, NO_FRAME, REACH, WINDOW, age, span, to_wire};
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::{Part, Probe};
 use crate::model::contract::{Attached, Rows};
@@ -43,9 +43,10 @@ use crate::{Error, Result};
 /// a client numbers frames as its server does however long it heard nothing (a packet with a
 /// baseline names a frame the client holds, numbered alike).
 pub(crate) const FRAME_BITS: u32 = 32;
-/// Bits of the baseline's frame number sent to name it. The client holds one frame per
-/// residue modulo [`WINDOW`] (5 bits); the two bits more reject a packet delayed by up to three
-/// windows whose baseline the client has replaced since.
+/// Bits of the baseline's name (its frame number shifted right by the reach that stored it)
+/// sent to name it. The client holds one frame per name modulo [`WINDOW`] (5 bits); the two
+/// bits more reject a packet delayed by up to three spans whose baseline the client has
+/// replaced since.
 pub(crate) const BASE_ID_BITS: u32 = WINDOW.trailing_zeros() + 2;
 const _: () = assert!(WINDOW.is_power_of_two());
 /// Bits of the check value at the end of a packet with a baseline.
@@ -99,6 +100,10 @@ pub(crate) struct Refs {
     /// Under the batched policy, the first frame of the batch whose model the packet starts
     /// from; [`NO_FRAME`] for cold models, and under the per-frame policy.
     pub model: u32,
+    /// The packet's reach (see [`crate::engine::frame::span`]): with a baseline, the one its
+    /// distance and the baseline's reach give (`reach_after`); without, the one the header
+    /// sends. 0 until the caller sets it.
+    pub reach: u32,
 }
 
 impl Refs {
@@ -112,6 +117,7 @@ impl Refs {
             offsets: [0; MAX_SAMPLES],
             table: PredictorTable::new(&[]),
             model: NO_FRAME,
+            reach: 0,
         };
         for &t in history.iter().take(MAX_SAMPLES) {
             refs.history[refs.len] = t;
@@ -343,6 +349,7 @@ impl Check {
         if refs.model != NO_FRAME {
             check.add(refs.model);
         }
+        check.add(refs.reach);
         check
     }
 
@@ -393,8 +400,22 @@ pub(crate) fn code_model<C: BinaryCoder>(
     Ok(())
 }
 
+/// Bits of a packet without baseline's reach.
+const REACH_BITS: u32 = 2;
+const _: () = assert!(MAX_REACH < 1 << REACH_BITS);
+
+/// Codes, in a packet without baseline, its reach (`reach`, at most [`MAX_REACH`]) in
+/// [`REACH_BITS`] direct bits: the server's round trip decides it, as there is no baseline
+/// distance to give it. Returns the reach; the decoder rejects one past [`MAX_REACH`].
+pub(crate) fn code_cold_reach<C: BinaryCoder>(coder: &mut C, reach: u32) -> Result<u32> {
+    match coder.direct(reach, REACH_BITS) {
+        r if r <= MAX_REACH => Ok(r),
+        _ => Err(Error::Corrupt),
+    }
+}
+
 /// Codes, in a packet with a baseline, the baseline's distance from the packet's frame
-/// (`distance`, 1 to `WINDOW − 1` on the encoder) as its difference from `before`, the
+/// (`distance`, 1 to `REACH − 1` on the encoder) as its difference from `before`, the
 /// baseline distance of the packet that made the baseline (0 if it had none), which both ends
 /// hold: the distance follows the round trip, so it mostly repeats. Returns the distance; the
 /// decoder rejects one outside the window.
@@ -406,23 +427,25 @@ pub(crate) fn code_distance<C: BinaryCoder>(
 ) -> Result<u32> {
     let d = packet.code_count(coder, COUNT_DISTANCE, distance.wrapping_sub(before) as i32);
     match before.checked_add_signed(d) {
-        Some(d) if d > 0 && d < WINDOW => Ok(d),
+        Some(d) if d > 0 && d < REACH => Ok(d),
         _ => Err(Error::Corrupt),
     }
 }
 
 /// The frame history sample `len` (1 or more) is picked near: `len + 1` times the baseline's
-/// distance back from the packet's frame, within the window and before sample `len − 1`, which
-/// is `previous` frames back. `None` when no frame is left between that one and the window's
-/// end. The server picks the acknowledged frame nearest it (see `Peer::references`).
+/// distance back from the packet's frame, within the span of the packet's `reach` and before
+/// sample `len − 1`, which is `previous` frames back. `None` when no frame is left between
+/// that one and the span's end. The server picks the acknowledged frame nearest it (see
+/// `Peer::references`).
 #[inline]
-pub(crate) fn history_target(distance: u32, len: usize, previous: u32) -> Option<u32> {
-    (previous + 1 < WINDOW).then(|| (distance * (len as u32 + 1)).clamp(previous + 1, WINDOW - 1))
+pub(crate) fn history_target(distance: u32, len: usize, previous: u32, reach: u32) -> Option<u32> {
+    let end = span(reach);
+    (previous + 1 < end).then(|| (distance * (len as u32 + 1)).clamp(previous + 1, end - 1))
 }
 
 /// Codes the history list: which acknowledged frames before the baseline predictors use. Each
 /// is coded behind a "more" flag (none once the window is used up) as its distance from
-/// [`history_target`]. The decoder fills `refs` and rejects frames outside the window.
+/// [`history_target`]. The decoder fills `refs` and rejects frames outside the span.
 pub(crate) fn code_history<C: BinaryCoder>(
     coder: &mut C,
     packet: &mut Model,
@@ -435,7 +458,7 @@ pub(crate) fn code_history<C: BinaryCoder>(
     let mut len = 1;
     while len < MAX_SAMPLES {
         let previous = age(refs.frame, refs.history[len - 1]);
-        let Some(target) = history_target(distance, len, previous) else {
+        let Some(target) = history_target(distance, len, previous, refs.reach) else {
             break;
         };
         if !packet.code_flag(coder, FLAG_MORE_HISTORY + len - 1, len < refs.len) {
@@ -444,7 +467,7 @@ pub(crate) fn code_history<C: BinaryCoder>(
         let back = age(refs.frame, refs.history[len]);
         let off = packet.code_count(coder, COUNT_HISTORY_GAP, back.wrapping_sub(target) as i32);
         let back = target.wrapping_add(off as u32);
-        if back <= previous || back >= WINDOW {
+        if back <= previous || back >= span(refs.reach) {
             return Err(Error::Corrupt);
         }
         refs.history[len] = refs.frame.wrapping_sub(back);
@@ -1212,9 +1235,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
             // Whether `h` is forced matters only if it is in the core of the selection.
             let core = side.packer().is_some_and(|b| b.in_core(h));
-            let forced = core
-                && (0..c.group_count()).map(|g| side.staleness(h, g)).max().unwrap_or(0)
-                    >= pack::FORCE_AGE;
+            let oldest = (0..c.group_count()).map(|g| side.staleness(h, g)).max().unwrap_or(0);
+            let forced = core && pack::forced(oldest, refs.distance());
             if let Some(b) = side.packer() {
                 b.next_due_kept();
                 b.release(h, forced);

@@ -5,7 +5,7 @@ use crate::codec::coder::{BinaryCoder, Encoder, Metered};
 use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::{Ack, AckOutcome, Proof, ViewDigest, datagram_hash};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
+use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, from_wire, reach_after, span};
 use crate::engine::models::{Book, End};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{
@@ -145,6 +145,17 @@ pub struct PeerStats {
     /// client accepted a packet that decoded wrongly yet passed its check value, and the
     /// stream restarted.
     pub view_mismatches: u64,
+    /// Packets whose reach was above 0: the round trip came near the [`WINDOW`] of frames
+    /// a client's slots hold, so they kept one frame in two or four for longer (see
+    /// [`crate::engine::frame::span`]). A game may warn when this grows: baselines are then
+    /// older and packets larger.
+    pub stretched_packets: u64,
+    /// Packets sent without baseline while acks came back, because the round trip exceeded
+    /// even the longest reach ([`REACH`] frames): every entity was sent whole.
+    pub beyond_reach: u64,
+    /// The round trip in frames the newest ack showed: frames sent after the one it names
+    /// (0 before the first).
+    pub round_trip: u32,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -176,6 +187,12 @@ pub(crate) struct PeerState {
     /// The frame and view digest of the last proven ack that carried one, to compare with the
     /// record at the next packet.
     pending_view: Option<(u32, u32)>,
+    /// The newest frame a proven ack named as its newest ([`NO_FRAME`]: none yet), whose
+    /// arrival gave the round trip.
+    acked_latest: u32,
+    /// The first frame sent since the last ack this peer accepted ([`NO_FRAME`]: none): the
+    /// round trip is at least as long as the frames since.
+    unacked_since: u32,
     /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
     scale: u32,
     stats: PeerStats,
@@ -184,8 +201,9 @@ pub(crate) struct PeerState {
 }
 
 /// Frames back a peer remembers the check values of the packets it sent: an ack names frames
-/// up to [`WINDOW`] before its newest, which is at most [`WINDOW`] behind the newest sent.
-const PROVEN: u32 = 2 * WINDOW;
+/// up to [`WINDOW`] before its newest, which is less than [`REACH`] behind the newest sent
+/// while it can still serve.
+const PROVEN: u32 = REACH + WINDOW;
 
 /// The weight of an entity for a client until the game sets one (see [`Peer::set_priority`]).
 pub const DEFAULT_WEIGHT: u16 = 16;
@@ -247,6 +265,8 @@ impl<'a> Peer<'a> {
             strict_until: NO_FRAME,
             first_proof: [None; SLOTS],
             pending_view: None,
+            acked_latest: NO_FRAME,
+            unacked_since: NO_FRAME,
             scale: 256,
             stats: PeerStats::default(),
             session: 0,
@@ -490,6 +510,12 @@ impl<'a> Peer<'a> {
         let holds = |f: u32| slots.find(f).is_some_and(|p| held[p]);
         self.state.book.acked(self.store.models, newest, holds);
         let latest = from_wire(newest, ack.latest);
+        self.state.unacked_since = NO_FRAME;
+        if self.state.acked_latest == NO_FRAME || (age(latest, self.state.acked_latest) as i32) > 0
+        {
+            self.state.acked_latest = latest;
+            self.state.stats.round_trip = age(newest, latest);
+        }
         if let Some(view) = ack.view.filter(|_| holds(latest)) {
             // Compared at the next packet, which has the world to read the record from.
             self.state.pending_view = Some((latest, view));
@@ -623,26 +649,35 @@ impl<'a> Peer<'a> {
     }
 
     /// Acknowledged frames used as references for `frame`, newest first, at most
-    /// [`MAX_SAMPLES`], inside the window: the newest acknowledged frame as the baseline, then
-    /// frames as near as possible to twice, three and four times its distance.
+    /// [`MAX_SAMPLES`], and the packet's reach: the newest acknowledged frame less than
+    /// [`REACH`] back as the baseline, then frames within the span of the reach as near as
+    /// possible to twice, three and four times its distance. No baseline if the newest frame
+    /// acknowledged is no longer held (a later frame of a longer reach took its slot): handles
+    /// may have been given again since the frames before it.
     ///
     /// Spacing the samples like the baseline keeps the predictor weights those of evenly
     /// spaced samples (2, −1 for linear; 3, −3, 1 for quadratic), so quantisation noise is not
     /// amplified when the baseline is several frames old; with a baseline one frame old this is
     /// simply the four newest frames.
-    fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize) {
+    fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize, u32) {
         let acked = |back: u32| {
             self.state.slots.find(frame.wrapping_sub(back)).is_some_and(|p| self.state.acked[p])
         };
         let mut out = [0u32; MAX_SAMPLES];
-        let Some(base) = (1..WINDOW).find(|&back| acked(back)) else {
-            return (out, 0);
+        let high = self.state.acked_high;
+        let base = (1..REACH).find(|&back| acked(back));
+        let Some(base) = base.filter(|&back| frame.wrapping_sub(back) == high) else {
+            return (out, 0, 0);
         };
+        let slots = &self.state.slots;
+        let reach = reach_after(base, slots.find(high).map_or(0, |p| slots.reach(p)));
         out[0] = frame.wrapping_sub(base);
         let mut len = 1;
         let mut previous = base;
-        while let Some(target) = history_target(base, len, previous).filter(|_| len < MAX_SAMPLES) {
-            let nearest = (previous + 1..WINDOW)
+        while let Some(target) =
+            history_target(base, len, previous, reach).filter(|_| len < MAX_SAMPLES)
+        {
+            let nearest = (previous + 1..span(reach))
                 .filter(|&back| acked(back))
                 .min_by_key(|&back| back.abs_diff(target));
             let Some(back) = nearest else { break };
@@ -650,7 +685,7 @@ impl<'a> Peer<'a> {
             previous = back;
             len += 1;
         }
-        (out, len)
+        (out, len, reach)
     }
 
     /// Whether what the client holds of `h` at baseline slot `p` came from frames the world
@@ -752,9 +787,17 @@ impl<'a> Peer<'a> {
             return Err(Error::StalePacket);
         }
         self.check_view(world);
-        let (history, len) = self.references(frame);
+        let (history, len, reach) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let mut refs = Refs::new(self.state.session, frame, &history[..len]);
+        // Without a baseline there is no distance to give the reach: the round trip does, or
+        // the frames sent since the last ack if more.
+        let waited = match self.state.unacked_since {
+            NO_FRAME => 0,
+            since => age(frame, since),
+        };
+        let round_trip = self.state.stats.round_trip.max(waited);
+        refs.reach = if len > 0 { reach } else { reach_after(round_trip, 0) };
         refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
         self.assign_handles(world, frame, &refs);
 
@@ -849,13 +892,14 @@ impl<'a> Peer<'a> {
         let mut header = Metered::new(&mut enc);
         header.direct(u32::from(refs.base().is_some()), 1);
         let reference = match refs.base() {
-            // The baseline is named by the low bits of its number (see `BASE_ID_BITS`).
+            // The baseline is named by the low bits of its name (see `BASE_ID_BITS`).
             Some(b) => {
-                header.direct(b, BASE_ID_BITS);
+                header.direct(base.map_or(0, |p| self.state.slots.name(p)), BASE_ID_BITS);
                 b
             }
             None => {
                 header.direct(refs.frame, FRAME_BITS);
+                packet::code_cold_reach(&mut header, refs.reach)?;
                 refs.frame
             }
         };
@@ -916,13 +960,19 @@ impl<'a> Peer<'a> {
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
         self.state.book.commit(self.schema, self.store.models, frame, spare);
-        self.state.slots.commit(frame, written.max_lag, refs.distance());
+        self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
         self.state.first_proof[spare] = None;
         self.state.newest_sent = frame;
+        if self.state.unacked_since == NO_FRAME {
+            self.state.unacked_since = frame;
+        }
         self.state.stats.packets += 1;
         self.state.stats.cold_packets += u64::from(refs.len == 0);
+        self.state.stats.stretched_packets += u64::from(refs.reach > 0);
+        self.state.stats.beyond_reach +=
+            u64::from(refs.len == 0 && self.state.stats.round_trip >= REACH);
         self.state.stats.held_packets += u64::from(held_all);
     }
 }
@@ -1170,7 +1220,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                     if urgency == 0 {
                         continue;
                     }
-                    (if oldest >= FORCE_AGE { Rank::Forced } else { Rank::Update }, urgency)
+                    let forced = pack::forced(oldest, this.refs.distance());
+                    (if forced { Rank::Forced } else { Rank::Update }, urgency)
                 };
                 emit(Candidate { h, rank, priority: urgency.saturating_mul(weight) });
             }

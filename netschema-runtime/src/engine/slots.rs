@@ -1,7 +1,8 @@
 //! Frame slots: which physical slot holds which frame, with one spare slot so that a new
-//! frame is built beside the old ones and committed only once it is complete.
+//! frame is built beside the old ones and committed only once it is complete. A frame of
+//! reach `r` goes to the logical slot of its number shifted right by `r`, modulo [`WINDOW`].
 
-use crate::engine::frame::{NO_FRAME, WINDOW};
+use crate::engine::frame::{MAX_REACH, NO_FRAME, WINDOW};
 use crate::model::predict::MAX_SAMPLES;
 
 /// Physical slots: one per frame of the window plus the spare.
@@ -16,6 +17,8 @@ pub(crate) struct Slots {
     max_lag: [u8; SLOTS],
     /// The baseline distance of the packet that made each physical slot's frame (0: none).
     distance: [u8; SLOTS],
+    /// The reach of the packet that made each physical slot's frame.
+    reach: [u8; SLOTS],
     logical: [u8; WINDOW as usize],
     spare: u8,
 }
@@ -30,25 +33,36 @@ impl Slots {
             frame: [NO_FRAME; SLOTS],
             max_lag: [0; SLOTS],
             distance: [0; SLOTS],
+            reach: [0; SLOTS],
             logical,
             spare: WINDOW as u8,
         }
     }
 
-    /// The physical slot holding `frame`, if it is held.
+    /// The physical slot holding `frame`, if it is held (under whichever reach stored it).
     #[inline]
     pub(crate) fn find(&self, frame: u32) -> Option<usize> {
-        let p = usize::from(self.logical[(frame % WINDOW) as usize]);
-        (frame != NO_FRAME && self.frame[p] == frame).then_some(p)
+        (0..=MAX_REACH).find_map(|reach| {
+            let p = usize::from(self.logical[((frame >> reach) % WINDOW) as usize]);
+            (frame != NO_FRAME && self.frame[p] == frame).then_some(p)
+        })
     }
 
-    /// The frame held whose number is `residue` modulo `2^bits` (`bits >= 5`), if any: at
-    /// most one frame per residue modulo [`WINDOW`] is held.
+    /// The name of the frame in physical slot `p`: its number shifted right by its reach,
+    /// whose low bits name it among the frames held (see [`Slots::held_at`]).
     #[inline]
-    pub(crate) fn held_at(&self, residue: u32, bits: u32) -> Option<u32> {
-        let frame = self.frame[usize::from(self.logical[(residue % WINDOW) as usize])];
+    pub(crate) fn name(&self, p: usize) -> u32 {
+        self.frame_of(p) >> self.reach(p)
+    }
+
+    /// The frame held whose name ([`Slots::name`]) is `name` modulo `2^bits` (`bits >= 5`), if
+    /// any: at most one frame per name modulo [`WINDOW`] is held.
+    #[inline]
+    pub(crate) fn held_at(&self, name: u32, bits: u32) -> Option<u32> {
+        let p = usize::from(self.logical[(name % WINDOW) as usize]);
         let mask = (1u32 << bits.min(31)) - 1;
-        (frame != NO_FRAME && frame & mask == residue & mask).then_some(frame)
+        let frame = self.frame[p];
+        (frame != NO_FRAME && self.name(p) & mask == name & mask).then_some(frame)
     }
 
     /// The slot a new frame is built in.
@@ -76,12 +90,21 @@ impl Slots {
         self.distance.get(p).copied().map_or(0, u32::from)
     }
 
+    /// The reach of the packet that made the frame in physical slot `p`.
+    #[inline]
+    pub(crate) fn reach(&self, p: usize) -> u32 {
+        self.reach.get(p).copied().map_or(0, u32::from)
+    }
+
     /// Makes the spare slot hold `frame`, whose largest lag is `max_lag` and whose packet had
-    /// a baseline `distance` frames old (0: none); the slot it replaces becomes the spare.
-    pub(crate) fn commit(&mut self, frame: u32, max_lag: u8, distance: u32) {
+    /// a baseline `distance` frames old (0: none) and reach `reach` (at most [`MAX_REACH`]);
+    /// the slot it replaces becomes the spare.
+    pub(crate) fn commit(&mut self, frame: u32, max_lag: u8, distance: u32, reach: u32) {
+        let reach = reach.min(MAX_REACH);
         self.max_lag[usize::from(self.spare)] = max_lag;
         self.distance[usize::from(self.spare)] = distance.min(u32::from(u8::MAX)) as u8;
-        let l = (frame % WINDOW) as usize;
+        self.reach[usize::from(self.spare)] = reach as u8;
+        let l = ((frame >> reach) % WINDOW) as usize;
         let old = self.logical[l];
         self.logical[l] = self.spare;
         self.frame[usize::from(self.spare)] = frame;
