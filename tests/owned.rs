@@ -450,3 +450,53 @@ fn packets_encoded_on_several_threads_equal_serial_ones() {
         }
     }
 }
+
+/// A crowd of 40 players against 8 handles: the avatar marked own after the crowd took every
+/// handle reaches its client within a few frames, and when more entities are essential than
+/// the client has handles, the server names one it cannot hold by the game's id.
+#[test]
+fn the_own_avatar_is_served_before_a_crowd() {
+    let mut server = Server::<Arena>::new(ServerConfig::new(64, 8)).unwrap();
+    let mut hello = [0; 64];
+    let n = Client::<Arena>::hello(&mut hello).unwrap();
+    let id = server.connect(&hello[..n]).unwrap();
+    let mut welcome = [0; 64];
+    let n = server.welcome(&mut welcome).unwrap();
+    let mut client = Client::<Arena>::connect(&welcome[..n], 8).unwrap();
+    let player = |i: u64| Player {
+        pos: [i as f32, 0.5 * i as f32, 0.0],
+        yaw: 0.0,
+        health: 100,
+        stance: Stance::Idle,
+    };
+    let mut frame = |server: &mut Server<Arena>, t: u64| {
+        server.begin_frame();
+        for i in 0..40 {
+            let mut p = player(i);
+            p.pos[2] = (t % 100) as f32;
+            server.set(1000 + i, &p).unwrap();
+            server.set_visible(id, 1000 + i, true).unwrap();
+        }
+        let mut buf = [0u8; 1200];
+        let n = server.encode(id, &mut buf).unwrap();
+        client.decode(&buf[..n]).unwrap();
+        server.receive_ack(id, &client.ack().unwrap()).unwrap();
+        client.iter::<Player>().filter(|&(h, _)| client.is_own(h)).count()
+    };
+    for t in 0..5 {
+        assert_eq!(frame(&mut server, t), 0);
+    }
+    server.set_own(id, 1039, true).unwrap();
+    let arrived = (5..10).find(|&t| frame(&mut server, t) == 1);
+    assert!(arrived.is_some_and(|t| t <= 8), "the avatar arrived at frame {arrived:?}");
+    assert_eq!(server.starved(id).unwrap(), None);
+
+    for i in 0..9 {
+        server.set_essential(id, 1000 + i, true).unwrap();
+    }
+    for t in 10..14 {
+        frame(&mut server, t);
+    }
+    let starved = server.starved(id).unwrap();
+    assert!(starved.is_some_and(|id| (1000..1009).contains(&id)), "{starved:?}");
+}

@@ -808,6 +808,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         self.classes[self.at(self.new, h)] != NO_CLASS
     }
 
+    fn must_have(&self, _h: u32) -> bool {
+        false
+    }
+
     fn keep_hint(&self, _h: u32) -> bool {
         false
     }

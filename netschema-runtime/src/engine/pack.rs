@@ -2,9 +2,9 @@
 //! has been coded still leaves room to end the packet.
 //!
 //! Before the entities are coded the encoder ranks every candidate — entities entering and
-//! kept entities with an update group due — by class of urgency, then by priority: kept
-//! entities whose held values would be [`FORCE_AGE`] frames old first, then entering ones,
-//! then the rest. If the estimated cost of
+//! kept entities with an update group due — by class of urgency, then by priority: must-have
+//! entities (the client's own and essential ones) and kept entities whose held values would
+//! be [`FORCE_AGE`] frames old first, then entering ones, then the rest. If the estimated cost of
 //! every candidate fits, all are tried; otherwise the best ranked whose estimates fit the room
 //! form the core, and the next ones, up to an eighth more, fill what the core leaves. The
 //! packet is coded in handle order, so the room the core's later members need is kept in
@@ -39,7 +39,8 @@ pub(crate) enum Rank {
     Update = 1,
     /// An entity entering the client's view.
     Enter = 2,
-    /// An update that must not wait any longer (see [`FORCE_AGE`]).
+    /// An update that must not wait any longer (see [`FORCE_AGE`]), or a must-have entity's
+    /// update or entry.
     Forced = 3,
 }
 

@@ -285,6 +285,9 @@ pub(crate) trait Side<'s> {
     fn staleness(&self, h: u32, g: usize) -> u32;
     /// Whether `h` has been started in the new frame.
     fn present(&self, h: u32) -> bool;
+    /// Encoder: whether `h`'s entity is must-have (the client's own or essential), ranked
+    /// ahead of everything under a byte budget; false on the decoder.
+    fn must_have(&self, h: u32) -> bool;
     /// Encoder: whether `h` is kept from the baseline.
     fn keep_hint(&self, h: u32) -> bool;
     /// Encoder: the next entering handle to try, its class, the age of its handle and whether
@@ -1131,11 +1134,12 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         let hint = side.next_enter_hint();
         let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
         let mut attempt = None;
+        let must = hint.is_some() && side.must_have(hint_h);
         if let (Some(b), Some(c)) = (side.packer(), schema.classes.get(hint_class)) {
             // Room for the entity at worst, the flag ending the list and every held flag.
             let len = coder.len_bound();
             if hint.is_some() {
-                b.release(hint_h, false);
+                b.release(hint_h, must);
             }
             if hint.is_some() && !b.far(len) {
                 let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
@@ -1236,7 +1240,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             // Whether `h` is forced matters only if it is in the core of the selection.
             let core = side.packer().is_some_and(|b| b.in_core(h));
             let oldest = (0..c.group_count()).map(|g| side.staleness(h, g)).max().unwrap_or(0);
-            let forced = core && pack::forced(oldest, refs.distance());
+            let forced = core && (pack::forced(oldest, refs.distance()) || side.must_have(h));
             if let Some(b) = side.packer() {
                 b.next_due_kept();
                 b.release(h, forced);

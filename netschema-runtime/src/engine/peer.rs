@@ -41,6 +41,9 @@ pub struct PeerStorage<'a> {
     pub visible: &'a mut [u64],
     /// Entities marked as the client's own: one bit per entity id.
     pub owned: &'a mut [u64],
+    /// Entities the game marks essential to this client (see [`Peer::set_essential`]): one bit
+    /// per entity id.
+    pub essential: &'a mut [u64],
     /// Whether each handle was given to an entity marked as the client's own.
     pub handle_own: &'a mut [u64],
     /// What the client holds, per frame slot, handle and update group: how many frames before
@@ -95,7 +98,7 @@ impl PeerSizes {
         self.presence * 8
             + self.handles * (4 + 4 + 4 + 2 + 4 + 8)
             + self.entities * (4 + 2)
-            + self.visible * 16
+            + self.visible * 24
             + self.handle_words * 8 * 4
             + self.lags
             + self.diffs
@@ -156,6 +159,11 @@ pub struct PeerStats {
     /// The round trip in frames the newest ack showed: frames sent after the one it names
     /// (0 before the first).
     pub round_trip: u32,
+    /// Frames in which a visible must-have entity (own or essential, see
+    /// [`Peer::set_essential`]) had no handle ([`Peer::starved`] names one).
+    pub starved: u64,
+    /// Handles taken from other entities to give them to must-have entities.
+    pub evicted: u64,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -193,11 +201,21 @@ pub(crate) struct PeerState {
     /// The first frame sent since the last ack this peer accepted ([`NO_FRAME`]: none): the
     /// round trip is at least as long as the frames since.
     unacked_since: u32,
+    /// A visible must-have entity without a handle at the last packet.
+    starved: Option<usize>,
     /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
     scale: u32,
     stats: PeerStats,
     /// The session packets' check values cover (see [`Peer::set_session`]).
     session: u64,
+}
+
+#[cfg(feature = "std")]
+impl PeerState {
+    /// What [`Peer::starved`] says of the peer this state was taken from.
+    pub(crate) fn starved(&self) -> Option<usize> {
+        self.starved
+    }
 }
 
 /// Frames back a peer remembers the check values of the packets it sent: an ack names frames
@@ -249,6 +267,7 @@ impl<'a> Peer<'a> {
         store.entity_handle.fill(NO_HANDLE);
         store.visible.fill(0);
         store.owned.fill(0);
+        store.essential.fill(0);
         store.handle_own.fill(0);
         store.weights.fill(DEFAULT_WEIGHT);
         let state = PeerState {
@@ -267,6 +286,7 @@ impl<'a> Peer<'a> {
             pending_view: None,
             acked_latest: NO_FRAME,
             unacked_since: NO_FRAME,
+            starved: None,
             scale: 256,
             stats: PeerStats::default(),
             session: 0,
@@ -282,6 +302,7 @@ impl<'a> Peer<'a> {
             && store.entity_handle.len() >= sizes.entities
             && store.visible.len() >= sizes.visible
             && store.owned.len() >= sizes.visible
+            && store.essential.len() >= sizes.visible
             && store.handle_own.len() >= sizes.handle_words
             && store.lags.len() >= sizes.lags
             && store.diffs.len() >= sizes.diffs
@@ -303,6 +324,7 @@ impl<'a> Peer<'a> {
             entity_handle: &mut store.entity_handle[..sizes.entities],
             visible: &mut store.visible[..sizes.visible],
             owned: &mut store.owned[..sizes.visible],
+            essential: &mut store.essential[..sizes.visible],
             handle_own: &mut store.handle_own[..sizes.handle_words],
             lags: &mut store.lags[..sizes.lags],
             diffs: &mut store.diffs[..sizes.diffs],
@@ -351,6 +373,28 @@ impl<'a> Peer<'a> {
     /// under a new handle.
     pub fn set_own(&mut self, id: usize, own: bool) {
         put_bit(self.store.owned, id, own);
+    }
+
+    /// Marks entity `id` as essential to this client (a ball, a flag carrier) or not. Its own
+    /// entities and essential ones are *must-have*: they get handles before any other entity
+    /// (taking one from another entity when none is free) and, under a byte budget, are sent
+    /// ahead of everything else whenever they have an update due. Nothing of this mark reaches
+    /// the client.
+    pub fn set_essential(&mut self, id: usize, essential: bool) {
+        put_bit(self.store.essential, id, essential);
+    }
+
+    /// Whether entity `id` is marked essential to this client.
+    pub fn is_essential(&self, id: usize) -> bool {
+        test_bit(self.store.essential, id)
+    }
+
+    /// A must-have entity (own or essential, visible) that has no handle at the last packet,
+    /// if any: the client cannot hold everything it must, because its other must-have entities
+    /// take every handle (or the handle taken for it is still waiting for the client to
+    /// acknowledge its release). [`PeerStats::starved`] counts the frames this happened.
+    pub fn starved(&self) -> Option<usize> {
+        self.state.starved
     }
 
     /// Sets how much entity `id` matters to this client ([`DEFAULT_WEIGHT`] until set;
@@ -696,10 +740,16 @@ impl<'a> Peer<'a> {
         self.store.lags[at..at + groups].iter().all(|&lag| in_window(frame, base, lag))
     }
 
+    /// Whether entity `id` must have a handle before any other: the client's own or essential.
+    fn must_have(&self, id: usize) -> bool {
+        test_bit(self.store.owned, id) || test_bit(self.store.essential, id)
+    }
+
     /// Brings handles in line with the visible set at `frame`: releases the handles of
     /// entities no longer visible, respawned, re-marked, or held so long that the world no
     /// longer has the frame their values came from, and gives new handles to newly visible
-    /// entities, which then wait to enter.
+    /// entities, which then wait to enter: must-have entities first (own or essential, taking
+    /// a handle from another entity if none is free), then the others, by id.
     fn assign_handles(&mut self, world: &World<'_>, frame: u32, refs: &Refs) {
         // Values held at the baseline can have left the window only if its lags are large.
         let base = refs
@@ -717,47 +767,99 @@ impl<'a> Peer<'a> {
             let reusable = r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0);
             put_bit(free, h, e == NO_HANDLE && reusable);
         }
-        let mut word = 0;
         for id in 0..self.state.entities {
             let entity = world.get(frame, id);
             let visible = test_bit(self.store.visible, id) && entity.is_some();
             let own = test_bit(self.store.owned, id);
-            let mut handle = self.store.entity_handle[id];
-            if handle != NO_HANDLE {
-                let h = handle as usize;
-                let respawned = age(world.spawned(id), self.store.since[h]) as i32 > 0;
-                let stale = entity.zip(base).is_some_and(|((class, _), (b, p))| {
-                    let groups = self.schema.classes[class].group_count();
-                    test_bit(&self.store.presence[p * w..(p + 1) * w], h)
-                        && !self.base_in_window(p, b, frame, h, groups)
-                });
-                if !visible || respawned || stale || test_bit(self.store.handle_own, h) != own {
-                    self.store.handle_entity[h] = NO_HANDLE;
-                    self.store.released[h] = frame;
-                    handle = NO_HANDLE;
-                }
+            let handle = self.store.entity_handle[id];
+            if handle == NO_HANDLE {
+                continue;
             }
-            if visible && handle == NO_HANDLE {
-                let s = &mut self.store;
-                let free = &mut s.marks[..w];
+            let h = handle as usize;
+            let respawned = age(world.spawned(id), self.store.since[h]) as i32 > 0;
+            let stale = entity.zip(base).is_some_and(|((class, _), (b, p))| {
+                let groups = self.schema.classes[class].group_count();
+                test_bit(&self.store.presence[p * w..(p + 1) * w], h)
+                    && !self.base_in_window(p, b, frame, h, groups)
+            });
+            if !visible || respawned || stale || test_bit(self.store.handle_own, h) != own {
+                self.release(id, frame);
+            }
+        }
+        // Handles released and not yet free: each will serve a must-have entity before any
+        // handle is taken from another entity for it.
+        let mut pending = (0..self.state.handles as usize)
+            .filter(|&h| {
+                self.store.handle_entity[h] == NO_HANDLE && !test_bit(&self.store.marks[..w], h)
+            })
+            .count();
+        self.state.starved = None;
+        let mut word = 0;
+        for must in [true, false] {
+            for id in 0..self.state.entities {
+                let visible = test_bit(self.store.visible, id) && world.get(frame, id).is_some();
+                if !visible
+                    || self.store.entity_handle[id] != NO_HANDLE
+                    || self.must_have(id) != must
+                {
+                    continue;
+                }
+                let free = &self.store.marks[..w];
                 while word < w && free[word] == 0 {
                     word += 1;
                 }
-                match free.get(word).map(|&bits| word * 64 + bits.trailing_zeros() as usize) {
-                    Some(h) => {
-                        put_bit(free, h, false);
-                        let class = entity.map_or(0, |(c, _)| c);
-                        s.handle_entity[h] = id as u32;
-                        s.since[h] = frame;
-                        s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
-                        s.sent_at[h] = frame;
-                        put_bit(s.handle_own, h, own);
-                        handle = h as u32;
+                let found = free.get(word).map(|&bits| word * 64 + bits.trailing_zeros() as usize);
+                match found.filter(|&h| h < self.state.handles as usize) {
+                    Some(h) => self.give(id, h, world, frame),
+                    None if must => {
+                        self.state.starved.get_or_insert(id);
+                        match pending.checked_sub(1) {
+                            Some(left) => pending = left,
+                            None => self.evict(frame),
+                        }
                     }
                     None => self.state.stats.deferred += 1,
                 }
             }
-            self.store.entity_handle[id] = handle;
+        }
+        self.state.stats.starved += u64::from(self.state.starved.is_some());
+    }
+
+    /// Releases the handle of entity `id` at `frame`: the client sees the entity leave.
+    fn release(&mut self, id: usize, frame: u32) {
+        let h = self.store.entity_handle[id] as usize;
+        self.store.handle_entity[h] = NO_HANDLE;
+        self.store.released[h] = frame;
+        self.store.entity_handle[id] = NO_HANDLE;
+    }
+
+    /// Gives free handle `h` to entity `id` at `frame`.
+    fn give(&mut self, id: usize, h: usize, world: &World<'_>, frame: u32) {
+        let own = test_bit(self.store.owned, id);
+        let class = world.get(frame, id).map_or(0, |(c, _)| c);
+        let s = &mut self.store;
+        put_bit(&mut s.marks[..words(self.state.handles as usize)], h, false);
+        s.handle_entity[h] = id as u32;
+        s.since[h] = frame;
+        s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
+        s.sent_at[h] = frame;
+        put_bit(s.handle_own, h, own);
+        s.entity_handle[id] = h as u32;
+    }
+
+    /// Takes a handle from an entity that is not must-have, for a must-have one that found
+    /// none free: the one the game weighs least (the highest handle among equals). It is free
+    /// to give once the client acknowledges the release.
+    fn evict(&mut self, frame: u32) {
+        let victim = (0..self.state.handles as usize)
+            .filter_map(|h| {
+                let id = self.store.handle_entity[h];
+                (id != NO_HANDLE && !self.must_have(id as usize)).then_some((h, id as usize))
+            })
+            .min_by_key(|&(h, id)| (self.store.weights[id], core::cmp::Reverse(h)));
+        if let Some((_, id)) = victim {
+            self.release(id, frame);
+            self.state.stats.evicted += 1;
         }
     }
 
@@ -878,6 +980,7 @@ impl<'a> Peer<'a> {
             handle_entity: self.store.handle_entity,
             since: self.store.since,
             handle_own: self.store.handle_own,
+            essential: self.store.essential,
             weights: self.store.weights,
             sent_at: self.store.sent_at,
             order: self.store.order,
@@ -1093,6 +1196,8 @@ struct EncoderSide<'s, 'w> {
     handle_entity: &'s [u32],
     since: &'s [u32],
     handle_own: &'s [u64],
+    /// Entities essential to the client, one bit per entity id.
+    essential: &'s [u64],
     /// The game's weight of each entity id.
     weights: &'s [u16],
     /// The frame each handle was last sent in.
@@ -1158,6 +1263,11 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         test_bit(self.presence, h as usize)
     }
 
+    #[inline]
+    fn must_have(&self, h: u32) -> bool {
+        test_bit(self.handle_own, h as usize) || test_bit(self.essential, self.entity(h))
+    }
+
     fn keep_hint(&self, h: u32) -> bool {
         self.live(h)
     }
@@ -1197,6 +1307,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             for h in 0..this.handles {
                 let Some(class) = this.class_of(h).filter(|_| this.live(h)) else { continue };
                 let weight = u32::from(this.weights.get(this.entity(h)).copied().unwrap_or(0));
+                let must = this.must_have(h);
                 let groups = (0..class.group_count()).map(|g| (g, class.group(g)));
                 let (rank, urgency) = if !this.base_present(h) {
                     // Waiting to enter since its handle was given.
@@ -1223,7 +1334,12 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                     let forced = pack::forced(oldest, this.refs.distance());
                     (if forced { Rank::Forced } else { Rank::Update }, urgency)
                 };
-                emit(Candidate { h, rank, priority: urgency.saturating_mul(weight) });
+                // Must-have entities go first, entering or with an update due.
+                let (rank, priority) = match must {
+                    true => (Rank::Forced, u32::MAX),
+                    false => (rank, urgency.saturating_mul(weight)),
+                };
+                emit(Candidate { h, rank, priority });
             }
         };
         let live = |h: usize| this.handle_entity.get(h).is_some_and(|&e| e != NO_HANDLE);

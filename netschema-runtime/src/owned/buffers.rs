@@ -60,6 +60,7 @@ pub struct PeerBuffers {
     entity_handle: Vec<u32>,
     visible: Vec<u64>,
     owned: Vec<u64>,
+    essential: Vec<u64>,
     handle_own: Vec<u64>,
     lags: Vec<u8>,
     diffs: Vec<i8>,
@@ -83,6 +84,7 @@ impl PeerBuffers {
             entity_handle: vec![0; s.entities],
             visible: vec![0; s.visible],
             owned: vec![0; s.visible],
+            essential: vec![0; s.visible],
             handle_own: vec![0; s.handle_words],
             lags: vec![0; s.lags],
             diffs: vec![0; s.diffs],
@@ -113,6 +115,7 @@ impl PeerBuffers {
             entity_handle: &mut self.entity_handle,
             visible: &mut self.visible,
             owned: &mut self.owned,
+            essential: &mut self.essential,
             handle_own: &mut self.handle_own,
             lags: &mut self.lags,
             diffs: &mut self.diffs,
@@ -145,6 +148,11 @@ impl PeerBuffers {
     /// Marks entity `id` as the client's own or not, as [`Peer::set_own`] does.
     pub(crate) fn set_own(&mut self, id: usize, own: bool) {
         put_bit(&mut self.owned, id, own);
+    }
+
+    /// Marks entity `id` as essential to the client or not, as [`Peer::set_essential`] does.
+    pub(crate) fn set_essential(&mut self, id: usize, essential: bool) {
+        put_bit(&mut self.essential, id, essential);
     }
 
     /// The peer these buffers hold, as it was when `state` was taken.

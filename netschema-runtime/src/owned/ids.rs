@@ -85,6 +85,11 @@ impl Ids {
         Some(slot)
     }
 
+    /// The id in `slot`, if any.
+    pub(crate) fn id_of(&self, slot: usize) -> Option<u64> {
+        self.id_of.get(slot).copied().flatten()
+    }
+
     /// Ids in use.
     pub(crate) fn len(&self) -> usize {
         self.slot_of.len()

@@ -339,6 +339,7 @@ impl<P: Protocol> Server<P> {
         for c in &mut self.connections {
             c.buffers.set_visible(slot, false);
             c.buffers.set_own(slot, false);
+            c.buffers.set_essential(slot, false);
         }
         true
     }
@@ -395,6 +396,26 @@ impl<P: Protocol> Server<P> {
         let at = self.index_of(client)?;
         self.connections[at].buffers.set_own(slot, own);
         Ok(())
+    }
+
+    /// Marks entity `id` as essential to `client` or not (see [`Peer::set_essential`]): its
+    /// own entities and essential ones get handles before any other and are sent first under a
+    /// byte budget. Nothing of the mark reaches the client.
+    pub fn set_essential(&mut self, client: ClientId, id: u64, essential: bool) -> Result<()> {
+        let slot = self.slot(id)?;
+        let at = self.index_of(client)?;
+        self.connections[at].buffers.set_essential(slot, essential);
+        Ok(())
+    }
+
+    /// An own or essential entity of `client`'s that had no handle at its last packet (see
+    /// [`Peer::starved`]): the client cannot hold everything it must, because more of them
+    /// are visible than it has handles or a handle taken for one is not yet free. `None` when
+    /// every one is held.
+    pub fn starved(&self, client: ClientId) -> Result<Option<u64>> {
+        let at = self.index_of(client)?;
+        let slot = self.connections[at].state.starved();
+        Ok(slot.and_then(|s| self.ids.id_of(s)))
     }
 
     /// Sets how much entity `id` matters to `client` when a packet cannot carry every update
