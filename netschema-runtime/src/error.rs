@@ -62,6 +62,15 @@ pub enum Error {
         /// The most this client accepts.
         client: usize,
     },
+    /// A packet's byte budget (its buffer) cannot carry a single entity that is due: the
+    /// packet would hold nothing, now and in every frame after. `needed` is the length the
+    /// packet needed to carry the first one tried.
+    BudgetTooSmall {
+        /// The budget given.
+        budget: usize,
+        /// The bytes the packet needed.
+        needed: usize,
+    },
     /// A fixed capacity (entities, frames in flight, handles) is exhausted.
     CapacityExceeded,
     /// Schema descriptors are inconsistent (empty candidate list, `min > max`, ...).
@@ -179,6 +188,10 @@ impl fmt::Display for Error {
             Error::InvalidSchema => f.write_str("schema descriptors are inconsistent"),
             Error::StalePacket => f.write_str("packet is not newer than frames already held"),
             Error::StorageTooSmall => f.write_str("storage is too small for the capacities"),
+            Error::BudgetTooSmall { budget, needed } => write!(
+                f,
+                "a byte budget of {budget} carries no entity: the packet needed {needed} bytes"
+            ),
             Error::NoHandles => f.write_str("a peer or client needs at least one handle"),
             Error::Capture(c) => write!(f, "cannot capture {c}"),
             Error::FrameNotStarted => f.write_str("no frame has begun: call `begin_frame` first"),

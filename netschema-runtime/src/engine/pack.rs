@@ -76,6 +76,10 @@ pub(crate) struct Budget<'s> {
     may_complete: bool,
     /// Whether an entity was coded and then taken back.
     rolled_back: bool,
+    /// The length a packet needed for the first entity taken back before any was sent that
+    /// would not have fitted even with no room kept for others: what the budget lacks if the
+    /// packet ends up carrying none.
+    shortfall: Option<usize>,
     /// Handles selected for this packet, one bit each (unless `all`).
     selected: &'s mut [u64],
     /// Handles sent in this packet, one bit each.
@@ -121,6 +125,7 @@ impl<'s> Budget<'s> {
             all: false,
             may_complete: true,
             rolled_back: false,
+            shortfall: None,
             selected,
             sent,
             core,
@@ -286,10 +291,23 @@ impl<'s> Budget<'s> {
     /// attempt cost. An entity that grew dearer while it waited (a forced one, coded late in
     /// the packet) is then kept the room it needs in the next packet, instead of being rolled
     /// back packet after packet by what comes before it.
+    /// `len_bound` is the packet's length with the attempt, and `tail_bits` what had to follow
+    /// it (see [`Budget::fits`]).
     #[inline]
-    pub(crate) fn rolled_back(&mut self, h: u32, bits: u64) {
+    pub(crate) fn rolled_back(&mut self, h: u32, bits: u64, len_bound: usize, tail_bits: u64) {
         self.rolled_back = true;
         self.record(h, bits);
+        // Past the budget even with no room kept for anything else: no packet carries it.
+        let needed = len_bound + (tail_bits + u64::from(CHECK_BITS)).div_ceil(8) as usize + 1;
+        if self.sent_count == 0 && self.shortfall.is_none() && needed > self.bytes {
+            self.shortfall = Some(needed);
+        }
+    }
+
+    /// The length a packet needed to carry an entity, if it carries none although one was
+    /// tried: the budget cannot carry any.
+    pub(crate) fn shortfall(&self) -> Option<usize> {
+        self.shortfall.filter(|_| self.sent_count == 0)
     }
 
     /// Whether the packet should say that no kept entity is held (saving a flag each): when
@@ -361,7 +379,7 @@ mod tests {
         {
             let marks = [&mut selected[..], &mut sent[..], &mut core[..]];
             let mut budget = Budget::new(60, marks, &mut cost, 256);
-            budget.rolled_back(9, 130);
+            budget.rolled_back(9, 130, 0, 0);
             assert_eq!(budget.estimate(9), 130);
         }
         assert_eq!(cost[9], 130, "the estimate is the peer's, kept for the next packet");

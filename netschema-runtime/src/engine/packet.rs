@@ -1187,9 +1187,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         walk.entry(coder, side, models, class as usize, h)?;
         if let Some(b) = side.packer() {
             let len = coder.len_bound();
-            let overflows = |_: &Attempt| !b.fits(len, MAX_FLAG_BITS + held_tail_bits(models, b));
-            if let Some(attempt) = attempt.filter(overflows) {
-                b.rolled_back(h, coder.bits() - start);
+            let tail = MAX_FLAG_BITS + held_tail_bits(models, b);
+            if let Some(attempt) = attempt.filter(|_| !b.fits(len, tail)) {
+                b.rolled_back(h, coder.bits() - start, len, tail);
                 restore(coder, &mut walk, models, saved, attempt);
                 side.unbegin(h);
                 continue;
@@ -1264,9 +1264,9 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             walk.update(coder, side, models, class, h, k, due)?;
             if let Some(b) = side.packer() {
                 let len = coder.len_bound();
-                let overflows = |_: &Attempt| !b.fits(len, held_tail_bits(models, b));
-                if let Some(attempt) = attempt.filter(overflows) {
-                    b.rolled_back(h, coder.bits() - start);
+                let tail = held_tail_bits(models, b);
+                if let Some(attempt) = attempt.filter(|_| !b.fits(len, tail)) {
+                    b.rolled_back(h, coder.bits() - start, len, tail);
                     restore(coder, &mut walk, models, saved, attempt);
                     walk.check.add(h);
                     let packet = &mut models[ModelLayout::PACKET];

@@ -203,6 +203,9 @@ pub(crate) struct PeerState {
     unacked_since: u32,
     /// A visible must-have entity without a handle at the last packet.
     starved: Option<usize>,
+    /// Packets in a row that carried no entity because the budget could not carry the one
+    /// tried (see [`Error::BudgetTooSmall`]).
+    short_packets: u32,
     /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
     scale: u32,
     stats: PeerStats,
@@ -222,6 +225,10 @@ impl PeerState {
 /// up to [`WINDOW`] before its newest, which is less than [`REACH`] behind the newest sent
 /// while it can still serve.
 const PROVEN: u32 = REACH + WINDOW;
+
+/// Packets in a row a budget may fail to carry any entity before [`Peer::encode`] refuses it
+/// with [`Error::BudgetTooSmall`].
+pub const SHORT_PACKETS: u32 = 64;
 
 /// The weight of an entity for a client until the game sets one (see [`Peer::set_priority`]).
 pub const DEFAULT_WEIGHT: u16 = 16;
@@ -287,6 +294,7 @@ impl<'a> Peer<'a> {
             acked_latest: NO_FRAME,
             unacked_since: NO_FRAME,
             starved: None,
+            short_packets: 0,
             scale: 256,
             stats: PeerStats::default(),
             session: 0,
@@ -870,8 +878,10 @@ impl<'a> Peer<'a> {
     /// scratch if there is none within the window). When not everything fits, entering
     /// entities and updates go in order of urgency and priority (frames waited times weight,
     /// see [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
-    /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, and with
-    /// [`Error::StalePacket`] if this frame was already encoded.
+    /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, with
+    /// [`Error::BudgetTooSmall`] (naming the length needed) once [`SHORT_PACKETS`] packets in a
+    /// row could not carry the one entity they tried, and with [`Error::StalePacket`] if this
+    /// frame was already encoded.
     pub fn encode(&mut self, world: &World<'_>, buf: &mut [u8]) -> Result<usize> {
         self.encode_probed(world, buf, &mut NoProbe)
     }
@@ -919,6 +929,17 @@ impl<'a> Peer<'a> {
             }
             other => (other?, false),
         };
+        // A packet without baseline carries more header and check value: one that carries no
+        // entity still starts the stream, and packets with a baseline may then carry them; and
+        // as models learn, headers and flags get cheaper. Only a budget short packet after
+        // packet is refused.
+        match written.shortfall.filter(|_| refs.base().is_some()) {
+            Some(needed) if self.state.short_packets >= SHORT_PACKETS => {
+                return Err(Error::BudgetTooSmall { budget: buf.len(), needed });
+            }
+            Some(_) => self.state.short_packets += 1,
+            None => self.state.short_packets = 0,
+        }
         let hash = datagram_hash(self.state.session, buf.get(..written.len).unwrap_or(&[]));
         self.commit(&refs, written, held_all, hash);
         Ok(written.len)
@@ -1029,10 +1050,11 @@ impl<'a> Peer<'a> {
         )?;
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
+        let shortfall = side.budget.shortfall();
         let check_bits = packet::check_bits(refs);
         enc.direct(check, check_bits);
         probe.structure(Part::Check, check_bits << COST_FRAC_BITS);
-        Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16 })
+        Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16, shortfall })
     }
 
     /// Makes the packet just written for `refs`, whose datagram hash is `hash`, the newest
@@ -1110,6 +1132,8 @@ struct Written {
     scale: u32,
     /// Its check value.
     check: u16,
+    /// The length it needed to carry an entity, if it carries none although one was tried.
+    shortfall: Option<usize>,
 }
 
 /// The values a client holds of the entity whose row starts at `at` in the world's rows, of
