@@ -124,24 +124,23 @@ fn techniques(page: &mut String, report: &ScenarioReport, sums: &[Summary]) {
     for m in sums {
         let colour = report::colour_of(&m.name);
         let class = if m.name == "netschema" { " class=\"ours\"" } else { "" };
-        let _ = writeln!(
-            page,
-            "<tr{class}><td><span class=\"swatch\" style=\"background:{}\"></span>{}</td>\
-             <td>{:.1}</td><td>{:.1}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td>\
-             <td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            rgb(colour),
-            esc(&m.name),
-            m.bytes_mean,
-            m.bytes_std,
-            m.bytes_max,
-            m.kbps,
-            m.encode_us,
-            m.shared_us,
-            m.decode_us,
-            m.server_bytes,
-            m.client_bytes,
-            if m.verified { "yes" } else { "<strong class=\"bad\">NO</strong>" }
-        );
+        let _ = write!(page, "<tr{class}>");
+        let last = COLUMNS.len() - 1;
+        for (i, cell) in m.cells().iter().enumerate() {
+            let _ = match i {
+                0 => write!(
+                    page,
+                    "<td><span class=\"swatch\" style=\"background:{}\"></span>{}</td>",
+                    rgb(colour),
+                    esc(cell)
+                ),
+                _ if i == last && !m.verified => {
+                    write!(page, "<td><strong class=\"bad\">{}</strong></td>", esc(cell))
+                }
+                _ => write!(page, "<td>{}</td>", esc(cell)),
+            };
+        }
+        page.push_str("</tr>\n");
     }
     page.push_str("</tbody>\n</table>\n");
     held_table(page, sums);
@@ -458,6 +457,17 @@ mod tests {
         let namespaces = page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
         assert_eq!(page.matches("http://").count(), namespaces, "no address but SVG's namespace");
         assert!(!page.contains("what the client holds") && !page.contains(">tolerance<"));
+        // Every row of the technique table has a cell under each header, in the same order.
+        let table = &page[page.find("<section class=\"techniques\">").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        let headers = table.matches("<th title").count();
+        assert_eq!(headers, COLUMNS.len());
+        let rows: Vec<&str> = table.split("<tr").skip(2).collect();
+        assert_eq!(rows.len(), 2);
+        for row in rows {
+            assert_eq!(row.matches("<td").count(), headers, "{row}");
+            assert!(row.contains("<td>yes</td></tr>"), "{row}");
+        }
     }
 
     #[test]

@@ -62,6 +62,27 @@ pub struct Summary {
     pub total_bytes: usize,
 }
 
+impl Summary {
+    /// The technique's row: one cell per [`COLUMNS`] entry, as both tables print it.
+    pub fn cells(&self) -> [String; COLUMNS.len()] {
+        [
+            self.name.clone(),
+            format!("{:.1}", self.bytes_mean),
+            format!("{:.1}", self.bytes_std),
+            self.bytes_max.to_string(),
+            format!("{:.1}", self.kbps),
+            format!("{:.1}", self.encode_us),
+            format!("{:.1}", self.shared_us),
+            format!("{:.1}", self.decode_us),
+            self.server_bytes.to_string(),
+            self.client_bytes.to_string(),
+            self.start_bytes.to_string(),
+            self.total_bytes.to_string(),
+            if self.verified { "yes" } else { "NO" }.to_string(),
+        ]
+    }
+}
+
 /// Frames whose bytes [`Summary::start_bytes`] adds up: a second at 60 Hz.
 pub const START_FRAMES: usize = 60;
 
@@ -192,31 +213,20 @@ impl ScenarioReport {
             self.latency,
             self.loss * 100.0
         );
-        let c = COLUMNS.map(|(key, _)| key);
         let w = self.results.iter().map(|r| r.name.len()).max().unwrap_or(0).max(10);
-        let _ = writeln!(
-            s,
-            "{:<w$} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>11} {:>11} {:>8}",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]
-        );
+        let widths = [w, 10, 9, 9, 9, 9, 9, 9, 12, 12, 11, 11, 8];
+        let row = |s: &mut String, cells: [String; COLUMNS.len()]| {
+            for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
+                let _ = match i {
+                    0 => write!(s, "{cell:<width$}"),
+                    _ => write!(s, " {cell:>width$}"),
+                };
+            }
+            s.push('\n');
+        };
+        row(&mut s, COLUMNS.map(|(key, _)| key.to_string()));
         for m in self.summaries() {
-            let _ = writeln!(
-                s,
-                "{:<w$} {:>10.1} {:>9.1} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12} {:>12} {:>11} {:>11} {:>8}",
-                m.name,
-                m.bytes_mean,
-                m.bytes_std,
-                m.bytes_max,
-                m.kbps,
-                m.encode_us,
-                m.shared_us,
-                m.decode_us,
-                m.server_bytes,
-                m.client_bytes,
-                m.start_bytes,
-                m.total_bytes,
-                if m.verified { "yes" } else { "NO" }
-            );
+            row(&mut s, m.cells());
         }
         if let Some((peer, ratio)) = self.netschema_ratio() {
             let _ = writeln!(s, "netschema / best other technique ({peer}): {ratio:.2}");
