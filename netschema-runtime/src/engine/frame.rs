@@ -26,11 +26,11 @@ pub const fn span(reach: u32) -> u32 {
 }
 
 /// The reach of a packet whose baseline is `distance` frames back and was made by a packet of
-/// reach `base_reach`: the least whose span is at least the distance plus 8 frames, so
-/// that the packet's own frame stays held for a round trip like the one the distance shows,
-/// but the baseline's while the distance plus 16 still exceeds the span below it, so
-/// that a round trip near a span's end does not make the reach, and where frames are kept,
-/// change at every packet. Both ends derive it from what the header names.
+/// reach `base_reach`. Normally the least reach whose span is at least `distance` plus 8, so
+/// that the packet's own frame stays held for a round trip like the one the distance shows;
+/// but the baseline's reach is kept while `distance` plus 16 still exceeds the span one below
+/// it, so that a round trip near a span's end does not switch the reach, and where frames are
+/// kept, at every packet. Both ends derive it from what the header names.
 #[inline]
 pub const fn reach_after(distance: u32, base_reach: u32) -> u32 {
     let mut reach = 0;

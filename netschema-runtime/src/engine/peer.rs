@@ -187,7 +187,7 @@ pub(crate) struct PeerState {
     /// frames, by frame modulo [`PROVEN`]: what an ack or a restart request must prove.
     checks: [(u32, u16, u32); PROVEN as usize],
     /// Until this frame is sent ([`NO_FRAME`]: not since the start), acks are held to the strict
-    /// standard: a refused ack came in the last [`PROVEN`] frames.
+    /// standard: a refused ack came in the last [`STRICT`] frames.
     strict_until: u32,
     /// Under the strict standard, the proof of the first ack that named each frame slot's
     /// frame: a second ack with another proof makes it held.
@@ -225,6 +225,9 @@ impl PeerState {
 /// up to [`WINDOW`] before its newest, which is less than [`REACH`] behind the newest sent
 /// while it can still serve.
 const PROVEN: u32 = REACH + WINDOW;
+/// Frames after a refused ack during which a frame counts as held only once two acks with
+/// different proofs name it.
+const STRICT: u32 = 2 * WINDOW;
 
 /// Packets in a row a budget may fail to carry any entity before [`Peer::encode`] refuses it
 /// with [`Error::BudgetTooSmall`].
@@ -533,7 +536,7 @@ impl<'a> Peer<'a> {
         }
         if unsent || proof.value() != ack.proof {
             self.state.stats.refused_acks += 1;
-            self.state.strict_until = self.state.newest_sent.wrapping_add(PROVEN);
+            self.state.strict_until = self.state.newest_sent.wrapping_add(STRICT);
             return AckOutcome::Refused;
         }
         if ack.frames(self.state.newest_sent).all(|f| self.before_floor(f)) {
