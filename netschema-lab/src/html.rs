@@ -281,7 +281,15 @@ fn predictor_text(r: &FieldRow) -> String {
 /// Which predictor coded each field's values: one stacked bar per field.
 fn predictors(page: &mut String, fields: &FieldReport) {
     page.push_str("<section class=\"predictors\">\n<h3>Predictors</h3>\n<p>The share of each field's coded values that each candidate predictor coded (chosen by which has been cheapest lately); <em>none</em> are values sent without prediction, as when an entity enters; bools and enums use a transition model instead.</p>\n<p class=\"legend\">");
-    for (name, colour) in PREDICTOR_COLOURS {
+    // The legend names what the bars show, each in the colour its segments have.
+    let shown = |name: &str| {
+        fields.rows.iter().any(|r| match name {
+            "none" => r.unpredicted > 0.0 && !r.predictors.is_empty(),
+            "transition model" => r.predictors.is_empty(),
+            _ => r.predictors.iter().any(|&(p, share)| p == name && share > 0.0),
+        })
+    };
+    for (name, colour) in PREDICTOR_COLOURS.into_iter().filter(|(name, _)| shown(name)) {
         let _ = write!(page, "<span class=\"swatch\" style=\"background:{colour}\"></span>{name} ");
     }
     page.push_str("</p>\n");
@@ -333,17 +341,24 @@ const BAR_TOP: u32 = 6;
 const BAR_STEP: u32 = 24;
 const BAR_HEIGHT: u32 = 18;
 
-/// Colours of the predictors, of values without prediction and of the transition model.
-const PREDICTOR_COLOURS: [(&str, &str); 7] = [
+/// Colours of every name the profile gives a predictor (see `profile::fit_name`), of values
+/// without prediction and of the transition model.
+const PREDICTOR_COLOURS: [(&str, &str); 11] = [
     ("zero", "#7f7f7f"),
     ("hold", "#1f77b4"),
     ("linear", "#2ca02c"),
     ("quadratic", "#ff7f0e"),
     ("cubic", "#9467bd"),
+    ("contract", "#e377c2"),
+    ("linear fit", "#17becf"),
+    ("quadratic fit", "#bcbd22"),
+    ("fit", "#aec7e8"),
     ("none", "#d9d9d9"),
     ("transition model", "#8c564b"),
 ];
 
+/// The colour of predictor `name` in the bars and the legend (a name the list lacks is drawn
+/// in black, which the report's test refuses).
 fn predictor_colour(name: &str) -> &'static str {
     PREDICTOR_COLOURS.iter().find(|(n, _)| *n == name).map_or("#000000", |(_, c)| c)
 }
@@ -432,7 +447,11 @@ mod tests {
             total_bits: 30.0,
             structure_bits: 6.0,
             parts: vec![("header", 4.0), ("termination", 2.0)],
-            rows: vec![row("Dot.x", vec![("hold", 0.5), ("linear", 0.3)]), row("Dot.<on>", vec![])],
+            rows: vec![
+                row("Dot.x", vec![("hold", 0.5), ("linear", 0.3)]),
+                row("Dot.y", vec![("contract", 0.5), ("linear fit", 0.3)]),
+                row("Dot.<on>", vec![]),
+            ],
         };
         let report = ScenarioReport {
             scenario: "dots & <friends>".into(),
@@ -457,6 +476,20 @@ mod tests {
         let namespaces = page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
         assert_eq!(page.matches("http://").count(), namespaces, "no address but SVG's namespace");
         assert!(!page.contains("what the client holds") && !page.contains(">tolerance<"));
+        // The predictor legend names exactly what the bars show, in their colours.
+        let section = &page[page.find("<section class=\"predictors\">").unwrap()..];
+        let (legend, bars) = section.split_once("</p>\n<div").unwrap();
+        let legend = legend.rsplit_once("<p class=\"legend\">").unwrap().1;
+        let fills: std::collections::BTreeSet<&str> =
+            bars.split("fill=\"").skip(1).map(|f| &f[..7]).collect();
+        let swatches: std::collections::BTreeSet<&str> =
+            legend.split("background:").skip(1).map(|f| &f[..7]).collect();
+        assert_eq!(fills, swatches, "{legend}");
+        assert!(!fills.contains("#000000"));
+        for name in ["hold", "linear", "contract", "linear fit", "none", "transition model"] {
+            assert!(legend.contains(&format!("</span>{name} ")), "{name}: {legend}");
+        }
+        assert!(!legend.contains("cubic"));
         // Every row of the technique table has a cell under each header, in the same order.
         let table = &page[page.find("<section class=\"techniques\">").unwrap()..];
         let table = &table[..table.find("</table>").unwrap()];
