@@ -115,7 +115,9 @@ fn soak_session(seed: u64, tally: &mut Tally) {
         _ => (rng.below(3) as u32, 3 + rng.below(6) as u32),
     };
     let loss = [0.0, 0.05, 0.2][rng.below(3) as usize];
-    let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
+    // Freed at the end of the session: a soak runs many thousands.
+    let mut buffers = SessionBuffers::new(schema, ENTITIES, HANDLES);
+    let (mut world, mut peer, mut client) = buffers.session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(seed, ENTITIES);
     let (mut down, mut up) = (Link::new(latency, loss), Link::new(latency, loss));
     down.duplicate = 0.05;

@@ -340,6 +340,36 @@ pub fn frame_view(client: &Client<'_>) -> View {
     client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()
 }
 
+/// Storage of one session that is freed with it, for tests that run many sessions (the soak);
+/// [`session`] keeps its storage for the rest of the test.
+pub struct SessionBuffers(WorldBuffers, PeerBuffers, ClientBuffers);
+
+impl SessionBuffers {
+    /// Storage for a world of `entities` ids and a peer and client of `handles` handles.
+    pub fn new(schema: &Schema, entities: usize, handles: usize) -> Self {
+        SessionBuffers(
+            WorldBuffers::new(schema, entities),
+            PeerBuffers::new(schema, handles, entities),
+            ClientBuffers::new(schema, handles),
+        )
+    }
+
+    /// The world, peer and client on this storage.
+    pub fn session<'a>(
+        &'a mut self,
+        schema: &'a Schema,
+        entities: usize,
+        handles: usize,
+    ) -> (World<'a>, Peer<'a>, Client<'a>) {
+        let SessionBuffers(world, peer, client) = self;
+        (
+            world.world(schema, entities).unwrap(),
+            peer.peer(schema, handles, entities).unwrap(),
+            client.client(schema, handles).unwrap(),
+        )
+    }
+}
+
 /// A world of `entities` ids, a peer of `handles` handles serving it, and that peer's client,
 /// on storage allocated once and kept for the rest of the test.
 pub fn session(
