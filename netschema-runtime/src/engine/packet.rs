@@ -1239,8 +1239,10 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
             // Whether `h` is forced matters only if it is in the core of the selection.
             let core = side.packer().is_some_and(|b| b.in_core(h));
-            let oldest = (0..c.group_count()).map(|g| side.staleness(h, g)).max().unwrap_or(0);
-            let forced = core && (pack::forced(oldest, refs.distance()) || side.must_have(h));
+            let forced = core && {
+                let oldest = (0..c.group_count()).map(|g| side.staleness(h, g)).max().unwrap_or(0);
+                pack::forced(oldest, refs.distance()) || side.must_have(h)
+            };
             if let Some(b) = side.packer() {
                 b.next_due_kept();
                 b.release(h, forced);
