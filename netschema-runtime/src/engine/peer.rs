@@ -752,6 +752,7 @@ impl<'a> Peer<'a> {
     }
 
     /// Whether entity `id` must have a handle before any other: the client's own or essential.
+    #[inline]
     fn must_have(&self, id: usize) -> bool {
         test_bit(self.store.owned, id) || test_bit(self.store.essential, id)
     }
@@ -778,62 +779,78 @@ impl<'a> Peer<'a> {
             let reusable = r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0);
             put_bit(free, h, e == NO_HANDLE && reusable);
         }
-        for id in 0..self.state.entities {
-            let entity = world.get(frame, id);
-            let visible = test_bit(self.store.visible, id) && entity.is_some();
-            let own = test_bit(self.store.owned, id);
-            let handle = self.store.entity_handle[id];
-            if handle == NO_HANDLE {
-                continue;
+        self.state.starved = None;
+        let mut pass = Pass { frame, base, word: 0, pending: None };
+        // Must-have entities first, from the bits of their marks.
+        for i in 0..words(self.state.entities) {
+            let mut bits = self.store.owned[i] | self.store.essential[i];
+            while bits != 0 {
+                let id = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.update_handle(world, &mut pass, id, true);
             }
+        }
+        for id in 0..self.state.entities {
+            if !self.must_have(id) {
+                self.update_handle(world, &mut pass, id, false);
+            }
+        }
+        self.state.stats.starved += u64::from(self.state.starved.is_some());
+    }
+
+    /// Brings entity `id`'s handle in line with the visible set (see
+    /// [`Peer::assign_handles`]); `must` says whether it is must-have.
+    #[inline(always)]
+    fn update_handle(&mut self, world: &World<'_>, pass: &mut Pass, id: usize, must: bool) {
+        let (frame, w) = (pass.frame, words(self.state.handles as usize));
+        let entity = world.get(frame, id);
+        let visible = test_bit(self.store.visible, id) && entity.is_some();
+        let handle = self.store.entity_handle[id];
+        if handle != NO_HANDLE {
             let h = handle as usize;
             let respawned = age(world.spawned(id), self.store.since[h]) as i32 > 0;
-            let stale = entity.zip(base).is_some_and(|((class, _), (b, p))| {
+            let stale = entity.zip(pass.base).is_some_and(|((class, _), (b, p))| {
                 let groups = self.schema.classes[class].group_count();
                 test_bit(&self.store.presence[p * w..(p + 1) * w], h)
                     && !self.base_in_window(p, b, frame, h, groups)
             });
+            let own = test_bit(self.store.owned, id);
             if !visible || respawned || stale || test_bit(self.store.handle_own, h) != own {
                 self.release(id, frame);
+            } else {
+                return;
             }
         }
-        // Handles released and not yet free: each will serve a must-have entity before any
-        // handle is taken from another entity for it.
-        let mut pending = (0..self.state.handles as usize)
-            .filter(|&h| {
-                self.store.handle_entity[h] == NO_HANDLE && !test_bit(&self.store.marks[..w], h)
-            })
-            .count();
-        self.state.starved = None;
-        let mut word = 0;
-        for must in [true, false] {
-            for id in 0..self.state.entities {
-                let visible = test_bit(self.store.visible, id) && world.get(frame, id).is_some();
-                if !visible
-                    || self.store.entity_handle[id] != NO_HANDLE
-                    || self.must_have(id) != must
-                {
-                    continue;
-                }
-                let free = &self.store.marks[..w];
-                while word < w && free[word] == 0 {
-                    word += 1;
-                }
-                let found = free.get(word).map(|&bits| word * 64 + bits.trailing_zeros() as usize);
-                match found.filter(|&h| h < self.state.handles as usize) {
-                    Some(h) => self.give(id, h, world, frame),
-                    None if must => {
-                        self.state.starved.get_or_insert(id);
-                        match pending.checked_sub(1) {
-                            Some(left) => pending = left,
-                            None => self.evict(frame),
-                        }
-                    }
-                    None => self.state.stats.deferred += 1,
+        if !visible {
+            return;
+        }
+        let free = &self.store.marks[..w];
+        while pass.word < w && free[pass.word] == 0 {
+            pass.word += 1;
+        }
+        let found =
+            free.get(pass.word).map(|&bits| pass.word * 64 + bits.trailing_zeros() as usize);
+        match found.filter(|&h| h < self.state.handles as usize) {
+            Some(h) => self.give(id, h, world, frame),
+            None if must => {
+                self.state.starved.get_or_insert(id);
+                // Handles released and not yet free each serve a must-have entity before a
+                // handle is taken from another entity for it.
+                let pending = pass.pending.get_or_insert_with(|| {
+                    let free = &self.store.marks[..w];
+                    let released = |h: &usize| self.store.handle_entity[*h] == NO_HANDLE;
+                    (0..self.state.handles as usize)
+                        .filter(released)
+                        .filter(|&h| !test_bit(free, h))
+                        .count()
+                });
+                match pending.checked_sub(1) {
+                    Some(left) => *pending = left,
+                    None => self.evict(frame),
                 }
             }
+            None => self.state.stats.deferred += 1,
         }
-        self.state.stats.starved += u64::from(self.state.starved.is_some());
     }
 
     /// Releases the handle of entity `id` at `frame`: the client sees the entity leave.
@@ -1103,6 +1120,17 @@ impl<'a> Peer<'a> {
             u64::from(refs.len == 0 && self.state.stats.round_trip >= REACH);
         self.state.stats.held_packets += u64::from(held_all);
     }
+}
+
+/// What one [`Peer::assign_handles`] carries from entity to entity.
+struct Pass {
+    frame: u32,
+    /// The baseline and its slot, when values held there may have left the window.
+    base: Option<(u32, usize)>,
+    /// The first word of the free handles that may have a bit set.
+    word: usize,
+    /// Handles released and not yet free, once a must-have entity found none free.
+    pending: Option<usize>,
 }
 
 /// Whether `frame` is at or before `floor`, the newest frame sent before a restart
