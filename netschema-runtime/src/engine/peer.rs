@@ -720,12 +720,15 @@ impl<'a> Peer<'a> {
         };
         let mut out = [0u32; MAX_SAMPLES];
         let high = self.state.acked_high;
-        let base = (1..REACH).find(|&back| acked(back));
-        let Some(base) = base.filter(|&back| frame.wrapping_sub(back) == high) else {
+        let base = age(frame, high);
+        let slots = &self.state.slots;
+        let Some(p) = slots.find(high).filter(|&p| self.state.acked[p]) else {
             return (out, 0, 0);
         };
-        let slots = &self.state.slots;
-        let reach = reach_after(base, slots.find(high).map_or(0, |p| slots.reach(p)));
+        if high == NO_FRAME || !(1..REACH).contains(&base) {
+            return (out, 0, 0);
+        }
+        let reach = reach_after(base, slots.reach(p));
         out[0] = frame.wrapping_sub(base);
         let mut len = 1;
         let mut previous = base;
