@@ -191,3 +191,29 @@ fn a_client_too_small_for_the_server_refuses_with_both_numbers() {
     assert!(err.to_string().contains("50") && err.to_string().contains("20"), "{err}");
     assert_eq!(Client::<small::Game>::connect(&welcome[..n], 50).unwrap().handles(), 50);
 }
+
+/// Without the handshake, a client of another schema refuses every packet as
+/// [`Error::CheckMismatch`] (check values cover the schema hash), and the error says that a
+/// schema mismatch is one cause and the handshake the way to tell.
+#[test]
+fn a_client_of_another_schema_that_skipped_the_handshake_refuses_every_packet() {
+    let mut server = Server::<small::Game>::new(CONFIG).unwrap();
+    let mut hello = [0; 64];
+    let n = Client::<small::Game>::hello(&mut hello).unwrap();
+    let id = server.connect(&hello[..n]).unwrap();
+    // The same raw range: without the hash in the check, the values would decode, scaled wrong.
+    let schema = large::Game::SCHEMA;
+    let mut buffers = netschema::owned::ClientBuffers::new(schema, CONFIG.handles);
+    let mut client = buffers.client(schema, CONFIG.handles).unwrap();
+    let mut buf = [0; 512];
+    for frame in 0..40 {
+        server.begin_frame();
+        server.set(1, &small::Unit { x: frame as f32 / 4.0 }).unwrap();
+        server.set_visible(id, 1, true).unwrap();
+        let n = server.encode(id, &mut buf).unwrap();
+        let err = client.decode(&buf[..n]).unwrap_err();
+        assert_eq!(err, Error::CheckMismatch, "frame {frame}");
+    }
+    let message = Error::CheckMismatch.to_string();
+    assert!(message.contains("schema") && message.contains("handshake"), "{message}");
+}

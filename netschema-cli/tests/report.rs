@@ -1,5 +1,5 @@
-//! `netschema profile --report`: the page renders in headless Chromium with every section and
-//! no console error.
+//! `netschema profile --report`: the page renders in headless Chromium with every section, no
+//! console error, and the shape its data gives it.
 //!
 //! Chromium is found as `$CHROMIUM` or `chromium` on the `PATH`. Without it the test says why
 //! and passes, unless `NETSCHEMA_REQUIRE_CHROMIUM` is set (CI sets it after installing
@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use netschema_lab::html::{PARAMETERS, SECTIONS};
+use netschema_lab::html::{self, PARAMETERS, SECTIONS};
 
 fn data(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/profile").join(file)
@@ -66,7 +66,8 @@ fn tempdir(name: &str) -> PathBuf {
     dir
 }
 
-/// Asserts that `page` renders with every section and without console errors.
+/// Asserts that `page` renders with every section and without console errors, and that the
+/// browser's DOM has the shape the data gives it (technique table rows, predictor legend).
 fn check(chromium: &Path, page: &Path) {
     let (dom, errors) = render(chromium, page);
     assert!(errors.is_empty(), "{}: console errors:\n{}", page.display(), errors.join("\n"));
@@ -78,6 +79,8 @@ fn check(chromium: &Path, page: &Path) {
         );
     }
     assert!(dom.contains("<svg"), "{}: charts", page.display());
+    let flaws = html::flaws(&dom);
+    assert!(flaws.is_empty(), "{}: {}", page.display(), flaws.join("\n"));
 }
 
 #[test]
@@ -105,11 +108,16 @@ fn the_report_renders_without_console_errors() {
     check(&chromium, &page);
 
     // The check sees a page that tries to load something.
-    let html = std::fs::read_to_string(&page).unwrap();
+    let text = std::fs::read_to_string(&page).unwrap();
     let bad = dir.join("fetches.html");
-    std::fs::write(&bad, html.replace("</h1>", "</h1><img src=\"blocked.png\">")).unwrap();
+    std::fs::write(&bad, text.replace("</h1>", "</h1><img src=\"blocked.png\">")).unwrap();
     let (_, errors) = render(&chromium, &bad);
     assert!(!errors.is_empty(), "a blocked fetch is a console error");
+    // It sees a row short of a cell in the browser's DOM too.
+    let short = dir.join("short.html");
+    std::fs::write(&short, text.replacen("<td>yes</td>", "", 1)).unwrap();
+    let (dom, _) = render(&chromium, &short);
+    assert_eq!(html::flaws(&dom).len(), 1, "{:?}", html::flaws(&dom));
 
     if let Some(other) = std::env::var_os("NETSCHEMA_REPORT_FILE") {
         check(&chromium, Path::new(&other));

@@ -363,6 +363,55 @@ fn predictor_colour(name: &str) -> &'static str {
     PREDICTOR_COLOURS.iter().find(|(n, _)| *n == name).map_or("#000000", |(_, c)| c)
 }
 
+/// What is wrong with the shape of `page`, a page [`render`] wrote (or the DOM a browser made of
+/// it), one line per flaw; empty if nothing. Per scenario: every row of the technique table has
+/// one cell under each of its headers; the predictor legend shows exactly the colours the bars
+/// are drawn in, and none is black (a name without a colour).
+pub fn flaws(page: &str) -> Vec<String> {
+    let mut flaws = Vec::new();
+    let sections = |class: &'static str| {
+        let open = format!("<section class=\"{class}\">");
+        page.split(open.as_str())
+            .skip(1)
+            .map(|s| s.split_once("</section>").map_or(s, |(inside, _)| inside))
+            .collect::<Vec<_>>()
+    };
+    for (i, table) in sections("techniques").into_iter().enumerate() {
+        let table = table.split_once("</table>").map_or(table, |(t, _)| t);
+        let headers = table.matches("<th ").count() + table.matches("<th>").count();
+        if headers != COLUMNS.len() {
+            flaws.push(format!("technique table {i}: {headers} headers, not {}", COLUMNS.len()));
+        }
+        let body = table.split_once("<tbody>").map_or("", |(_, b)| b);
+        for row in body.split("<tr").skip(1) {
+            let cells = row.matches("<td").count();
+            if cells != headers {
+                flaws.push(format!("technique table {i}: {cells} cells under {headers} headers"));
+            }
+        }
+    }
+    for (i, section) in sections("predictors").into_iter().enumerate() {
+        let Some((legend, bars)) = section.split_once("<svg") else {
+            flaws.push(format!("predictors {i}: no chart"));
+            continue;
+        };
+        let legend = legend.rsplit_once("class=\"legend\"").map_or("", |(_, l)| l);
+        let (swatches, fills) = (colours(legend, "background:"), colours(bars, "fill=\""));
+        if fills != swatches {
+            flaws.push(format!("predictors {i}: bars in {fills:?}, legend {swatches:?}"));
+        }
+        if fills.contains("#000000") {
+            flaws.push(format!("predictors {i}: a predictor without a colour (black bars)"));
+        }
+    }
+    flaws
+}
+
+/// The distinct seven-character colours (`#rrggbb`) that follow `key` in `text`.
+fn colours<'a>(text: &'a str, key: &str) -> std::collections::BTreeSet<&'a str> {
+    text.split(key).skip(1).filter_map(|f| f.get(..7)).collect()
+}
+
 fn rgb(c: plotters::style::RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
@@ -477,30 +526,25 @@ mod tests {
         assert_eq!(page.matches("http://").count(), namespaces, "no address but SVG's namespace");
         assert!(!page.contains("what the client holds") && !page.contains(">tolerance<"));
         // The predictor legend names exactly what the bars show, in their colours.
+        assert_eq!(flaws(&page), Vec::<String>::new());
         let section = &page[page.find("<section class=\"predictors\">").unwrap()..];
-        let (legend, bars) = section.split_once("</p>\n<div").unwrap();
-        let legend = legend.rsplit_once("<p class=\"legend\">").unwrap().1;
-        let fills: std::collections::BTreeSet<&str> =
-            bars.split("fill=\"").skip(1).map(|f| &f[..7]).collect();
-        let swatches: std::collections::BTreeSet<&str> =
-            legend.split("background:").skip(1).map(|f| &f[..7]).collect();
-        assert_eq!(fills, swatches, "{legend}");
-        assert!(!fills.contains("#000000"));
+        let legend = section.split_once("</p>\n<div").unwrap().0;
         for name in ["hold", "linear", "contract", "linear fit", "none", "transition model"] {
             assert!(legend.contains(&format!("</span>{name} ")), "{name}: {legend}");
         }
         assert!(!legend.contains("cubic"));
         // Every row of the technique table has a cell under each header, in the same order.
         let table = &page[page.find("<section class=\"techniques\">").unwrap()..];
-        let table = &table[..table.find("</table>").unwrap()];
-        let headers = table.matches("<th title").count();
-        assert_eq!(headers, COLUMNS.len());
-        let rows: Vec<&str> = table.split("<tr").skip(2).collect();
+        let rows: Vec<&str> =
+            table[..table.find("</table>").unwrap()].split("<tr").skip(2).collect();
         assert_eq!(rows.len(), 2);
         for row in rows {
-            assert_eq!(row.matches("<td").count(), headers, "{row}");
             assert!(row.contains("<td>yes</td></tr>"), "{row}");
         }
+        // What flaws() finds: a row short of a cell, a bar in black.
+        let hold = format!("fill=\"{}\"", predictor_colour("hold"));
+        let broken = page.replacen("<td>yes</td>", "", 1).replace(&hold, "fill=\"#000000\"");
+        assert_eq!(flaws(&broken).len(), 3, "{:?}", flaws(&broken));
     }
 
     #[test]

@@ -33,7 +33,10 @@ pub enum Error {
     InvalidQuantiser,
     /// A packet is malformed: its contents contradict the schema or the session state.
     Corrupt,
-    /// A packet's check value does not match the decoded state.
+    /// A packet's check value does not match the decoded state: the packet was damaged or
+    /// altered, or belongs to another session or client. If no packet is ever accepted, the
+    /// server's schema may differ from the client's (check values cover the schema hash): the
+    /// handshake ([`crate::engine::handshake`]) compares the two and names both hashes.
     CheckMismatch,
     /// A packet names a baseline frame that the receiver does not hold.
     UnknownBaseline,
@@ -171,7 +174,11 @@ impl fmt::Display for Error {
             Error::OutOfRange => f.write_str("value is outside its declared range"),
             Error::InvalidQuantiser => f.write_str("quantiser parameters are inconsistent"),
             Error::Corrupt => f.write_str("packet is malformed"),
-            Error::CheckMismatch => f.write_str("packet check value does not match"),
+            Error::CheckMismatch => f.write_str(
+                "packet check value does not match (damaged, or another session's; if no \
+                 packet is ever accepted, the server's schema may differ: the handshake \
+                 compares schema hashes)",
+            ),
             Error::UnknownBaseline => f.write_str("packet names a baseline frame that is not held"),
             Error::UnknownModel => f.write_str("packet names a model that is not kept"),
             Error::SchemaMismatch { ours, theirs } => {

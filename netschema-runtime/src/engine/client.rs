@@ -152,7 +152,9 @@ pub struct Client<'a> {
 
 impl<'a> Client<'a> {
     /// A client that sees up to `handles` entities at once (as its server peer was set up; at
-    /// least one, else [`Error::NoHandles`]).
+    /// least one, else [`Error::NoHandles`]). It does not check that the server's schema is
+    /// `schema`: connect through [`crate::engine::handshake`] first, or every packet of another
+    /// schema is refused as [`Error::CheckMismatch`].
     pub fn new(schema: &'a Schema, handles: usize, store: ClientStorage<'a>) -> Result<Self> {
         schema.validate()?;
         if handles == 0 {
