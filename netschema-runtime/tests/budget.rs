@@ -81,7 +81,12 @@ fn replicate(
                         let kept = age < netschema_runtime::engine::frame::WINDOW;
                         assert!(!kept || source >= before, "frame {f}: {h} stepped back");
                     }
-                    assert_eq!(client.model_digest(f), peer.model_digest(f), "frame {f}");
+                    // The peer holds the frame unless a later frame of a longer reach took
+                    // its slot (a round trip near the window: lossy acks, a tiny budget).
+                    match peer.model_digest(f) {
+                        Some(digest) => assert_eq!(client.model_digest(f), Some(digest)),
+                        None => assert!(peer.stats().stretched_packets > 0, "frame {f}"),
+                    }
                     up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));
                 }
                 Err(e) => assert!(

@@ -1,0 +1,444 @@
+//! The client: decodes packets into its own archive of recent frames, yields what changed,
+//! and writes acknowledgements.
+//!
+//! This module owns the client's state and decoding; the rest is in one module per job:
+//! `storage` (the caller's slices and their sizes), `reader` (the current and previous views
+//! read over the storage: values, samples, events, acks) and `side` (the decoder's side of
+//! the packet walk).
+
+use crate::codec::coder::{BinaryCoder, Decoder};
+use crate::engine::ack::{Ack, datagram_hash};
+use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
+use crate::engine::models::{Book, End};
+use crate::engine::packet::{self, BASE_ID_BITS, FRAME_BITS, Refs};
+use crate::engine::probe::NoProbe;
+use crate::engine::slots::{SLOTS, Slots, split};
+use crate::engine::world::NO_CLASS;
+use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
+use crate::model::{ModelLayout, ModelPolicy};
+use crate::schema::Schema;
+use crate::{Error, Result};
+
+mod reader;
+mod side;
+mod storage;
+
+pub(crate) use reader::Reader;
+pub use reader::{Event, Sample};
+use side::DecoderSide;
+pub use storage::{ClientSizes, ClientStorage};
+
+/// Genuine packets (their check value matched) refused in a row as stale, with none accepted
+/// between, after which a client forgets what it held and asks its server to start over
+/// ([`Client::restart`]). A client wedged ahead of its server (by a packet that named a frame
+/// far ahead) refuses the server's packets against frames it does not hold until the server,
+/// hearing no ack it can use, codes packets without baseline: those it can check, and refuse
+/// as stale. Datagrams it cannot check never count, so junk cannot force a restart.
+pub const RESTART_AFTER: u32 = WINDOW / 2;
+
+/// What a [`Client`] keeps besides its storage, for the owned layer to resume it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ClientState {
+    /// Where packets' models start from and go.
+    pub(super) book: Book,
+    pub(super) handles: u32,
+    pub(super) slots: Slots,
+    pub(super) newest: u32,
+    pub(super) previous: Option<usize>,
+    /// The check value of the packet of each frame slot, which acks prove receipt with.
+    pub(super) checks: [u16; SLOTS],
+    /// Genuine packets refused in a row as stale (see [`RESTART_AFTER`]).
+    pub(super) refused: u32,
+    /// Whether the client forgot what it held and asks for a packet from scratch.
+    pub(super) restarted: bool,
+    /// The hashes of the last two datagrams given to [`Client::decode`], newest first, which a
+    /// restart request proves receipt with.
+    pub(super) seen: [u32; 2],
+    /// The session packets' check values cover (see [`Client::set_session`]).
+    pub(super) session: u64,
+}
+
+impl ClientState {
+    /// The newest frame decoded, if any.
+    pub(crate) fn frame(&self) -> Option<u32> {
+        (self.newest != NO_FRAME).then_some(self.newest)
+    }
+
+    /// Whether the client forgot what it held and waits for the server to start over.
+    pub(crate) fn restarting(&self) -> bool {
+        self.newest == NO_FRAME && self.restarted
+    }
+}
+
+/// The client side of a connection.
+#[derive(Debug)]
+pub struct Client<'a> {
+    schema: &'a Schema,
+    store: ClientStorage<'a>,
+    state: ClientState,
+}
+
+impl<'a> Client<'a> {
+    /// A client that sees up to `handles` entities at once (as its server peer was set up; at
+    /// least one, else [`Error::NoHandles`]). It does not check that the server's schema is
+    /// `schema`: connect through [`crate::engine::handshake`] first, or every packet of another
+    /// schema is refused as [`Error::CheckMismatch`].
+    pub fn new(schema: &'a Schema, handles: usize, store: ClientStorage<'a>) -> Result<Self> {
+        schema.validate()?;
+        if handles == 0 {
+            return Err(Error::NoHandles);
+        }
+        let sizes = ClientStorage::sizes(schema, handles);
+        if handles > u32::MAX as usize / 2
+            || store.rows.len() < sizes.rows
+            || store.classes.len() < sizes.handles
+            || store.born.len() < sizes.handles
+            || store.own.len() < sizes.own
+            || store.lags.len() < sizes.lags
+            || store.models.len() < sizes.models
+        {
+            return Err(Error::StorageTooSmall);
+        }
+        let store = Self::trim(store, &sizes);
+        store.classes.fill(NO_CLASS);
+        let state = ClientState {
+            book: Book::new(schema, End::Client),
+            handles: handles as u32,
+            slots: Slots::new(),
+            newest: NO_FRAME,
+            previous: None,
+            checks: [0; SLOTS],
+            refused: 0,
+            restarted: false,
+            seen: [0; 2],
+            session: 0,
+        };
+        Ok(Client { schema, store, state })
+    }
+
+    #[cfg(feature = "std")]
+    /// The client in `store` as it was when `state` was taken from it (storage that
+    /// [`Client::new`] initialised).
+    pub(crate) fn resume(schema: &'a Schema, store: ClientStorage<'a>, state: ClientState) -> Self {
+        let sizes = ClientStorage::sizes(schema, state.handles as usize);
+        Client { schema, store: Self::trim(store, &sizes), state }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`Client::resume`] needs besides the storage.
+    pub(crate) fn state(&self) -> ClientState {
+        self.state
+    }
+
+    fn reader(&self) -> Reader<'_> {
+        Reader {
+            schema: self.schema,
+            rows: self.store.rows,
+            classes: self.store.classes,
+            born: self.store.born,
+            own: self.store.own,
+            lags: self.store.lags,
+            state: self.state,
+        }
+    }
+
+    /// The schema hash this client presents when connecting.
+    pub fn schema_hash(&self) -> u64 {
+        self.schema.hash
+    }
+
+    /// The newest frame decoded, if any.
+    pub fn frame(&self) -> Option<u32> {
+        self.state.frame()
+    }
+
+    /// The acknowledgement to send: the newest frame held and the ones before it, with their
+    /// proof (and, when the newest frame is a multiple of [`VIEW_EVERY`](crate::engine::ack::VIEW_EVERY), the digest of its
+    /// view); [`Ack::restart`] after [`Client::restart`] until a packet is accepted; `None`
+    /// before the first packet.
+    pub fn ack(&self) -> Option<Ack> {
+        self.reader().ack()
+    }
+
+    /// Digest of the current frame's view ([`Client::frame_view`]): what an ack carries now
+    /// and then for the server to compare with its record of what this client holds.
+    pub fn view_digest(&self) -> Option<u32> {
+        self.reader().view_digest()
+    }
+
+    /// Digest of the models the packet for `frame` ended with, if it is held (for checking
+    /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)).
+    pub fn model_digest(&self, frame: u32) -> Option<u64> {
+        let p = self.state.slots.find(frame)?;
+        Some(self.state.book.digest(self.store.models, p))
+    }
+
+    /// Batched policy: the digest of the model this client built from the batch whose first
+    /// frame is `start`, if it keeps it (see [`Peer::batch_model`](crate::Peer::batch_model)).
+    pub fn batch_model_digest(&self, start: u32) -> Option<u64> {
+        self.state.book.kept_digest(self.store.models, start)
+    }
+
+    /// Decodes a packet and makes its frame the current view; returns the frame number.
+    ///
+    /// A packet that is truncated, corrupted, refers to a frame this client does not hold,
+    /// or is not newer than the current view is rejected with an error and changes nothing.
+    pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
+        self.state.seen = [datagram_hash(self.state.session, packet), self.state.seen[0]];
+        let decoded = self.decode_packet(packet);
+        match decoded {
+            Ok(_) => (self.state.refused, self.state.restarted) = (0, false),
+            // Only a genuine packet proves the session wedged: one that names a frame not held
+            // proves nothing, as any datagram can.
+            Err(Error::StalePacket) => {
+                self.state.refused += 1;
+                if self.state.refused >= RESTART_AFTER {
+                    self.restart();
+                }
+            }
+            Err(_) => {}
+        }
+        decoded
+    }
+
+    /// Binds this client to a session: a value its server's [`Peer`](crate::Peer) was given
+    /// too, from the transport (a connection id, a token's nonce). Check values and ack proofs
+    /// then cover it at no cost on the wire, so packets of another session or another client
+    /// fail as [`Error::CheckMismatch`]. Set it before the first packet; 0 (the default) is
+    /// no session.
+    pub fn set_session(&mut self, session: u64) {
+        self.state.session = session;
+    }
+
+    /// Forgets every frame held and asks the server to start over: until a packet is
+    /// accepted, [`Client::ack`] is [`Ack::restart`], and the server's next packet after it is
+    /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] genuine
+    /// packets in a row refused as stale (a wedged session: for instance after a packet that
+    /// named a frame far ahead); a game may call it when it detects a desync itself.
+    pub fn restart(&mut self) {
+        self.store.classes.fill(NO_CLASS);
+        self.state.slots = Slots::new();
+        self.state.book.restart();
+        self.state.previous = None;
+        (self.state.refused, self.state.restarted) = (0, true);
+        self.state.newest = NO_FRAME;
+    }
+
+    fn decode_packet(&mut self, packet: &[u8]) -> Result<u32> {
+        let mut dec = Decoder::new(packet);
+        let mut cold_reach = 0;
+        // The baseline's frame and slot, or without one the packet's frame.
+        let (reference, base) = if dec.direct(0, 1) == 0 {
+            // The whole number: frames are numbered as on the server, whatever was missed.
+            let frame = dec.direct(0, FRAME_BITS);
+            cold_reach = packet::code_cold_reach(&mut dec, 0)?;
+            (frame, None)
+        } else {
+            let name = dec.direct(0, BASE_ID_BITS);
+            let base =
+                self.state.slots.held_at(name, BASE_ID_BITS).ok_or(Error::UnknownBaseline)?;
+            let p = self.state.slots.find(base).ok_or(Error::UnknownBaseline)?;
+            // A frame kept from longer ago than any packet reaches only aliases the baseline
+            // named.
+            if self.state.newest != NO_FRAME && age(self.state.newest, base) >= REACH {
+                return Err(Error::UnknownBaseline);
+            }
+            (base, Some(p))
+        };
+        let mut model = NO_FRAME;
+        if self.schema.policy != ModelPolicy::PerFrame {
+            packet::code_model(&mut dec, &mut model, reference)?;
+        }
+        let spare = self.state.slots.spare();
+        let models =
+            self.state.book.start_decode(self.schema, self.store.models, base, spare, model)?;
+        let packet = &mut models[ModelLayout::PACKET];
+        let mut refs = match base {
+            Some(p) => {
+                let before = self.state.slots.distance(p);
+                let distance = packet::code_distance(&mut dec, packet, 0, before)?;
+                let frame = reference.wrapping_add(distance);
+                let mut refs = Refs::new(self.state.session, frame, &[reference]);
+                refs.reach = reach_after(distance, self.state.slots.reach(p));
+                refs
+            }
+            None => {
+                let mut refs = Refs::new(self.state.session, reference, &[]);
+                refs.reach = cold_reach;
+                refs
+            }
+        };
+        refs.model = model;
+        let frame = refs.frame;
+        // The server's frames skip u32::MAX (the empty slot's mark), so no packet names it.
+        if frame == NO_FRAME {
+            return Err(Error::Corrupt);
+        }
+        // An old packet is decoded all the same, and refused only once its check value proves
+        // it genuine: refusals of genuine packets are what drives a restart.
+        let stale = self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0;
+        packet::code_history(&mut dec, packet, &mut refs)?;
+        let mut history = [0usize; MAX_SAMPLES];
+        for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
+            *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
+        }
+        let h = self.state.handles as usize;
+        self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
+        let read = &history[..refs.len];
+        let (new_rows, history_rows) =
+            split(self.store.rows, h * self.schema.max_fields, spare, read);
+        let mut history_max_lag = [0u8; MAX_SAMPLES];
+        for (lag, &p) in history_max_lag.iter_mut().zip(read) {
+            *lag = self.state.slots.max_lag(p);
+        }
+        let mut side = DecoderSide {
+            refs: &refs,
+            handles: self.state.handles,
+            stride: self.schema.max_fields,
+            groups: self.schema.max_groups,
+            history,
+            history_max_lag,
+            history_held: history_max_lag.iter().any(|&l| l > 0),
+            max_lag: 0,
+            history_rows,
+            new: spare,
+            new_rows,
+            classes: self.store.classes,
+            born: self.store.born,
+            own: self.store.own,
+            lags: self.store.lags,
+        };
+        let check = packet::code_body(
+            &mut dec,
+            &mut side,
+            &mut NoProbe,
+            self.schema,
+            models,
+            &mut [],
+            &refs,
+            false,
+        )?;
+        let max_lag = side.max_lag;
+        if dec.direct(0, packet::check_bits(&refs)) != check {
+            return Err(Error::CheckMismatch);
+        }
+        if !dec.at_end() {
+            return Err(Error::Corrupt);
+        }
+        if stale {
+            return Err(Error::StalePacket);
+        }
+        self.state.previous = (self.state.newest != NO_FRAME)
+            .then(|| self.state.slots.find(self.state.newest))
+            .flatten();
+        if age(frame, self.state.newest) >= WINDOW {
+            self.state.previous = None;
+        }
+        self.state.checks[spare] = check as u16;
+        self.state.book.commit(self.schema, self.store.models, frame, spare);
+        self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
+        self.state.newest = frame;
+        Ok(frame)
+    }
+
+    /// Class and raw values of `handle` in the current view (its newest values, as
+    /// [`Client::view`] gives them).
+    pub fn get(&self, handle: u32) -> Option<(usize, &[i32])> {
+        self.reader().get(handle)
+    }
+
+    /// Whether the server marked the entity at `handle` in the current view as this client's
+    /// own.
+    pub fn is_own(&self, handle: u32) -> bool {
+        self.reader().is_own(handle)
+    }
+
+    /// Every entity of the current view: handle, class and raw values, by handle. Each
+    /// entity shows the newest values the client has of it: an entity a byte budget held in
+    /// the current frame keeps its values from a later frame than the packet's baseline if
+    /// one arrived (see [`Client::age`]).
+    pub fn view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
+        self.reader().view()
+    }
+
+    /// Every entity of the current frame exactly as its packet set it (what the server
+    /// records its client holds, [`Peer::client_view`](crate::Peer::client_view)), by handle.
+    pub fn frame_view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
+        self.reader().frame_view()
+    }
+
+    /// The entity at `handle` in the current view with where its values come from.
+    pub fn sample(&self, handle: u32) -> Option<Sample<'_>> {
+        self.reader().sample(handle)
+    }
+
+    /// How many frames before the current one the world had the values [`Client::get`] gives
+    /// for `handle` (0: sent in the current frame), the oldest of its update groups.
+    pub fn age(&self, handle: u32) -> Option<u32> {
+        self.reader().age(handle)
+    }
+
+    /// What changed from the previous view to the current one, by handle.
+    pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        self.reader().events()
+    }
+
+    /// The rate of change of field `field` of the entity at `handle`, in raw steps per frame
+    /// at the frame its newest value came from: the slope there of the polynomial `order`
+    /// fits ([`Predictor::Linear`], [`Predictor::Quadratic`] or [`Predictor::Cubic`]) through
+    /// the entity's newest distinct values the client holds, each at the frame the server had
+    /// it (Orsten 2011, §5.5–5.6). Computed from what was decoded: nothing more is sent.
+    /// `None` without enough values, for other orders, or for a categorical field.
+    pub fn rate(&self, handle: u32, field: usize, order: Predictor) -> Option<Rate> {
+        self.reader().rate(handle, field, order)
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use crate::model::predict::Predictor;
+    use crate::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+    use crate::schema::{Class, Field, Schema};
+
+    static PREDICTORS: [Predictor; 3] = [Predictor::Hold, Predictor::Linear, Predictor::Zero];
+    static F: [Field; 2] =
+        [Field::numeric("x", 0, 10_000, false, &PREDICTORS), Field::categorical("on", 2)];
+    static C: [Class; 1] = [Class::new("c", &F)];
+    static S: Schema = Schema::new("s", &C);
+
+    /// A session that crosses frame `u32::MAX - 1` → 0 (the server skips `u32::MAX`) decodes
+    /// every packet that arrives, one in four being lost, to the server's values.
+    #[test]
+    fn a_session_crosses_the_frame_counter_rollover() {
+        const N: usize = 8;
+        let mut wb = WorldBuffers::new(&S, N);
+        let mut world = wb.world(&S, N).unwrap();
+        world.frame = u32::MAX - 70;
+        let mut pb = PeerBuffers::new(&S, N, N);
+        let mut peer = pb.peer(&S, N, N).unwrap();
+        let mut cb = ClientBuffers::new(&S, N);
+        let mut client = cb.client(&S, N).unwrap();
+        for id in 0..N {
+            peer.set_visible(id, true);
+        }
+        let mut buf = [0u8; 512];
+        for step in 0..140i32 {
+            let frame = world.begin_frame();
+            for id in 0..N {
+                world.set(id, 0, &[(step * 13 + id as i32 * 100) % 10_000, step & 1]).unwrap();
+            }
+            let len = peer.encode(&world, &mut buf).unwrap();
+            if step % 4 == 3 {
+                continue;
+            }
+            assert_eq!(client.decode(&buf[..len]), Ok(frame), "step {step}");
+            for id in 0..N {
+                let h = peer.handle_of(id).unwrap();
+                let (_, row) = world.get(frame, id).unwrap();
+                assert_eq!(client.get(h).map(|(_, r)| r), Some(row), "frame {frame}");
+            }
+            peer.receive_ack(&client.ack().unwrap());
+        }
+        assert!(world.frame().unwrap() < 100, "the counter wrapped");
+    }
+}

@@ -1,0 +1,275 @@
+//! What a client holds, read: the current and previous views over its storage (values,
+//! samples, rates, events) and the ack to send.
+
+use super::ClientState;
+use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest};
+use crate::engine::bitset::test_bit;
+use crate::engine::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::slots::SLOTS;
+use crate::engine::world::NO_CLASS;
+use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
+use crate::schema::Schema;
+
+/// A change between the previous view and the current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// An entity became visible.
+    Created {
+        /// Its handle.
+        handle: u32,
+        /// Its class.
+        class: usize,
+    },
+    /// An entity's values changed.
+    Updated {
+        /// Its handle.
+        handle: u32,
+    },
+    /// An entity is no longer visible.
+    Removed {
+        /// Its handle.
+        handle: u32,
+    },
+}
+/// An entity as the current view shows it, with where its values come from: what a client
+/// that interpolates keeps (see [`crate::blend`] and
+/// [`owned::Interpolator`](crate::owned::Interpolator)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample<'s> {
+    /// Its class.
+    pub class: usize,
+    /// Its newest raw values ([`Client::get`](super::Client::get)).
+    pub row: &'s [i32],
+    /// The frame at which its handle got it: a later entity at the same handle has a later
+    /// one, so samples with different `born` are of different entities.
+    pub born: u32,
+    /// The frame at which the server's world had the values of its default update group
+    /// ([`Client::age`](super::Client::age) frames before the current one for a class of one group).
+    pub source: u32,
+}
+
+/// Read access to a client's current and previous views over shared storage, for the
+/// [`Client`] and the owned layer alike.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reader<'s> {
+    pub(crate) schema: &'s Schema,
+    pub(crate) rows: &'s [i32],
+    pub(crate) classes: &'s [u16],
+    pub(crate) born: &'s [u32],
+    pub(crate) own: &'s [u64],
+    pub(crate) lags: &'s [u8],
+    pub(crate) state: ClientState,
+}
+
+impl<'s> Reader<'s> {
+    /// The acknowledgement to send.
+    pub(crate) fn ack(&self) -> Option<Ack> {
+        let Some(newest) = self.state.frame() else {
+            return self.state.restarting().then(|| Ack::restart(self.state.seen));
+        };
+        let state = &self.state;
+        let ack = Ack::proven(newest, |f| state.slots.find(f).map(|p| state.checks[p]));
+        let view = (newest % VIEW_EVERY == 0).then(|| self.view_digest()).flatten();
+        Some(Ack { view, ..ack })
+    }
+
+    /// Digest of the current frame's view.
+    pub(crate) fn view_digest(&self) -> Option<u32> {
+        self.state.frame()?;
+        let mut digest = ViewDigest::new();
+        for (h, class, row) in self.frame_view() {
+            digest.entity(h, class);
+            row.iter().for_each(|&v| digest.value_of(v));
+        }
+        Some(digest.value())
+    }
+
+    fn current_slot(&self) -> Option<usize> {
+        self.state.slots.find(self.state.newest)
+    }
+
+    /// Class and raw values of `handle` in the current view: the newest values the client
+    /// has of it (see [`Reader::freshest`]).
+    pub(crate) fn get(&self, handle: u32) -> Option<(usize, &'s [i32])> {
+        self.sample(handle).map(|s| (s.class, s.row))
+    }
+
+    /// The entity at `handle` in the current view with where its values come from: what
+    /// [`Reader::get`] gives, the frame its handle got it and the frame its default update
+    /// group's values were the world's.
+    pub(crate) fn sample(&self, handle: u32) -> Option<Sample<'s>> {
+        let slot = self.current_slot()?;
+        self.entry(slot, handle)?;
+        let p = self.freshest(slot, handle);
+        let (class, row) = self.entry(p, handle)?;
+        let born = *self.born.get(p * self.state.handles as usize + handle as usize)?;
+        let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
+        let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(lag));
+        Some(Sample { class, row, born, source })
+    }
+
+    /// Class and raw values of `handle` in the current frame exactly as its packet set it.
+    pub(crate) fn frame_entry(&self, handle: u32) -> Option<(usize, &'s [i32])> {
+        self.entry(self.current_slot()?, handle)
+    }
+
+    /// How many frames before the current one the world had the values [`Reader::get`]
+    /// gives for `handle` (the oldest of its update groups).
+    pub(crate) fn age(&self, handle: u32) -> Option<u32> {
+        let slot = self.current_slot()?;
+        self.entry(slot, handle)?;
+        let p = self.freshest(slot, handle);
+        let frame = self.state.slots.frame_of(p);
+        let oldest = self.lags_of(p, handle).iter().copied().max().unwrap_or(0);
+        Some(age(self.state.newest, frame) + u32::from(oldest))
+    }
+
+    /// The lags of `handle` in `slot`, one per update group.
+    fn lags_of(&self, slot: usize, handle: u32) -> &'s [u8] {
+        let g = self.schema.max_groups;
+        let at = (slot * self.state.handles as usize + handle as usize) * g;
+        self.lags.get(at..at + g).unwrap_or(&[])
+    }
+
+    /// The slot holding the newest values the client has of `handle`, as of the frame in
+    /// `slot` (where it is present): among that frame and the frames before it that hold the
+    /// same entity, the one whose default update group came from the latest frame. A packet
+    /// that holds an entity keeps the values of its baseline, which can be older than a
+    /// frame decoded since; showing the newest keeps entities from stepping back.
+    fn freshest(&self, slot: usize, handle: u32) -> usize {
+        let lag = |p: usize| u32::from(self.lags_of(p, handle).first().copied().unwrap_or(0));
+        if lag(slot) == 0 {
+            return slot;
+        }
+        let hs = self.state.handles as usize;
+        let at = |p: usize| p * hs + handle as usize;
+        let now = self.state.slots.frame_of(slot);
+        let born = self.born.get(at(slot)).copied();
+        let mut best = (now.wrapping_sub(lag(slot)), slot);
+        for p in 0..SLOTS {
+            let frame = self.state.slots.frame_of(p);
+            let before = age(now, frame);
+            if frame == NO_FRAME || before == 0 || before > WINDOW {
+                continue;
+            }
+            let present = self.classes.get(at(p)).is_some_and(|&c| c != NO_CLASS);
+            let source = frame.wrapping_sub(lag(p));
+            if present && self.born.get(at(p)).copied() == born && age(source, best.0) as i32 > 0 {
+                best = (source, p);
+            }
+        }
+        best.1
+    }
+
+    /// The rate of change of `field` of `handle` (see [`Client::rate`]).
+    pub(crate) fn rate(&self, handle: u32, field: usize, order: Predictor) -> Option<Rate> {
+        let m = order.samples();
+        if order == Predictor::Contract || m < 2 {
+            return None;
+        }
+        let slot = self.current_slot()?;
+        let (class, _) = self.entry(slot, handle)?;
+        let f = self.schema.classes.get(class)?.fields.get(field)?;
+        if f.coding == crate::schema::Coding::Categorical {
+            return None;
+        }
+        let hs = self.state.handles as usize;
+        let born = self.born.get(slot * hs + handle as usize).copied();
+        // The newest `m` distinct source frames, as frames before the current one.
+        let (mut ages, mut values, mut n) = ([0u32; MAX_SAMPLES], [0i32; MAX_SAMPLES], 0);
+        for p in 0..SLOTS {
+            let frame = self.state.slots.frame_of(p);
+            if frame == NO_FRAME || age(self.state.newest, frame) >= WINDOW {
+                continue;
+            }
+            let Some((c, row)) = self.entry(p, handle) else { continue };
+            if c != class || self.born.get(p * hs + handle as usize).copied() != born {
+                continue;
+            }
+            let lag = self.lags_of(p, handle).get(usize::from(f.group)).copied().unwrap_or(0);
+            let a = age(self.state.newest, frame) + u32::from(lag);
+            if ages[..n].contains(&a) || (n == m && a > ages[n - 1]) {
+                continue;
+            }
+            // Insert in ascending order of age, keeping the `m` newest.
+            let at = ages[..n].iter().position(|&b| b > a).unwrap_or(n);
+            n = (n + 1).min(m);
+            for i in (at + 1..n).rev() {
+                (ages[i], values[i]) = (ages[i - 1], values[i - 1]);
+            }
+            (ages[at], values[at]) = (a, *row.get(field)?);
+        }
+        if n < m {
+            return None;
+        }
+        let offsets: [u32; MAX_SAMPLES] = core::array::from_fn(|i| ages[i].wrapping_sub(ages[0]));
+        Rate::of(f, &offsets[..m], &values[..m])
+    }
+
+    /// Whether `handle` names one of the client's own entities in the current view.
+    pub(crate) fn is_own(&self, handle: u32) -> bool {
+        self.get(handle).is_some()
+            && self.current_slot().is_some_and(|p| {
+                test_bit(self.own, p * self.state.handles as usize + handle as usize)
+            })
+    }
+
+    fn entry(&self, slot: usize, handle: u32) -> Option<(usize, &'s [i32])> {
+        if handle >= self.state.handles {
+            return None;
+        }
+        let at = slot * self.state.handles as usize + handle as usize;
+        let class = usize::from(*self.classes.get(at)?);
+        let fields = self.schema.classes.get(class)?.fields.len();
+        self.rows.get(at * self.schema.max_fields..)?.get(..fields).map(|row| (class, row))
+    }
+
+    /// Every entity of the current view: handle, class and its newest raw values, by handle.
+    pub(crate) fn view(self) -> impl Iterator<Item = (u32, usize, &'s [i32])> {
+        (0..self.state.handles).filter_map(move |h| {
+            let (class, row) = self.get(h)?;
+            Some((h, class, row))
+        })
+    }
+
+    /// Every entity of the current frame exactly as its packet set it, by handle.
+    pub(crate) fn frame_view(self) -> impl Iterator<Item = (u32, usize, &'s [i32])> {
+        (0..self.state.handles).filter_map(move |h| {
+            let (class, row) = self.frame_entry(h)?;
+            Some((h, class, row))
+        })
+    }
+
+    /// What changed from the previous view to the current one, by handle.
+    pub(crate) fn events(self) -> impl Iterator<Item = Event> + 's {
+        let now = self.current_slot();
+        let before = self.state.previous;
+        let hs = self.state.handles as usize;
+        (0..self.state.handles).flat_map(move |h| {
+            let born = |p: usize| self.born.get(p * hs + h as usize).copied();
+            let newest = |p: usize| {
+                self.entry(p, h)?;
+                self.entry(self.freshest(p, h), h).map(|e| (e, born(p)))
+            };
+            let old = before.and_then(newest);
+            let new = now.and_then(newest);
+            let (removed, created, updated) = match (old, new) {
+                (Some(_), None) => (true, false, false),
+                (None, Some(_)) => (false, true, false),
+                (Some((a, born_a)), Some((b, born_b))) if born_a != born_b || a.0 != b.0 => {
+                    (true, true, false)
+                }
+                (Some((a, _)), Some((b, _))) => (false, false, a.1 != b.1),
+                (None, None) => (false, false, false),
+            };
+            let class = new.map_or(0, |((c, _), _)| c);
+            [
+                removed.then_some(Event::Removed { handle: h }),
+                created.then_some(Event::Created { handle: h, class }),
+                updated.then_some(Event::Updated { handle: h }),
+            ]
+            .into_iter()
+            .flatten()
+        })
+    }
+}

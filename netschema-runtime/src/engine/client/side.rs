@@ -1,0 +1,234 @@
+//! The decoder's side of the packet walk ([`Side`]): history read from, and the new frame
+//! written into, the client's archive of frames.
+
+use crate::engine::bitset::{put_bit, test_bit};
+use crate::engine::pack::Budget;
+use crate::engine::packet::{Refs, Samples, Side, in_window, write_lags};
+use crate::engine::world::NO_CLASS;
+use crate::model::predict::MAX_SAMPLES;
+use crate::schema::Class;
+use crate::{Error, Result};
+
+/// The `len` items of `all` at `read` (shared) and at `write` (mutable), which must not
+/// overlap.
+fn split_pair<T>(all: &mut [T], read: usize, write: usize, len: usize) -> Option<(&[T], &mut [T])> {
+    if read + len <= write {
+        let (a, b) = all.split_at_mut(write);
+        Some((a.get(read..read + len)?, b.get_mut(..len)?))
+    } else if write + len <= read {
+        let (a, b) = all.split_at_mut(read);
+        Some((b.get(..len)?, a.get_mut(write..write + len)?))
+    } else {
+        None
+    }
+}
+
+/// The decoder's side of the packet walk: reads history from, and writes the new frame into,
+/// the client's archive.
+pub(super) struct DecoderSide<'s> {
+    pub(super) refs: &'s Refs,
+    pub(super) handles: u32,
+    pub(super) stride: usize,
+    /// Lags per handle and slot.
+    pub(super) groups: usize,
+    pub(super) history: [usize; MAX_SAMPLES],
+    /// The largest lag in each history slot.
+    pub(super) history_max_lag: [u8; MAX_SAMPLES],
+    /// Whether any history slot holds values from an earlier frame.
+    pub(super) history_held: bool,
+    /// The largest lag written for the new frame.
+    pub(super) max_lag: u8,
+    pub(super) history_rows: [&'s [i32]; MAX_SAMPLES],
+    pub(super) new: usize,
+    pub(super) new_rows: &'s mut [i32],
+    pub(super) classes: &'s mut [u16],
+    pub(super) born: &'s mut [u32],
+    pub(super) own: &'s mut [u64],
+    pub(super) lags: &'s mut [u8],
+}
+
+impl DecoderSide<'_> {
+    #[inline]
+    fn at(&self, slot: usize, h: u32) -> usize {
+        slot * self.handles as usize + h as usize
+    }
+
+    /// The lags of `h` in `slot`.
+    #[inline]
+    fn lags(&self, slot: usize, h: u32) -> &[u8] {
+        let at = self.at(slot, h) * self.groups;
+        self.lags.get(at..at + self.groups).unwrap_or(&[])
+    }
+
+    /// Copies the values of `h` at the baseline into the new frame.
+    fn copy_row(&mut self, h: u32) {
+        let at = h as usize * self.stride;
+        if let (Some(to), Some(from)) =
+            (self.new_rows.get_mut(at..at + self.stride), self.history_rows[0].get(at..))
+        {
+            to.copy_from_slice(&from[..to.len().min(from.len())]);
+        }
+    }
+}
+
+impl<'s> Side<'s> for DecoderSide<'s> {
+    const ENCODER: bool = false;
+
+    fn handles(&self) -> u32 {
+        self.handles
+    }
+
+    #[inline]
+    fn base_present(&self, h: u32) -> bool {
+        self.refs.len > 0 && self.classes[self.at(self.history[0], h)] != NO_CLASS
+    }
+
+    fn base_class(&self, h: u32) -> usize {
+        usize::from(self.classes[self.at(self.history[0], h)])
+    }
+
+    #[inline]
+    fn staleness(&self, h: u32, g: usize) -> u32 {
+        let lag = self.lags(self.history[0], h).get(g).copied().unwrap_or(0);
+        u32::from(lag) + self.refs.distance()
+    }
+
+    #[inline]
+    fn present(&self, h: u32) -> bool {
+        self.classes[self.at(self.new, h)] != NO_CLASS
+    }
+
+    fn must_have(&self, _h: u32) -> bool {
+        false
+    }
+
+    fn keep_hint(&self, _h: u32) -> bool {
+        false
+    }
+
+    fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)> {
+        None
+    }
+
+    fn plan(&mut self, _len: usize) {}
+
+    fn packer(&mut self) -> Option<&mut Budget<'s>> {
+        None
+    }
+
+    fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>, own: bool) -> Result<()> {
+        let at = self.at(self.new, h);
+        if h >= self.handles || self.classes[at] != NO_CLASS {
+            return Err(Error::Corrupt);
+        }
+        self.classes[at] = class as u16;
+        let (born, own) = match handle_age {
+            Some(a) => (self.refs.frame.wrapping_sub(a), own),
+            None => {
+                let base = self.at(self.history[0], h);
+                (self.born[base], test_bit(self.own, base))
+            }
+        };
+        self.born[at] = born;
+        put_bit(self.own, at, own);
+        Ok(())
+    }
+
+    fn unbegin(&mut self, _h: u32) {}
+
+    #[inline]
+    fn history_len(&self, h: u32, class: &Class) -> usize {
+        let born = self.born[self.at(self.history[0], h)];
+        let groups = class.group_count();
+        (0..self.refs.len)
+            .take_while(|&j| {
+                let (p, t) = (self.history[j], self.refs.history[j]);
+                let (at, frame) = (self.at(p, h), self.refs.frame);
+                self.classes[at] != NO_CLASS
+                    && self.born[at] == born
+                    && (in_window(frame, t, self.history_max_lag[j]) || {
+                        self.lags(p, h).iter().take(groups).all(|&l| in_window(frame, t, l))
+                    })
+            })
+            .count()
+    }
+
+    #[inline]
+    fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]> {
+        if !self.history_held || self.history_max_lag[..k].iter().all(|&l| l == 0) {
+            return None;
+        }
+        Some(core::array::from_fn(|j| {
+            let lag = self.lags(self.history[j], h).first().copied().unwrap_or(0);
+            self.refs.history[j].wrapping_sub(u32::from(lag))
+        }))
+    }
+
+    #[inline(always)]
+    fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
+        let at = h as usize * self.stride + lo;
+        let n = class.fields.len().saturating_sub(lo);
+        let history = &self.history_rows[..k.min(self.history_rows.len())];
+        for (j, rows) in history.iter().enumerate() {
+            let row = rows.get(at..).unwrap_or(&[]);
+            // Zipped with slices alone, the copy compiles to a plain counted loop.
+            for (s, &v) in samples.iter_mut().zip(&row[..n.min(row.len())]) {
+                s[j] = v;
+            }
+        }
+    }
+
+    fn target_row(&self, _h: u32) -> &'s [i32] {
+        &[]
+    }
+
+    #[inline(always)]
+    fn store(&mut self, h: u32, f: usize, value: i32, _coded: bool, _tolerant: Option<usize>) {
+        if let Some(v) = self.new_rows.get_mut(h as usize * self.stride + f) {
+            *v = value;
+        }
+    }
+
+    #[inline]
+    fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
+        let (g, distance) = (self.groups, self.refs.distance());
+        let (base, new) = (self.at(self.history[0], h) * g, self.at(self.new, h) * g);
+        let largest = match split_pair(self.lags, base, new, g) {
+            Some((base_lags, lags)) => {
+                let staleness = |group: usize| u32::from(base_lags[group]) + distance;
+                write_lags(lags, class.group_count(), due, staleness)
+            }
+            // Without a baseline, `history[0]` may be the new slot itself; only entering
+            // entities, every group sent, are written then, and nothing is read from it.
+            None => match self.lags.get_mut(new..new + g) {
+                Some(lags) => write_lags(lags, class.group_count(), due, |_| distance),
+                None => 0,
+            },
+        };
+        self.max_lag = self.max_lag.max(largest);
+    }
+
+    fn hold(&mut self, h: u32, class: &Class) {
+        self.copy_row(h);
+        self.sent_groups(h, class, 0);
+    }
+
+    fn hold_all(&mut self) {
+        let (base, new, hs) = (self.history[0], self.new, self.handles as usize);
+        self.classes.copy_within(base * hs..(base + 1) * hs, new * hs);
+        self.born.copy_within(base * hs..(base + 1) * hs, new * hs);
+        for h in 0..self.handles {
+            let own = test_bit(self.own, self.at(base, h));
+            put_bit(self.own, self.at(new, h), own);
+            self.copy_row(h);
+        }
+        // Every lag of every handle is held: one run over the slot.
+        let (g, distance) = (self.groups, self.refs.distance());
+        if let Some((base_lags, lags)) = split_pair(self.lags, base * hs * g, new * hs * g, hs * g)
+        {
+            let staleness = |at: usize| u32::from(base_lags[at]) + distance;
+            let largest = write_lags(lags, usize::MAX, 0, staleness);
+            self.max_lag = self.max_lag.max(largest);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! A client's caller-owned storage: the slices and the lengths [`ClientStorage::sizes`] gives.
+
+use super::Client;
+use crate::engine::bitset::words;
+use crate::engine::models::{Book, End};
+use crate::engine::slots::SLOTS;
+use crate::model::{Model, ModelLayout};
+use crate::schema::Schema;
+
+/// Caller-owned storage of a [`Client`]; [`ClientStorage::sizes`] gives every length.
+#[derive(Debug)]
+pub struct ClientStorage<'a> {
+    /// Raw values of every handle in every frame slot.
+    pub rows: &'a mut [i32],
+    /// Class of every handle in every frame slot.
+    pub classes: &'a mut [u16],
+    /// Frame at which every handle got its entity, in every frame slot.
+    pub born: &'a mut [u32],
+    /// Whether every handle names one of the client's own entities, in every frame slot (one
+    /// bit each).
+    pub own: &'a mut [u64],
+    /// For every handle and update group in every frame slot, how many frames before the
+    /// slot's frame the server sent the values held.
+    pub lags: &'a mut [u8],
+    /// Model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): per frame, one stored with
+    /// each frame slot; batched, the models kept, the accumulator of the batch being decoded
+    /// and the set a packet is decoded in.
+    pub models: &'a mut [Model],
+}
+
+/// Lengths of the slices of a [`ClientStorage`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientSizes {
+    /// Length of [`ClientStorage::rows`].
+    pub rows: usize,
+    /// Length of [`ClientStorage::classes`] and [`ClientStorage::born`].
+    pub handles: usize,
+    /// Length of [`ClientStorage::own`].
+    pub own: usize,
+    /// Length of [`ClientStorage::lags`].
+    pub lags: usize,
+    /// Length of [`ClientStorage::models`].
+    pub models: usize,
+}
+
+impl ClientSizes {
+    /// Bytes of storage these sizes take.
+    pub const fn bytes(&self) -> usize {
+        self.rows * 4
+            + self.handles * 6
+            + self.own * 8
+            + self.lags
+            + self.models * core::mem::size_of::<Model>()
+    }
+}
+
+impl ClientStorage<'_> {
+    /// Slice lengths for a client that sees up to `handles` entities at once.
+    pub fn sizes(schema: &Schema, handles: usize) -> ClientSizes {
+        ClientSizes {
+            rows: SLOTS.saturating_mul(handles).saturating_mul(schema.max_fields),
+            handles: SLOTS.saturating_mul(handles),
+            own: words(SLOTS.saturating_mul(handles)),
+            lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
+            models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
+        }
+    }
+}
+
+impl Client<'_> {
+    /// `store` cut to `sizes` (which it fits).
+    pub(super) fn trim<'s>(store: ClientStorage<'s>, sizes: &ClientSizes) -> ClientStorage<'s> {
+        ClientStorage {
+            rows: &mut store.rows[..sizes.rows],
+            classes: &mut store.classes[..sizes.handles],
+            born: &mut store.born[..sizes.handles],
+            own: &mut store.own[..sizes.own],
+            lags: &mut store.lags[..sizes.lags],
+            models: &mut store.models[..sizes.models],
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! One entity, value by value: an update's unchanged flag and residuals against the
+//! cheapest candidate prediction, or an entry's values against earlier entries.
+
+use super::chunk::{CHUNK, Chunk, Hist, Tables};
+use super::{Check, Refs, Side, all_groups};
+
+use crate::codec::coder::{BinaryCoder, Metered};
+use crate::engine::entering::Entered;
+use crate::engine::probe::{Part, Probe};
+use crate::model::predict::MAX_SAMPLES;
+use crate::model::{History, Model, ModelLayout, Prediction, neighbour};
+use crate::schema::{Class, Coding, Field, KeySlot, Schema};
+use crate::{Error, Result};
+
+/// What a value is coded against.
+#[derive(Clone, Copy)]
+enum Against<'h> {
+    /// Prediction `p` from the entity's history.
+    History(&'h History<'h>, Prediction),
+    /// Nothing: the value enters; the same field of an earlier entering entity of its class
+    /// in the packet, if any (see [`Model::code_entry`] and [`Entered::previous`]).
+    Entry(Option<i32>),
+}
+
+/// Codes one value of `field` with its `model`.
+#[inline(always)]
+fn code_value<C: BinaryCoder>(
+    coder: &mut C,
+    field: &Field,
+    model: &mut Model,
+    against: Against<'_>,
+    target: i32,
+) -> i32 {
+    match (against, field.coding) {
+        (Against::Entry(previous), _) => model.code_entry(coder, field, previous, target),
+        (Against::History(history, p), Coding::Numeric(c)) => {
+            model.code_numeric(coder, field, c, history, p, target)
+        }
+        (Against::History(history, _), Coding::Categorical) => {
+            let previous = (history.len > 0).then_some(history.samples[0]);
+            model.code_categorical(coder, field, previous, target)
+        }
+    }
+}
+
+/// [`code_value`], metered when probe type `P` listens: returns the value and its ideal cost
+/// (0 when not metered).
+#[inline(always)]
+fn code_probed<P: Probe, C: BinaryCoder>(
+    coder: &mut C,
+    field: &Field,
+    model: &mut Model,
+    against: Against<'_>,
+    target: i32,
+) -> (i32, u32) {
+    if P::LISTENS {
+        let mut meter = Metered::new(coder);
+        let value = code_value(&mut meter, field, model, against, target);
+        (value, meter.cost)
+    } else {
+        (code_value(coder, field, model, against, target), 0)
+    }
+}
+
+/// Whether prediction `p` of `field` needs no correction for truth `truth`: it equals it, or
+/// is within the field's tolerance (see [`Field::coded_residual`]).
+#[inline(always)]
+pub(super) fn predicts(field: &Field, p: i32, truth: i32) -> bool {
+    p == truth || (field.tolerance > 0 && field.coded_residual(truth, p) == 0)
+}
+
+/// The common arguments of the walk.
+pub(super) struct Walk<'a, 'p, P> {
+    pub(super) probe: &'p mut P,
+    pub(super) schema: &'a Schema,
+    pub(super) refs: &'a Refs,
+    pub(super) check: Check,
+    /// Whether the last kept entity updated so far was not "unchanged": moving entities come
+    /// in runs of neighbouring handles, so it is a context of the next one's flag.
+    pub(super) moved: bool,
+    pub(super) chunk: Chunk,
+    pub(super) tables: Tables,
+    /// What the next entering entity of each class is predicted from.
+    pub(super) entered: Entered,
+}
+
+impl<P: Probe> Walk<'_, '_, P> {
+    /// Codes the update of kept entity `h` of `class` with `k` history samples, sending the
+    /// fields of the groups in `due`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn update<'s, C: BinaryCoder, S: Side<'s>>(
+        &mut self,
+        coder: &mut C,
+        side: &mut S,
+        models: &mut [Model],
+        class: usize,
+        h: u32,
+        k: usize,
+        due: u32,
+    ) -> Result<()> {
+        let c = self.schema.classes.get(class).ok_or(Error::Corrupt)?;
+        let fields = c.fields;
+        let n = fields.len();
+        let start = ModelLayout::class_base(self.schema, class);
+        let (entity, field_models) = models
+            .get_mut(start..start + 1 + n)
+            .ok_or(Error::Corrupt)?
+            .split_first_mut()
+            .ok_or(Error::Corrupt)?;
+        let targets = side.target_row(h);
+        let targets = targets.get(..n).unwrap_or(&[]);
+        let hist = match side.sources(h, k) {
+            None => Hist {
+                fetched: k,
+                picks: None,
+                offsets: self.refs.offsets,
+                table: &self.refs.table,
+            },
+            Some(sources) => Hist::held(&sources, k, self.refs.frame, &mut self.tables),
+        };
+        let (k, table) = (hist.len(), hist.table);
+        let contract = self.schema.contract.as_ref();
+        let chunk = &mut self.chunk;
+        // Without tolerances and with every group due, every field is coded exactly: the
+        // common case, kept free of the per-field tests below.
+        let simple = self.schema.max_tolerant == 0 && due == all_groups(c);
+        let is_due = |f: &Field| simple || due >> f.group & 1 != 0;
+
+        // The context: how many fields changed between the entity's two newest samples (none,
+        // one, more, or no two samples)? Counted over the first chunk of fields only.
+        chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
+        let changed = chunk.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
+        let motion = if k >= 2 { changed.min(2) } else { 3 };
+        // On the encoder: does every due field equal (within tolerance) its prediction?
+        let exact = S::ENCODER && targets.len() == n && {
+            let of = (class, c);
+            chunk.all_predicted(&*side, h, &hist, of, contract, field_models, targets, simple, due)
+        };
+        let context = motion + 4 * usize::from(self.moved);
+        let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
+        self.moved = !unchanged;
+
+        if unchanged && simple && n <= CHUNK {
+            // Every field as predicted: the still entity's short way.
+            for (f, p) in chunk.predicted[..n].iter().enumerate() {
+                self.probe.field(class, f, 0, p.candidate, true);
+                side.store(h, f, p.value, true, None);
+                self.check.add(p.value as u32);
+            }
+            side.sent_groups(h, c, due);
+            return Ok(());
+        }
+        let mut lo = 0;
+        let mut tolerant = 0;
+        let mut recent: Recent = [0; CHUNK];
+        // How far the previous field coded missed its prediction (see [`neighbour`]).
+        let mut near = 0;
+        while lo < n {
+            if lo > 0 || n > CHUNK {
+                chunk.fill(side, h, &hist, lo, (class, c), contract, &field_models[lo..]);
+            }
+            let hi = (lo + CHUNK).min(n);
+            for f in lo..hi {
+                let (field, model) = (&fields[f], &mut field_models[f]);
+                let (p, samples) = (chunk.predicted[f - lo], &chunk.samples[f - lo]);
+                let tol = (!simple && field.tolerance > 0).then(|| {
+                    tolerant += 1;
+                    tolerant - 1
+                });
+                let coded = is_due(field);
+                let value = if !coded {
+                    samples[0]
+                } else if unchanged {
+                    self.probe.field(class, f, 0, p.candidate, true);
+                    p.value
+                } else {
+                    let renewal = field.slot.and_then(|slot| {
+                        let baseline = |at: usize| match at.checked_sub(lo) {
+                            Some(i) if i < CHUNK => chunk.samples[i][0],
+                            _ => baseline_value(&*side, h, at, c),
+                        };
+                        renewed(f, slot, &recent, baseline).map(|v| field.clamp(i64::from(v)))
+                    });
+                    let contract = chunk.contract_of(f - lo);
+                    let history = History { table, samples, len: k, contract, neighbour: near };
+                    let target = targets.get(f).copied().unwrap_or(0);
+                    let against = match renewal {
+                        // A new keyframe: coded as a step from the one before, as an entry.
+                        Some(previous) => Against::Entry(Some(previous)),
+                        None => Against::History(&history, p),
+                    };
+                    let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
+                    let candidate = if renewal.is_some() { None } else { p.candidate };
+                    self.probe.field(class, f, cost, candidate, false);
+                    near = neighbour(field, value, p.value);
+                    if field.coding == Coding::Categorical {
+                        let models = &field_models[lo..];
+                        chunk.rebase_quat(&fields[lo..], f - lo, value, &hist, models);
+                    }
+                    value
+                };
+                side.store(h, f, value, coded, tol);
+                self.check.add(value as u32);
+                recent[f % CHUNK] = value;
+            }
+            lo = hi;
+        }
+        side.sent_groups(h, c, due);
+        Ok(())
+    }
+
+    /// Codes one entering entity's values (see [`Against::Entry`]); the caller commits them
+    /// to [`Walk::entered`] if the entity stays in the packet.
+    #[inline(always)]
+    pub(super) fn entry<'s, C: BinaryCoder, S: Side<'s>>(
+        &mut self,
+        coder: &mut C,
+        side: &mut S,
+        models: &mut [Model],
+        class: usize,
+        h: u32,
+    ) -> Result<()> {
+        let c = self.schema.classes.get(class).ok_or(Error::Corrupt)?;
+        let start = ModelLayout::class_base(self.schema, class) + 1;
+        let field_models = models.get_mut(start..start + c.fields.len()).ok_or(Error::Corrupt)?;
+        let targets = side.target_row(h);
+        self.entered.begin(class);
+        let mut tolerant = 0;
+        for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
+            let target = targets.get(f).copied().unwrap_or(0);
+            let against = Against::Entry(self.entered.previous(f));
+            let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
+            self.probe.field(class, f, cost, None, false);
+            self.entered.set(f, field, value);
+            let tol = (field.tolerance > 0).then(|| {
+                tolerant += 1;
+                tolerant - 1
+            });
+            side.store(h, f, value, true, tol);
+            self.check.add(value as u32);
+        }
+        side.sent_groups(h, c, u32::MAX);
+        Ok(())
+    }
+}
+
+/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
+/// or value finds its slot's flag and the slot before it there (a slot is at most [`CHUNK`]
+/// fields).
+type Recent = [i32; CHUNK];
+
+/// The prediction of keyframe field `f` in `slot` when the slot holds a new keyframe, that is
+/// when the slot's flag, coded before it, is not 0 and differs from the one the client holds
+/// (`baseline(i)`: field `i` at the baseline): the same field in the slot before, as coded in
+/// this update, or for slot 0 the last slot's at the baseline. `None` when the slot keeps its
+/// keyframe (or is empty), which is then predicted as any field is.
+#[inline]
+fn renewed(
+    f: usize,
+    slot: KeySlot,
+    recent: &Recent,
+    baseline: impl Fn(usize) -> i32,
+) -> Option<i32> {
+    let flag = slot.flag_field(f);
+    let now = recent[flag % CHUNK];
+    if now == 0 || now == baseline(flag) {
+        return None;
+    }
+    let previous = slot.previous_field(f);
+    Some(if previous < f { recent[previous % CHUNK] } else { baseline(previous) })
+}
+
+/// Field `f` of `h` (of `class`) at the baseline.
+fn baseline_value<'s, S: Side<'s>>(side: &S, h: u32, f: usize, class: &Class) -> i32 {
+    let mut samples = [[0; MAX_SAMPLES]; CHUNK];
+    side.samples(h, 1, f, class, &mut samples);
+    samples[0][0]
+}

@@ -1,0 +1,339 @@
+//! One packet: its references (the baseline and history frames), the attempts that fit it to
+//! the byte budget, and the record of what it sent.
+
+use super::side::EncoderSide;
+use super::{NO_HANDLE, PROVEN, Peer, SHORT_PACKETS};
+use crate::codec::coder::{BinaryCoder, Encoder, Metered};
+use crate::codec::prob::COST_FRAC_BITS;
+use crate::engine::ack::datagram_hash;
+use crate::engine::bitset::{test_bit, words};
+use crate::engine::frame::{NO_FRAME, REACH, age, reach_after, span};
+use crate::engine::pack::Budget;
+use crate::engine::packet::{
+    self, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, history_target, in_window,
+};
+use crate::engine::probe::{NoProbe, Part, Probe};
+use crate::engine::slots::split;
+use crate::engine::world::World;
+use crate::model::predict::MAX_SAMPLES;
+use crate::model::{ModelLayout, ModelPolicy};
+
+use crate::{Error, Result};
+
+impl Peer<'_> {
+    /// Acknowledged frames used as references for `frame`, newest first, at most
+    /// [`MAX_SAMPLES`], and the packet's reach: the newest acknowledged frame less than
+    /// [`REACH`] back as the baseline, then frames within the span of the reach as near as
+    /// possible to twice, three and four times its distance. No baseline if the newest frame
+    /// acknowledged is no longer held (a later frame of a longer reach took its slot): handles
+    /// may have been given again since the frames before it.
+    ///
+    /// Spacing the samples like the baseline keeps the predictor weights those of evenly
+    /// spaced samples (2, −1 for linear; 3, −3, 1 for quadratic), so quantisation noise is not
+    /// amplified when the baseline is several frames old; with a baseline one frame old this is
+    /// simply the four newest frames.
+    pub(super) fn references(&self, frame: u32) -> ([u32; MAX_SAMPLES], usize, u32) {
+        let acked = |back: u32| {
+            self.state.slots.find(frame.wrapping_sub(back)).is_some_and(|p| self.state.acked[p])
+        };
+        let mut out = [0u32; MAX_SAMPLES];
+        let high = self.state.acked_high;
+        let base = age(frame, high);
+        let slots = &self.state.slots;
+        let Some(p) = slots.find(high).filter(|&p| self.state.acked[p]) else {
+            return (out, 0, 0);
+        };
+        if high == NO_FRAME || !(1..REACH).contains(&base) {
+            return (out, 0, 0);
+        }
+        let reach = reach_after(base, slots.reach(p));
+        out[0] = frame.wrapping_sub(base);
+        let mut len = 1;
+        let mut previous = base;
+        while let Some(target) =
+            history_target(base, len, previous, reach).filter(|_| len < MAX_SAMPLES)
+        {
+            let nearest = (previous + 1..span(reach))
+                .filter(|&back| acked(back))
+                .min_by_key(|&back| back.abs_diff(target));
+            let Some(back) = nearest else { break };
+            out[len] = frame.wrapping_sub(back);
+            previous = back;
+            len += 1;
+        }
+        (out, len, reach)
+    }
+
+    /// Whether what the client holds of `h` at baseline slot `p` came from frames the world
+    /// still holds at `frame` (`base` is the baseline frame).
+    pub(super) fn base_in_window(
+        &self,
+        p: usize,
+        base: u32,
+        frame: u32,
+        h: usize,
+        groups: usize,
+    ) -> bool {
+        let g = self.schema.max_groups;
+        let at = (p * self.state.handles as usize + h) * g;
+        self.store.lags[at..at + groups].iter().all(|&lag| in_window(frame, base, lag))
+    }
+
+    /// Writes the packet for the world's current frame into `buf` and returns its length.
+    ///
+    /// The packet never exceeds `buf.len()` bytes, its byte budget ([`DEFAULT_BUDGET`](super::DEFAULT_BUDGET) is the
+    /// usual choice). It is coded against the newest frame the client has acknowledged (or from
+    /// scratch if there is none within the window). When not everything fits, entering
+    /// entities and updates go in order of urgency and priority (frames waited times weight,
+    /// see [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
+    /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, with
+    /// [`Error::BudgetTooSmall`] (naming the length needed) once [`SHORT_PACKETS`] packets in a
+    /// row could not carry the one entity they tried, and with [`Error::StalePacket`] if this
+    /// frame was already encoded.
+    pub fn encode(&mut self, world: &World<'_>, buf: &mut [u8]) -> Result<usize> {
+        self.encode_probed(world, buf, &mut NoProbe)
+    }
+
+    /// [`Peer::encode`], reporting the cost of every value coded to `probe` (see
+    /// [`crate::engine::probe`]). The packet is the one [`Peer::encode`] would have written.
+    pub fn encode_probed<P: Probe>(
+        &mut self,
+        world: &World<'_>,
+        buf: &mut [u8],
+        probe: &mut P,
+    ) -> Result<usize> {
+        let frame = world.frame().ok_or(Error::StalePacket)?;
+        if self.state.newest_sent != NO_FRAME && age(frame, self.state.newest_sent) as i32 <= 0 {
+            return Err(Error::StalePacket);
+        }
+        self.check_view(world);
+        let (history, len, reach) = self.references(frame);
+        let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
+        let mut refs = Refs::new(self.state.session, frame, &history[..len]);
+        // Without a baseline there is no distance to give the reach: the round trip does, or
+        // the frames sent since the last ack if more.
+        let waited = match self.state.unacked_since {
+            NO_FRAME => 0,
+            since => age(frame, since),
+        };
+        let round_trip = self.state.stats.round_trip.max(waited);
+        refs.reach = if len > 0 { reach } else { reach_after(round_trip, 0) };
+        refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
+        self.assign_handles(world, frame, &refs);
+
+        // First with nothing held if everything seems to fit, then with "held" flags, then
+        // holding everything.
+        let mark = probe.mark();
+        let mut attempt = |this: &mut Self, mode| {
+            probe.rewind(mark);
+            this.write(world, buf, probe, &refs, mode)
+        };
+        let (written, held_all) = match attempt(self, Attempt::Plain) {
+            Err(Error::BufferFull) if refs.base().is_some() => {
+                match attempt(self, Attempt::MayHold) {
+                    Err(Error::BufferFull) => (attempt(self, Attempt::HoldAll)?, true),
+                    other => (other?, false),
+                }
+            }
+            other => (other?, false),
+        };
+        // A packet without baseline carries more header and check value: one that carries no
+        // entity still starts the stream, and packets with a baseline may then carry them; and
+        // as models learn, headers and flags get cheaper. Only a budget short packet after
+        // packet is refused.
+        match written.shortfall.filter(|_| refs.base().is_some()) {
+            Some(needed) if self.state.short_packets >= SHORT_PACKETS => {
+                return Err(Error::BudgetTooSmall { budget: buf.len(), needed });
+            }
+            Some(_) => self.state.short_packets += 1,
+            None => self.state.short_packets = 0,
+        }
+        let hash = datagram_hash(self.state.session, buf.get(..written.len).unwrap_or(&[]));
+        self.commit(&refs, written, held_all, hash);
+        Ok(written.len)
+    }
+
+    /// Codes one attempt at the packet for `refs` into `buf`; fails with
+    /// [`Error::BufferFull`] if it does not fit.
+    fn write<P: Probe>(
+        &mut self,
+        world: &World<'_>,
+        buf: &mut [u8],
+        probe: &mut P,
+        refs: &Refs,
+        mode: Attempt,
+    ) -> Result<Written> {
+        let spare = self.state.slots.spare();
+        let base = refs.base().and_then(|b| self.state.slots.find(b));
+        let (models, saved) =
+            self.state.book.start_encode(self.schema, self.store.models, base, spare, refs.model);
+
+        let mut history = [0usize; MAX_SAMPLES];
+        let mut history_max_lag = [0u8; MAX_SAMPLES];
+        for ((slot, lag), &t) in history.iter_mut().zip(&mut history_max_lag).zip(&refs.history) {
+            *slot = self.state.slots.find(t).unwrap_or(spare);
+            *lag = self.state.slots.max_lag(*slot);
+        }
+        let read = &history[..refs.len];
+        let handles = self.state.handles as usize;
+        let (w, g, d) = (words(handles), self.schema.max_groups, self.schema.max_tolerant);
+        let (presence, history_presence) = split(self.store.presence, w, spare, read);
+        let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
+        let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
+        presence.fill(0);
+        let (selected, rest) = self.store.marks.split_at_mut(w);
+        let (sent, core) = rest.split_at_mut(w);
+        // A packet without baseline ends with the longer check value: the budget keeps room.
+        let room = buf.len().saturating_sub(((packet::check_bits(refs) - CHECK_BITS) / 8) as usize);
+        let budget = Budget::new(room, [selected, sent, core], self.store.cost, self.state.scale);
+        let mut side = EncoderSide {
+            world,
+            refs,
+            schema: self.schema,
+            handles: self.state.handles,
+            stride: self.schema.max_fields,
+            groups: g,
+            tolerant: d,
+            classes: world.frame_classes(refs.frame),
+            rows: world.frame_rows(refs.frame),
+            history_rows: core::array::from_fn(|j| world.frame_rows(refs.history[j])),
+            presence,
+            history_presence,
+            lags,
+            history_lags,
+            history_max_lag,
+            history_held: history_max_lag.iter().any(|&l| l > 0),
+            max_lag: 0,
+            diffs,
+            history_diffs,
+            handle_entity: self.store.handle_entity,
+            since: self.store.since,
+            handle_own: self.store.handle_own,
+            essential: self.store.essential,
+            weights: self.store.weights,
+            sent_at: self.store.sent_at,
+            order: self.store.order,
+            budget: match mode {
+                Attempt::Plain => budget,
+                _ => budget.without_complete(),
+            },
+            cursor: 0,
+        };
+
+        let mut enc = Encoder::new(buf);
+        let mut header = Metered::new(&mut enc);
+        header.direct(u32::from(refs.base().is_some()), 1);
+        let reference = match refs.base() {
+            // The baseline is named by the low bits of its name (see `BASE_ID_BITS`).
+            Some(b) => {
+                header.direct(base.map_or(0, |p| self.state.slots.name(p)), BASE_ID_BITS);
+                b
+            }
+            None => {
+                header.direct(refs.frame, FRAME_BITS);
+                packet::code_cold_reach(&mut header, refs.reach)?;
+                refs.frame
+            }
+        };
+        let mut refs_coded = *refs;
+        if self.schema.policy != ModelPolicy::PerFrame {
+            packet::code_model(&mut header, &mut refs_coded.model, reference)?;
+        }
+        let packet = &mut models[ModelLayout::PACKET];
+        if let Some(p) = base {
+            let before = self.state.slots.distance(p);
+            packet::code_distance(&mut header, packet, refs.distance(), before)?;
+        }
+        packet::code_history(&mut header, packet, &mut refs_coded)?;
+        probe.structure(Part::Header, header.cost);
+        let check = packet::code_body(
+            &mut enc,
+            &mut side,
+            probe,
+            self.schema,
+            models,
+            saved,
+            refs,
+            mode == Attempt::HoldAll,
+        )?;
+        let (max_lag, waited, scale) =
+            (side.max_lag, side.budget.waited(), side.budget.next_scale());
+        let shortfall = side.budget.shortfall();
+        let check_bits = packet::check_bits(refs);
+        enc.direct(check, check_bits);
+        probe.structure(Part::Check, check_bits << COST_FRAC_BITS);
+        Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16, shortfall })
+    }
+
+    /// Makes the packet just written for `refs`, whose datagram hash is `hash`, the newest
+    /// frame sent. Handles a packet holding everything kept stay unreleased until a later
+    /// packet sends their leaving.
+    fn commit(&mut self, refs: &Refs, written: Written, held_all: bool, hash: u32) {
+        let frame = refs.frame;
+        let spare = self.state.slots.spare();
+        let w = words(self.state.handles as usize);
+        if held_all {
+            let presence = &self.store.presence[spare * w..(spare + 1) * w];
+            for (h, released) in self.store.released.iter_mut().enumerate() {
+                if test_bit(presence, h) && self.store.handle_entity[h] == NO_HANDLE {
+                    *released = frame.wrapping_add(1);
+                }
+            }
+        }
+        self.state.stats.waited += u64::from(written.waited);
+        for (word, bits) in self.store.marks[w..2 * w].iter().enumerate() {
+            let mut bits = *bits;
+            while bits != 0 {
+                let h = word * 64 + bits.trailing_zeros() as usize;
+                if let Some(at) = self.store.sent_at.get_mut(h) {
+                    *at = frame;
+                }
+                bits &= bits - 1;
+            }
+        }
+        self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
+        self.state.book.commit(self.schema, self.store.models, frame, spare);
+        self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
+        self.state.scale = written.scale;
+        self.state.acked[spare] = false;
+        self.state.first_proof[spare] = None;
+        self.state.newest_sent = frame;
+        if self.state.unacked_since == NO_FRAME {
+            self.state.unacked_since = frame;
+        }
+        self.state.stats.packets += 1;
+        self.state.stats.cold_packets += u64::from(refs.len == 0);
+        self.state.stats.stretched_packets += u64::from(refs.reach > 0);
+        self.state.stats.beyond_reach +=
+            u64::from(refs.len == 0 && self.state.stats.round_trip >= REACH);
+        self.state.stats.held_packets += u64::from(held_all);
+    }
+}
+
+/// How [`Peer::write`] tries a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attempt {
+    /// As the budget allows: with no "held" flags if every candidate seems to fit.
+    Plain,
+    /// With "held" flags, after a plain attempt did not fit.
+    MayHold,
+    /// Holding everything, after the others did not fit.
+    HoldAll,
+}
+
+/// What [`Peer::write`] made of a packet.
+#[derive(Clone, Copy, Debug)]
+struct Written {
+    /// Its length.
+    len: usize,
+    /// The largest lag of any handle it leaves the client with.
+    max_lag: u8,
+    /// Candidates that waited.
+    waited: u32,
+    /// The scale of cost estimates for the next packet.
+    scale: u32,
+    /// Its check value.
+    check: u16,
+    /// The length it needed to carry an entity, if it carries none although one was tried.
+    shortfall: Option<usize>,
+}

@@ -1,0 +1,409 @@
+//! The server's view of one client: its visible set, its handles, what it has acknowledged,
+//! and the models stored with each frame sent to it. [`Peer::encode`] writes one packet.
+//!
+//! This module owns the peer's state and its public setters and getters; the rest is in one
+//! module per job: `storage` (the caller's slices and their sizes), `acks` (what the client
+//! proves it holds), `handles` (the visible set onto the client's handles), `encode` (one
+//! packet: references, attempts under the budget, the record of what was sent) and `side`
+//! (the encoder's side of the packet walk).
+
+use crate::engine::bitset::{put_bit, test_bit, words};
+use crate::engine::frame::{NO_FRAME, REACH, WINDOW};
+use crate::engine::models::{Book, End};
+use crate::engine::slots::{SLOTS, Slots};
+use crate::engine::world::World;
+use crate::model::{Model, ModelLayout};
+use crate::schema::Schema;
+
+pub use crate::engine::pack::FORCE_AGE;
+use crate::{Error, Result};
+
+mod acks;
+mod encode;
+mod handles;
+mod side;
+mod storage;
+
+use side::held_values;
+pub use storage::{PeerSizes, PeerStorage};
+
+const NO_HANDLE: u32 = u32::MAX;
+
+/// Counters of a peer, for monitoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeerStats {
+    /// Packets written.
+    pub packets: u64,
+    /// Packets written without a baseline.
+    pub cold_packets: u64,
+    /// Packets that held everything because nothing else fitted the budget.
+    pub held_packets: u64,
+    /// Visible entities left out of a frame because every handle was taken.
+    pub deferred: u64,
+    /// Entities (entering, or kept with an update due) that waited for the byte budget, summed
+    /// over packets.
+    pub waited: u64,
+    /// Acks refused because they named frames never sent or their proof did not match
+    /// ([`AckOutcome::Refused`](crate::engine::ack::AckOutcome::Refused)): a client that keeps sending them is lying about what it
+    /// holds, and the game may disconnect it.
+    pub refused_acks: u64,
+    /// Restarts: asked for by the client ([`Ack::restart`](crate::Ack::restart)) and proven, or after a view
+    /// mismatch.
+    pub restarts: u64,
+    /// Acks whose view digest differed from what this peer records the client holds: the
+    /// client accepted a packet that decoded wrongly yet passed its check value, and the
+    /// stream restarted.
+    pub view_mismatches: u64,
+    /// Packets whose reach was above 0: the round trip came near the [`WINDOW`] of frames
+    /// a client's slots hold, so they kept one frame in two or four for longer (see
+    /// [`crate::engine::frame::span`]). A game may warn when this grows: baselines are then
+    /// older and packets larger.
+    pub stretched_packets: u64,
+    /// Packets sent without baseline while acks came back, because the round trip exceeded
+    /// even the longest reach ([`REACH`] frames): every entity was sent whole.
+    pub beyond_reach: u64,
+    /// The round trip in frames the newest ack showed: frames sent after the one it names
+    /// (0 before the first).
+    pub round_trip: u32,
+    /// Frames in which a visible must-have entity (own or essential, see
+    /// [`Peer::set_essential`]) had no handle ([`Peer::starved`] names one).
+    pub starved: u64,
+    /// Handles taken from other entities to give them to must-have entities.
+    pub evicted: u64,
+}
+
+/// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PeerState {
+    layout: ModelLayout,
+    /// Where packets' models start from and go.
+    book: Book,
+    handles: u32,
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    entities: usize,
+    slots: Slots,
+    acked: [bool; SLOTS],
+    newest_sent: u32,
+    acked_high: u32,
+    /// The newest frame sent before the last restart ([`NO_FRAME`]: none): the client holds
+    /// none of the frames up to it, so acks naming them, still in flight when the restart
+    /// came, are stale.
+    floor: u32,
+    /// The frame, check value and datagram hash of each packet sent in the last [`PROVEN`]
+    /// frames, by frame modulo [`PROVEN`]: what an ack or a restart request must prove.
+    checks: [(u32, u16, u32); PROVEN as usize],
+    /// Until this frame is sent ([`NO_FRAME`]: not since the start), acks are held to the strict
+    /// standard: a refused ack came in the last [`STRICT`] frames.
+    strict_until: u32,
+    /// Under the strict standard, the proof of the first ack that named each frame slot's
+    /// frame: a second ack with another proof makes it held.
+    first_proof: [Option<u32>; SLOTS],
+    /// The frame and view digest of the last proven ack that carried one, to compare with the
+    /// record at the next packet.
+    pending_view: Option<(u32, u32)>,
+    /// The newest frame a proven ack named as its newest ([`NO_FRAME`]: none yet), whose
+    /// arrival gave the round trip.
+    acked_latest: u32,
+    /// The first frame sent since the last ack this peer accepted ([`NO_FRAME`]: none): the
+    /// round trip is at least as long as the frames since.
+    unacked_since: u32,
+    /// A visible must-have entity without a handle at the last packet.
+    starved: Option<usize>,
+    /// Packets in a row that carried no entity because the budget could not carry the one
+    /// tried (see [`Error::BudgetTooSmall`]).
+    short_packets: u32,
+    /// The scale of the packing's cost estimates, in 1/256 (see `engine::pack`).
+    scale: u32,
+    stats: PeerStats,
+    /// The session packets' check values cover (see [`Peer::set_session`]).
+    session: u64,
+}
+
+#[cfg(feature = "std")]
+impl PeerState {
+    /// What [`Peer::starved`] says of the peer this state was taken from.
+    pub(crate) fn starved(&self) -> Option<usize> {
+        self.starved
+    }
+}
+
+/// Frames back a peer remembers the check values of the packets it sent: an ack names frames
+/// up to [`WINDOW`] before its newest, which is less than [`REACH`] behind the newest sent
+/// while it can still serve.
+const PROVEN: u32 = REACH + WINDOW;
+/// Frames after a refused ack during which a frame counts as held only once two acks with
+/// different proofs name it.
+const STRICT: u32 = 2 * WINDOW;
+
+/// Packets in a row a budget may fail to carry any entity before [`Peer::encode`] refuses it
+/// with [`Error::BudgetTooSmall`].
+pub const SHORT_PACKETS: u32 = 64;
+
+/// The weight of an entity for a client until the game sets one (see [`Peer::set_priority`]).
+pub const DEFAULT_WEIGHT: u16 = 16;
+
+/// The byte budget to give a packet when nothing else decides it: the payload a datagram
+/// carries without fragmenting on common paths, as the usual game transports assume.
+pub const DEFAULT_BUDGET: usize = 1200;
+
+/// The server side of one client connection.
+#[derive(Debug)]
+pub struct Peer<'a> {
+    schema: &'a Schema,
+    store: PeerStorage<'a>,
+    state: PeerState,
+}
+
+impl<'a> Peer<'a> {
+    /// A peer for a client that may see up to `handles` entities at once (at least one, else
+    /// [`Error::NoHandles`]), over a world of `entities` ids. Nothing is visible until
+    /// [`Peer::set_visible`].
+    pub fn new(
+        schema: &'a Schema,
+        handles: usize,
+        entities: usize,
+        store: PeerStorage<'a>,
+    ) -> Result<Self> {
+        schema.validate()?;
+        if handles == 0 {
+            return Err(Error::NoHandles);
+        }
+        let sizes = PeerStorage::sizes(schema, handles, entities);
+        if handles > u32::MAX as usize / 2
+            || entities > u32::MAX as usize / 2
+            || !Self::fits(&store, &sizes)
+        {
+            return Err(Error::StorageTooSmall);
+        }
+        let store = Self::trim(store, &sizes);
+        store.presence.fill(0);
+        store.handle_entity.fill(NO_HANDLE);
+        store.since.fill(NO_FRAME);
+        store.released.fill(NO_FRAME);
+        store.entity_handle.fill(NO_HANDLE);
+        store.visible.fill(0);
+        store.owned.fill(0);
+        store.essential.fill(0);
+        store.handle_own.fill(0);
+        store.weights.fill(DEFAULT_WEIGHT);
+        let state = PeerState {
+            layout: ModelLayout::new(schema),
+            book: Book::new(schema, End::Server),
+            handles: handles as u32,
+            entities,
+            slots: Slots::new(),
+            acked: [false; SLOTS],
+            newest_sent: NO_FRAME,
+            acked_high: NO_FRAME,
+            floor: NO_FRAME,
+            checks: [(NO_FRAME, 0, 0); PROVEN as usize],
+            strict_until: NO_FRAME,
+            first_proof: [None; SLOTS],
+            pending_view: None,
+            acked_latest: NO_FRAME,
+            unacked_since: NO_FRAME,
+            starved: None,
+            short_packets: 0,
+            scale: 256,
+            stats: PeerStats::default(),
+            session: 0,
+        };
+        Ok(Peer { schema, store, state })
+    }
+
+    #[cfg(feature = "std")]
+    /// The peer in `store` as it was when `state` was taken from it (storage that
+    /// [`Peer::new`] initialised).
+    pub(crate) fn resume(schema: &'a Schema, store: PeerStorage<'a>, state: PeerState) -> Self {
+        let sizes = PeerStorage::sizes(schema, state.handles as usize, state.entities);
+        Peer { schema, store: Self::trim(store, &sizes), state }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`Peer::resume`] needs besides the storage.
+    pub(crate) fn state(&self) -> PeerState {
+        self.state
+    }
+
+    /// The schema hash a client must present to connect (see [`crate::engine::handshake`]).
+    pub fn schema_hash(&self) -> u64 {
+        self.schema.hash
+    }
+
+    /// Binds this peer to a session: a value its client was given too, from the transport (a
+    /// connection id, a token's nonce); see [`Client::set_session`](crate::Client::set_session).
+    /// Set it before the first packet; 0 (the default) is no session.
+    pub fn set_session(&mut self, session: u64) {
+        self.state.session = session;
+    }
+
+    /// Shows or hides entity `id` to this client from the next packet on.
+    pub fn set_visible(&mut self, id: usize, visible: bool) {
+        put_bit(self.store.visible, id, visible);
+    }
+
+    /// Marks entity `id` as this client's own (its avatar, its units) or not. The client sees
+    /// the mark on the entity's handle; a change while the entity is visible re-enters it
+    /// under a new handle.
+    pub fn set_own(&mut self, id: usize, own: bool) {
+        put_bit(self.store.owned, id, own);
+    }
+
+    /// Marks entity `id` as essential to this client (a ball, a flag carrier) or not. Its own
+    /// entities and essential ones are *must-have*: they get handles before any other entity
+    /// (taking one from another entity when none is free) and, under a byte budget, are sent
+    /// ahead of everything else whenever they have an update due. Nothing of this mark reaches
+    /// the client.
+    pub fn set_essential(&mut self, id: usize, essential: bool) {
+        put_bit(self.store.essential, id, essential);
+    }
+
+    /// Whether entity `id` is marked essential to this client.
+    pub fn is_essential(&self, id: usize) -> bool {
+        test_bit(self.store.essential, id)
+    }
+
+    /// A must-have entity (own or essential, visible) that has no handle at the last packet,
+    /// if any: the client cannot hold everything it must, because its other must-have entities
+    /// take every handle (or the handle taken for it is still waiting for the client to
+    /// acknowledge its release). [`PeerStats::starved`] counts the frames this happened.
+    pub fn starved(&self) -> Option<usize> {
+        self.state.starved
+    }
+
+    /// Sets how much entity `id` matters to this client ([`DEFAULT_WEIGHT`] until set;
+    /// typically larger near the client's camera). When a packet's byte budget cannot carry
+    /// every update, an entity's priority is the frames since it was last sent times its due
+    /// groups' priorities times this weight, and the highest go first: twice the weight, about
+    /// twice as often.
+    pub fn set_priority(&mut self, id: usize, weight: u16) {
+        if let Some(w) = self.store.weights.get_mut(id) {
+            *w = weight;
+        }
+    }
+
+    /// Whether entity `id` is marked as this client's own.
+    pub fn is_own(&self, id: usize) -> bool {
+        test_bit(self.store.owned, id)
+    }
+
+    /// Whether entity `id` is in the visible set.
+    pub fn is_visible(&self, id: usize) -> bool {
+        test_bit(self.store.visible, id)
+    }
+
+    /// The handle the client knows entity `id` by, if it is visible to it.
+    pub fn handle_of(&self, id: usize) -> Option<u32> {
+        self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)
+    }
+
+    /// What the client holds of entity `id` at `frame`, a frame sent to it and still held by
+    /// both this peer and `world`: writes its values into `out` (at least as long as the
+    /// class's fields) and returns its class, or `None` if the client does not hold it there.
+    /// Each value is the world's at the frame it was last sent, within the field's tolerance.
+    pub fn client_view(
+        &self,
+        world: &World<'_>,
+        frame: u32,
+        id: usize,
+        out: &mut [i32],
+    ) -> Option<usize> {
+        let p = self.state.slots.find(frame)?;
+        let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        self.held_entity(world, frame, p, h, id, |f, v| {
+            if let Some(o) = out.get_mut(f) {
+                *o = v;
+            }
+        })
+    }
+
+    /// What the client holds at `frame` (in physical slot `p`) of entity `id` under handle
+    /// `h`: calls `put(f, value)` for each field and returns its class, or `None` if it does
+    /// not hold it there or the world no longer has the frame.
+    fn held_entity(
+        &self,
+        world: &World<'_>,
+        frame: u32,
+        p: usize,
+        h: usize,
+        id: usize,
+        put: impl FnMut(usize, i32),
+    ) -> Option<usize> {
+        let handles = self.state.handles as usize;
+        let w = words(handles);
+        if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) || !world.holds(frame) {
+            return None;
+        }
+        let (class, _) = world.get(frame, id)?;
+        let c = &self.schema.classes[class];
+        let (g, d) = (self.schema.max_groups, self.schema.max_tolerant);
+        let lags = &self.store.lags[(p * handles + h) * g..][..g];
+        let diffs = &self.store.diffs[(p * handles + h) * d..][..d];
+        let at = id * self.schema.max_fields;
+        held_values(world, c, at, frame, lags, diffs, 0, put);
+        Some(class)
+    }
+
+    /// How stale what the client holds of entity `id` at `frame` is: the most frames, over
+    /// its update groups, since the values it holds were the world's (0: all sent in `frame`),
+    /// or `None` if the client does not hold it there (or `frame` is no longer held).
+    pub fn staleness(&self, frame: u32, id: usize) -> Option<u32> {
+        let p = self.state.slots.find(frame)?;
+        let handles = self.state.handles as usize;
+        let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        let w = words(handles);
+        if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) {
+            return None;
+        }
+        let g = self.schema.max_groups;
+        self.store.lags[(p * handles + h) * g..][..g].iter().map(|&l| u32::from(l)).max()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> PeerStats {
+        self.state.stats
+    }
+
+    /// Digest of the models the packet for `frame` ended with, if the frame is held (for
+    /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)).
+    pub fn model_digest(&self, frame: u32) -> Option<u64> {
+        let p = self.state.slots.find(frame)?;
+        Some(self.state.book.digest(self.store.models, p))
+    }
+
+    /// Batched policy: the first frame of the batch the model the next packet starts from
+    /// was built from, and the model's digest (the client's
+    /// [`Client::batch_model_digest`](crate::Client::batch_model_digest) of it must match);
+    /// `None` while packets start from cold models, and per frame.
+    pub fn batch_model(&self) -> Option<(u32, u64)> {
+        let start = self.state.book.current()?;
+        Some((start, self.state.book.kept_digest(self.store.models, start)?))
+    }
+
+    /// The model set the newest packet ended with (what the peer has learned by then), if it is
+    /// still held: [`ModelLayout::write_prior`] turns it into a prior.
+    pub fn learned(&self) -> Option<&[Model]> {
+        let p = self.state.slots.find(self.state.newest_sent)?;
+        let (set, len) = (self.state.book.ended_in(p, true)?, self.state.layout.len);
+        self.store.models.get(set * len..(set + 1) * len)
+    }
+
+    /// The model of scalar `field` of `class` as the packet for `frame` left it, if the frame
+    /// is held (batched: only the newest frame sent): what the peer has learned about that
+    /// field by then.
+    pub fn field_model(&self, frame: u32, class: usize, field: usize) -> Option<&Model> {
+        let p = self.state.slots.find(frame)?;
+        let fields = self.schema.classes.get(class)?.fields.len();
+        if field >= fields {
+            return None;
+        }
+        let at = ModelLayout::class_base(self.schema, class) + 1 + field;
+        let set = self.state.book.ended_in(p, frame == self.state.newest_sent)?;
+        self.store.models.get(set * self.state.layout.len + at)
+    }
+}
+
+/// Digest of a model set.
+pub(crate) fn digest(models: &[Model]) -> u64 {
+    models.iter().fold(0xcbf2_9ce4_8422_2325, |h, m| m.digest(h))
+}

@@ -1,0 +1,372 @@
+//! The encoder's side of the packet walk ([`Side`]): targets from the world, what the client
+//! holds from the peer's record, and the record written for the new frame.
+
+use super::NO_HANDLE;
+use crate::engine::bitset::{put_bit, test_bit};
+use crate::engine::frame::age;
+use crate::engine::pack::{self, Budget, Candidate, Rank};
+use crate::engine::packet::{Refs, Samples, Side, in_window, write_lags};
+use crate::engine::world::World;
+use crate::model::predict::MAX_SAMPLES;
+use crate::schema::{Class, MAX_GROUPS, Schema};
+
+use crate::Result;
+
+/// The values a client holds of the entity whose row starts at `at` in the world's rows, of
+/// `class`, at frame `t`, given its `lags` (per group) and `diffs` (per tolerant field) there:
+/// calls `put(f, value)` for each field `f` from `lo` on.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(super) fn held_values(
+    world: &World<'_>,
+    class: &Class,
+    at: usize,
+    t: u32,
+    lags: &[u8],
+    diffs: &[i8],
+    lo: usize,
+    mut put: impl FnMut(usize, i32),
+) {
+    let stride = world.schema().max_fields;
+    let row = |group: usize| {
+        let lag = u32::from(lags.get(group).copied().unwrap_or(0));
+        world.frame_rows(t.wrapping_sub(lag)).get(at + lo..at + stride).unwrap_or(&[])
+    };
+    let fields = class.fields.get(lo..).unwrap_or(&[]);
+    let mut rows: [&[i32]; MAX_GROUPS] = [&[]; MAX_GROUPS];
+    for (group, r) in rows.iter_mut().enumerate().take(class.group_count()) {
+        *r = row(group);
+    }
+    let mut tolerant =
+        class.fields[..lo.min(class.fields.len())].iter().filter(|f| f.tolerance > 0).count();
+    for (f, field) in fields.iter().enumerate() {
+        let v = rows[usize::from(field.group) % MAX_GROUPS].get(f).copied().unwrap_or(0);
+        put(
+            f,
+            if field.tolerance > 0 {
+                tolerant += 1;
+                field.reconstruct(v, i32::from(diffs.get(tolerant - 1).copied().unwrap_or(0)))
+            } else {
+                v
+            },
+        );
+    }
+}
+
+/// The encoder's side of the packet walk: reads targets from the world and what the client
+/// holds from the peer's record, writes that record for the new frame, and packs the budget.
+pub(super) struct EncoderSide<'s, 'w> {
+    pub(super) world: &'s World<'w>,
+    pub(super) refs: &'s Refs,
+    pub(super) schema: &'s Schema,
+    pub(super) handles: u32,
+    /// Values per row in the world.
+    pub(super) stride: usize,
+    /// Lags per handle (the schema's most update groups).
+    pub(super) groups: usize,
+    /// Differences per handle (the schema's most fields with a tolerance).
+    pub(super) tolerant: usize,
+    /// Class of every id at the new frame.
+    pub(super) classes: &'s [u16],
+    /// Rows of every id at the new frame.
+    pub(super) rows: &'s [i32],
+    /// Rows of every id at each history frame.
+    pub(super) history_rows: [&'s [i32]; MAX_SAMPLES],
+    /// Handles present at the new frame.
+    pub(super) presence: &'s mut [u64],
+    pub(super) history_presence: [&'s [u64]; MAX_SAMPLES],
+    /// Lags of every handle and group at the new frame, then at each history frame.
+    pub(super) lags: &'s mut [u8],
+    pub(super) history_lags: [&'s [u8]; MAX_SAMPLES],
+    /// The largest lag in each history slot.
+    pub(super) history_max_lag: [u8; MAX_SAMPLES],
+    /// Whether any history slot holds values from an earlier frame.
+    pub(super) history_held: bool,
+    /// The largest lag written for the new frame.
+    pub(super) max_lag: u8,
+    /// Differences of every handle's tolerant fields at the new frame, then at each history
+    /// frame.
+    pub(super) diffs: &'s mut [i8],
+    pub(super) history_diffs: [&'s [i8]; MAX_SAMPLES],
+    pub(super) handle_entity: &'s [u32],
+    pub(super) since: &'s [u32],
+    pub(super) handle_own: &'s [u64],
+    /// Entities essential to the client, one bit per entity id.
+    pub(super) essential: &'s [u64],
+    /// The game's weight of each entity id.
+    pub(super) weights: &'s [u16],
+    /// The frame each handle was last sent in.
+    pub(super) sent_at: &'s [u32],
+    pub(super) order: &'s mut [u64],
+    pub(super) budget: Budget<'s>,
+    pub(super) cursor: u32,
+}
+
+impl EncoderSide<'_, '_> {
+    #[inline]
+    fn entity(&self, h: u32) -> usize {
+        self.handle_entity[h as usize] as usize
+    }
+
+    #[inline]
+    fn live(&self, h: u32) -> bool {
+        self.handle_entity[h as usize] != NO_HANDLE
+    }
+
+    #[inline]
+    fn class_of(&self, h: u32) -> Option<&Class> {
+        let c = *self.classes.get(self.entity(h))?;
+        self.schema.classes.get(usize::from(c))
+    }
+
+    #[inline]
+    fn groups(&self) -> usize {
+        self.groups
+    }
+
+    #[inline]
+    fn tolerant(&self) -> usize {
+        self.tolerant
+    }
+}
+
+impl<'s> Side<'s> for EncoderSide<'s, '_> {
+    const ENCODER: bool = true;
+
+    fn handles(&self) -> u32 {
+        self.handles
+    }
+
+    #[inline]
+    fn base_present(&self, h: u32) -> bool {
+        self.refs.len > 0 && test_bit(self.history_presence[0], h as usize)
+    }
+
+    #[inline]
+    fn base_class(&self, h: u32) -> usize {
+        self.classes.get(self.entity(h)).map_or(0, |&c| usize::from(c))
+    }
+
+    #[inline]
+    fn staleness(&self, h: u32, g: usize) -> u32 {
+        let lag = self.history_lags[0].get(h as usize * self.groups() + g).copied().unwrap_or(0);
+        u32::from(lag) + self.refs.distance()
+    }
+
+    #[inline]
+    fn present(&self, h: u32) -> bool {
+        test_bit(self.presence, h as usize)
+    }
+
+    #[inline]
+    fn must_have(&self, h: u32) -> bool {
+        test_bit(self.handle_own, h as usize) || test_bit(self.essential, self.entity(h))
+    }
+
+    fn keep_hint(&self, h: u32) -> bool {
+        self.live(h)
+    }
+
+    fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)> {
+        while self.cursor < self.handles {
+            // Handles from the cursor on absent at the baseline, a word at a time.
+            let word = self.cursor as usize / 64;
+            let base = match self.refs.len {
+                0 => 0,
+                _ => self.history_presence[0].get(word).copied().unwrap_or(0),
+            };
+            let absent = !base >> (self.cursor % 64);
+            if absent == 0 {
+                self.cursor = (word as u32 + 1) * 64;
+                continue;
+            }
+            let h = self.cursor + absent.trailing_zeros();
+            self.cursor = h + 1;
+            if h < self.handles && self.live(h) && self.budget.selected(h) {
+                let own = test_bit(self.handle_own, h as usize);
+                let age = age(self.refs.frame, self.since[h as usize]);
+                return Some((h, self.base_class(h), age, own));
+            }
+        }
+        None
+    }
+
+    fn plan(&mut self, len: usize) {
+        let mut budget = core::mem::replace(
+            &mut self.budget,
+            Budget::new(0, [&mut [], &mut [], &mut []], &mut [], 256),
+        );
+        let order = core::mem::take(&mut self.order);
+        let this = &*self;
+        let candidates = |emit: &mut dyn FnMut(Candidate)| {
+            for h in 0..this.handles {
+                let Some(class) = this.class_of(h).filter(|_| this.live(h)) else { continue };
+                let weight = u32::from(this.weights.get(this.entity(h)).copied().unwrap_or(0));
+                let must = this.must_have(h);
+                let groups = (0..class.group_count()).map(|g| (g, class.group(g)));
+                let (rank, urgency) = if !this.base_present(h) {
+                    // Waiting to enter since its handle was given.
+                    let waited = age(this.refs.frame, this.since[h as usize]) + 1;
+                    let rate: u32 = groups.map(|(_, g)| u32::from(g.priority)).sum();
+                    (Rank::Enter, rate.saturating_mul(waited))
+                } else if !this.present(h) {
+                    continue;
+                } else {
+                    // How old the newest values the client has are (the frames since the entity
+                    // was last sent), over its due groups.
+                    let (mut urgency, mut oldest) = (0u32, 0);
+                    let shown = age(this.refs.frame, this.sent_at[h as usize]);
+                    for (i, g) in groups {
+                        let stale = this.staleness(h, i);
+                        oldest = oldest.max(stale);
+                        if stale >= u32::from(g.interval) {
+                            urgency = urgency.saturating_add(u32::from(g.priority) * shown.max(1));
+                        }
+                    }
+                    if urgency == 0 {
+                        continue;
+                    }
+                    let forced = pack::forced(oldest, this.refs.distance());
+                    (if forced { Rank::Forced } else { Rank::Update }, urgency)
+                };
+                // Must-have entities go first, entering or with an update due.
+                let (rank, priority) = match must {
+                    true => (Rank::Forced, u32::MAX),
+                    false => (rank, urgency.saturating_mul(weight)),
+                };
+                emit(Candidate { h, rank, priority });
+            }
+        };
+        let live = |h: usize| this.handle_entity.get(h).is_some_and(|&e| e != NO_HANDLE);
+        budget.select(len, pack::schema_bound_bits(self.schema), live, candidates, order);
+        self.budget = budget;
+        self.order = order;
+    }
+
+    fn packer(&mut self) -> Option<&mut Budget<'s>> {
+        Some(&mut self.budget)
+    }
+
+    fn begin(&mut self, h: u32, _class: usize, _age: Option<u32>, _own: bool) -> Result<()> {
+        put_bit(self.presence, h as usize, true);
+        Ok(())
+    }
+
+    fn unbegin(&mut self, h: u32) {
+        put_bit(self.presence, h as usize, false);
+    }
+
+    #[inline]
+    fn history_len(&self, h: u32, class: &Class) -> usize {
+        let (since, g) = (self.since[h as usize], self.groups());
+        let groups = class.group_count();
+        (0..self.refs.len)
+            .take_while(|&j| {
+                let (t, frame) = (self.refs.history[j], self.refs.frame);
+                test_bit(self.history_presence[j], h as usize)
+                    && age(t, since) as i32 >= 0
+                    && (in_window(frame, t, self.history_max_lag[j]) || {
+                        let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+                        lags.iter().take(groups).all(|&lag| in_window(frame, t, lag))
+                    })
+            })
+            .count()
+    }
+
+    #[inline]
+    fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]> {
+        if !self.history_held || self.history_max_lag[..k].iter().all(|&l| l == 0) {
+            return None;
+        }
+        let g = self.groups;
+        Some(core::array::from_fn(|j| {
+            let lag = self.history_lags[j].get(h as usize * g).copied().unwrap_or(0);
+            self.refs.history[j].wrapping_sub(u32::from(lag))
+        }))
+    }
+
+    #[inline(always)]
+    fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
+        let at = self.entity(h) * self.stride;
+        let (g, d) = (self.groups(), self.tolerant());
+        let n = class.fields.len().saturating_sub(lo);
+        for j in 0..k {
+            let lags = || {
+                let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
+                &lags[..g.min(lags.len())]
+            };
+            if d == 0 && (self.history_max_lag[j] == 0 || lags().iter().all(|&l| l == 0)) {
+                // The common case: the client holds the world's row at the history frame.
+                let row = self.history_rows[j].get(at + lo..at + self.stride).unwrap_or(&[]);
+                // Zipped with slices alone, the copy compiles to a plain counted loop.
+                for (s, &v) in samples.iter_mut().zip(&row[..n.min(row.len())]) {
+                    s[j] = v;
+                }
+                continue;
+            }
+            let diffs = self.history_diffs[j].get(h as usize * d..).unwrap_or(&[]);
+            let diffs = &diffs[..d.min(diffs.len())];
+            let t = self.refs.history[j];
+            held_values(self.world, class, at, t, lags(), diffs, lo, |f, v| {
+                if let Some(s) = samples.get_mut(f) {
+                    s[j] = v;
+                }
+            });
+        }
+    }
+
+    #[inline]
+    fn target_row(&self, h: u32) -> &'s [i32] {
+        let at = self.entity(h) * self.stride;
+        self.rows.get(at..at + self.stride).unwrap_or(&[])
+    }
+
+    #[inline(always)]
+    fn store(&mut self, h: u32, f: usize, value: i32, coded: bool, tolerant: Option<usize>) {
+        let Some(t) = tolerant else { return };
+        let at = h as usize * self.tolerant() + t;
+        let diff = if coded {
+            let truth = self.target_row(h).get(f).copied().unwrap_or(value);
+            let field = self.class_of(h).and_then(|c| c.fields.get(f));
+            field.map_or(0, |field| field.residual(value, truth)) as i8
+        } else {
+            self.history_diffs[0].get(at).copied().unwrap_or(0)
+        };
+        if let Some(d) = self.diffs.get_mut(at) {
+            *d = diff;
+        }
+    }
+
+    #[inline]
+    fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
+        let (g, base, distance) = (self.groups, self.history_lags[0], self.refs.distance());
+        let at = h as usize * g;
+        let staleness =
+            |group: usize| u32::from(base.get(at + group).copied().unwrap_or(0)) + distance;
+        if let Some(lags) = self.lags.get_mut(at..at + g) {
+            let largest = write_lags(lags, class.group_count(), due, staleness);
+            self.max_lag = self.max_lag.max(largest);
+        }
+    }
+
+    fn hold(&mut self, h: u32, class: &Class) {
+        self.sent_groups(h, class, 0);
+        let d = self.tolerant();
+        let at = h as usize * d;
+        if let (Some(to), Some(from)) =
+            (self.diffs.get_mut(at..at + d), self.history_diffs[0].get(at..at + d))
+        {
+            to.copy_from_slice(from);
+        }
+    }
+
+    fn hold_all(&mut self) {
+        self.presence.copy_from_slice(self.history_presence[0]);
+        let (base, distance) = (self.history_lags[0], self.refs.distance());
+        let staleness = |at: usize| u32::from(base.get(at).copied().unwrap_or(0)) + distance;
+        // Every lag of every handle is held: one run over all of them.
+        let largest = write_lags(self.lags, usize::MAX, 0, staleness);
+        self.max_lag = self.max_lag.max(largest);
+        self.diffs.copy_from_slice(self.history_diffs[0]);
+    }
+}
