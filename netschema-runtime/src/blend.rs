@@ -93,6 +93,7 @@ const INDEX_MEANING: u64 = match QuatQuant::new(1) {
 
 /// The quantiser of the quaternion whose index is field `i`, if fields `i..i + 4` are one.
 /// Cheap for any other field: its coding or meaning is compared first.
+#[inline]
 pub(crate) fn quat_at(fields: &[Field], i: usize) -> Option<QuatQuant> {
     let index = fields.get(i)?;
     if index.coding != Coding::Categorical || index.meaning != INDEX_MEANING {

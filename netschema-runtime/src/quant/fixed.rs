@@ -76,6 +76,7 @@ impl FixedQuant {
     }
 
     /// The fingerprint of this quantiser's bounds and step, for the schema hash.
+    #[inline]
     pub const fn fingerprint(&self) -> u64 {
         super::fingerprint(1, &[self.min.to_bits(), self.max.to_bits(), self.step.to_bits()])
     }

@@ -58,6 +58,7 @@ pub use quat::QuatQuant;
 /// A fingerprint of a quantiser's kind and parameters in natural units (`kind` tags the
 /// quantiser type), for the schema hash: two quantisers with the same raw range but a
 /// different meaning (another scale, bound or resolution) get different fingerprints.
+#[inline]
 pub(crate) const fn fingerprint(kind: u64, params: &[u64]) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64 ^ kind;
     let mut i = 0;

@@ -48,6 +48,7 @@ impl QuatQuant {
     }
 
     /// The fingerprint of this quantiser's component precision, for the schema hash.
+    #[inline]
     pub const fn fingerprint(&self) -> u64 {
         super::fingerprint(4, &[self.component.fingerprint()])
     }
