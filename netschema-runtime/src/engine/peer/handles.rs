@@ -4,7 +4,7 @@
 use super::{NO_HANDLE, Peer};
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, age};
-use crate::engine::pack::{self};
+use crate::engine::pack;
 use crate::engine::packet::{Refs, in_window};
 use crate::engine::world::World;
 
