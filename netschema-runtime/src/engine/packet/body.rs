@@ -15,7 +15,7 @@ use crate::engine::entering::Entered;
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::{Part, Probe};
 use crate::model::{Model, ModelLayout};
-use crate::schema::Schema;
+use crate::schema::{Class, Schema};
 use crate::{Error, Result};
 
 /// What an attempt to code one entity must restore if it is rolled back.
@@ -235,18 +235,12 @@ impl<P: Probe> Walk<'_, '_, P> {
             let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
             let mut attempt = None;
             let must = hint.is_some() && side.must_have(hint_h);
-            if let (Some(b), Some(c)) = (side.packer(), self.schema.classes.get(hint_class)) {
-                // Room for the entity at worst, the flag ending the list and every held flag.
-                let len = coder.len_bound();
-                if hint.is_some() {
-                    b.release(hint_h, must);
-                }
-                if hint.is_some() && !b.far(len) {
-                    let tail = pack::entity_bound_bits(c) + 2 * MAX_FLAG_BITS;
-                    if !fits_with_tail(b, len, tail, models) {
-                        attempt = Some(save(coder, self, models, saved, hint_class));
-                    }
-                }
+            if let (Some(b), Some(c)) = (side.packer(), self.schema.classes.get(hint_class))
+                && hint.is_some()
+            {
+                b.release(hint_h, must);
+                // Its flag, the flag ending the list.
+                attempt = self.attempt(coder, b, models, saved, (hint_class, c), 2);
             }
             if coder.exhausted() {
                 return Err(Error::UnexpectedEnd);
@@ -285,16 +279,11 @@ impl<P: Probe> Walk<'_, '_, P> {
             self.check.add(handle_age as u32);
             let start = coder.bits();
             self.entry(coder, side, models, class as usize, h)?;
-            if let Some(b) = side.packer() {
-                let len = coder.len_bound();
-                let tail = MAX_FLAG_BITS + held_tail_bits(models, b);
-                if let Some(attempt) = attempt.filter(|_| !b.fits(len, tail)) {
-                    b.rolled_back(h, coder.bits() - start, len, tail);
-                    restore(coder, self, models, saved, attempt);
-                    side.unbegin(h);
-                    continue;
-                }
-                b.sent(h, coder.bits() - start);
+            if let Some(b) = side.packer()
+                && self.settle(coder, b, models, saved, attempt, (h, start), 1)
+            {
+                side.unbegin(h);
+                continue;
             }
             self.entered.commit();
             (next, previous_age) = (h + 1, handle_age);
@@ -356,12 +345,9 @@ impl<P: Probe> Walk<'_, '_, P> {
             b.next_due_kept();
             b.release(h, forced);
             want = b.selected(h);
-            let len = coder.len_bound();
-            if want && !b.far(len) {
-                let tail = pack::entity_bound_bits(c) + MAX_FLAG_BITS;
-                if !fits_with_tail(b, len, tail, models) {
-                    attempt = Some(save(coder, self, models, saved, class));
-                }
+            if want {
+                // Its held flag.
+                attempt = self.attempt(coder, b, models, saved, (class, c), 1);
             }
         }
         self.check.add(h);
@@ -372,20 +358,61 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let start = coder.bits();
         self.update(coder, side, models, class, h, k, due)?;
-        if let Some(b) = side.packer() {
-            let len = coder.len_bound();
-            let tail = held_tail_bits(models, b);
-            if let Some(attempt) = attempt.filter(|_| !b.fits(len, tail)) {
-                b.rolled_back(h, coder.bits() - start, len, tail);
-                restore(coder, self, models, saved, attempt);
-                self.check.add(h);
-                let packet = &mut models[ModelLayout::PACKET];
-                structure!(self.probe, Part::Held, coder => packet.code_flag(coder, FLAG_HELD, true));
-                side.hold(h, c);
-                return Ok(());
-            }
-            b.sent(h, coder.bits() - start);
+        if let Some(b) = side.packer()
+            && self.settle(coder, b, models, saved, attempt, (h, start), 0)
+        {
+            self.check.add(h);
+            let packet = &mut models[ModelLayout::PACKET];
+            structure!(self.probe, Part::Held, coder => packet.code_flag(coder, FLAG_HELD, true));
+            side.hold(h, c);
         }
         Ok(())
+    }
+
+    /// Before coding an entity of `class` near the end of the budget `b`: saves what it
+    /// touches if the packet might not fit it at worst, `flags` flags after it and every held
+    /// flag.
+    #[inline(always)]
+    fn attempt<C: Coder>(
+        &self,
+        coder: &C,
+        b: &Budget<'_>,
+        models: &[Model],
+        saved: &mut [Model],
+        (class, c): (usize, &Class),
+        flags: u64,
+    ) -> Option<Attempt> {
+        let len = coder.len_bound();
+        if b.far(len) {
+            return None;
+        }
+        let tail = pack::entity_bound_bits(c) + flags * MAX_FLAG_BITS;
+        (!fits_with_tail(b, len, tail, models)).then(|| save(coder, self, models, saved, class))
+    }
+
+    /// After coding entity `h` from bit `start`: if it was attempted and the packet no longer
+    /// fits with `flags` flags after it and every held flag, rolls it back and returns true;
+    /// else counts it as sent.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn settle<C: Coder>(
+        &mut self,
+        coder: &mut C,
+        b: &mut Budget<'_>,
+        models: &mut [Model],
+        saved: &[Model],
+        attempt: Option<Attempt>,
+        (h, start): (u32, u64),
+        flags: u64,
+    ) -> bool {
+        let len = coder.len_bound();
+        let tail = flags * MAX_FLAG_BITS + held_tail_bits(models, b);
+        if let Some(attempt) = attempt.filter(|_| !b.fits(len, tail)) {
+            b.rolled_back(h, coder.bits() - start, len, tail);
+            restore(coder, self, models, saved, attempt);
+            return true;
+        }
+        b.sent(h, coder.bits() - start);
+        false
     }
 }
