@@ -171,6 +171,17 @@ fn frames_in_flight_past_the_window_replicate_exactly() {
     }
 }
 
+/// A round trip of 18 to 22 frames, longer than the 16 model sets a server pools per frame
+/// keep: the peer gives up some frames in flight as baselines, and every accepted packet is
+/// still exact, both ends' models agree and the stream never restarts.
+#[test]
+fn round_trips_longer_than_the_model_pool_replicate_exactly() {
+    for (seed, loss) in [(41, 0.0), (42, 0.05), (43, 0.2)] {
+        let o = run(&SCHEMA, seed, 800, (9, 11), loss, 0.05, 0.0);
+        assert!(o.accepted > 500, "seed {seed}: only {} accepted", o.accepted);
+    }
+}
+
 /// Rotations whose largest component changes, coded against history samples of another
 /// basis re-expressed in the new one: exact, and both ends' models agree, with and without
 /// loss.

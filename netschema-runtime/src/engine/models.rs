@@ -3,8 +3,10 @@
 //!
 //! A peer's or client's model storage is a run of model sets, each [`ModelLayout::len`]
 //! models long:
-//! - per frame: one set per frame slot (the spare slot's is where a packet is coded), and on
-//!   the server one more, where the packer saves models it may have to restore;
+//! - per frame: the client one set per frame slot (the spare slot's is where a packet is
+//!   decoded); the server a pool of [`SERVER_SETS`], one for each frame that may still become a
+//!   baseline (the newest acknowledged and those sent since) and one a packet is coded in, and
+//!   one more, where the packer saves models it may have to restore;
 //! - batched: the kept models (the server's one in use; the client's `kept` newest), the
 //!   accumulators (the server's for every batch an ack may still prove whole; the client's for
 //!   the batch it is decoding), the working set a packet is coded in, and on the server the
@@ -30,6 +32,14 @@ pub(crate) enum End {
 /// Most accumulators of either end.
 const MAX_ACC: usize = ModelPolicy::accumulators(1);
 
+/// Model sets a server peer pools under the per-frame policy: the newest frame the client
+/// acknowledged can be a baseline, and so can every frame sent since, so with one set for the
+/// packet being coded a round trip of up to `SERVER_SETS - 1` frames keeps the models of every
+/// frame in flight. Beyond that the newest
+/// frames in flight give their sets up and their acks are not taken as baselines (see
+/// [`Book::reserve`]): baselines get a little older, nothing else changes.
+pub(crate) const SERVER_SETS: usize = 16;
+
 /// What an end records about its model sets besides the sets themselves.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Book {
@@ -47,6 +57,10 @@ pub(crate) struct Book {
     acc: [(u32, u8); MAX_ACC],
     /// Batched: the digest of the models each frame slot's packet ended with.
     digests: [u64; SLOTS],
+    /// Per frame, server: the frame whose models each pooled set holds ([`NO_FRAME`]: none).
+    pool: [u32; SERVER_SETS],
+    /// Per frame, server: the pooled set the next packet is coded in.
+    reserved: usize,
 }
 
 impl Book {
@@ -60,6 +74,8 @@ impl Book {
             next: 0,
             acc: [(NO_FRAME, 0); MAX_ACC],
             digests: [0; SLOTS],
+            pool: [NO_FRAME; SERVER_SETS],
+            reserved: 0,
         }
     }
 
@@ -78,7 +94,8 @@ impl Book {
     pub(crate) fn sets(schema: &Schema, end: End) -> usize {
         let saved = usize::from(end == End::Server);
         match Self::counts(schema.policy, end) {
-            (0, 0) => SLOTS + saved,
+            (0, 0) if end == End::Server => SERVER_SETS + saved,
+            (0, 0) => SLOTS,
             (kept, acc) => kept + acc + 1 + saved,
         }
     }
@@ -87,9 +104,16 @@ impl Book {
         models.get(i * len..(i + 1) * len).unwrap_or(&[])
     }
 
-    /// Index of the set a packet is coded in (the spare slot's per frame).
+    /// Whether this end pools its per-frame sets (the server does).
+    fn pooled(&self) -> bool {
+        self.policy == ModelPolicy::PerFrame && self.end == End::Server
+    }
+
+    /// Index of the set a packet is coded in (the spare slot's per frame, the reserved one
+    /// on the server).
     fn working(&self, spare: usize) -> usize {
         match Self::counts(self.policy, self.end) {
+            (0, 0) if self.pooled() => self.reserved,
             (0, 0) => spare,
             (kept, acc) => kept + acc,
         }
@@ -105,20 +129,52 @@ impl Book {
         }
     }
 
+    /// Server, per frame: takes a pooled set for the next packet, for `newest`, to be coded
+    /// in: one whose frame is no longer `wanted`, else the set of the frame in flight whose
+    /// neighbours in the pool are nearest each other, so that the frames kept stay evenly
+    /// spread over a round trip longer than the pool (the frame given up then never serves as
+    /// a baseline: see [`Book::holds`]).
+    pub(crate) fn reserve(&mut self, newest: u32, wanted: impl Fn(u32) -> bool) {
+        if !self.pooled() {
+            return;
+        }
+        let free = self.pool.iter().position(|&f| f == NO_FRAME || !wanted(f));
+        self.reserved = free.unwrap_or_else(|| self.thinnest(newest));
+        self.pool[self.reserved] = NO_FRAME;
+    }
+
+    /// The pooled set whose frame leaves the smallest gap when given up: between the next
+    /// older pooled frame and the next newer (or `newest`). The oldest is never given up.
+    fn thinnest(&self, newest: u32) -> usize {
+        let ages = self.pool.map(|f| age(newest, f));
+        let gap = |s: usize| {
+            let older = ages.iter().copied().filter(|&a| a > ages[s]).min()?;
+            let newer = ages.iter().copied().filter(|&a| a < ages[s]).max().unwrap_or(0);
+            Some(older - newer)
+        };
+        (0..SERVER_SETS).filter_map(|s| Some((gap(s)?, s))).min().map_or(0, |(_, s)| s)
+    }
+
+    /// Whether the models the packet for `frame` ended with are kept, so that it may serve
+    /// as a baseline: always but for the server's pooled sets.
+    pub(crate) fn holds(&self, frame: u32) -> bool {
+        !self.pooled() || (frame != NO_FRAME && self.pool.contains(&frame))
+    }
+
     /// Encoder: fills the working set with the models the packet starts from — under the
-    /// per-frame policy those of the baseline's slot `base` (cold without), batched those of
+    /// per-frame policy those of the baseline `base` (cold without), batched those of
     /// `model` (an [`Book::in_use`] value) — and returns it with the saved set.
     pub(crate) fn start_encode<'m>(
         &self,
         schema: &Schema,
         models: &'m mut [Model],
-        base: Option<usize>,
+        base: Option<u32>,
         spare: usize,
         model: u32,
     ) -> (&'m mut [Model], &'m mut [Model]) {
         let (working, len) = (self.working(spare), self.len);
         let source = match self.policy {
-            ModelPolicy::PerFrame => base,
+            ModelPolicy::PerFrame => base.and_then(|b| self.pool.iter().position(|&f| f == b)),
             ModelPolicy::Batched { .. } => (model != NO_FRAME).then_some(0),
         };
         Self::fill(schema, models, len, source, working);
@@ -177,6 +233,9 @@ impl Book {
         frame: u32,
         spare: usize,
     ) {
+        if self.pooled() {
+            self.pool[self.reserved] = frame;
+        }
         let ModelPolicy::Batched { batch, kept } = self.policy else { return };
         let (working, len) = (self.working(spare), self.len);
         let (kept_sets, accs) = Self::counts(self.policy, self.end);
@@ -227,16 +286,20 @@ impl Book {
 
     /// Forgets every model built and every accumulator: cold models from the next packet.
     pub(crate) fn restart(&mut self) {
+        self.pool = [NO_FRAME; SERVER_SETS];
         self.kept = [NO_FRAME; MAX_KEPT as usize];
         self.acc = [(NO_FRAME, 0); MAX_ACC];
         self.next = 0;
     }
 
-    /// Digest of the models the packet held in frame slot `p` ended with.
-    pub(crate) fn digest(&self, models: &[Model], p: usize) -> u64 {
+    /// Digest of the models the packet for `frame`, held in frame slot `p`, ended with, if
+    /// they are kept.
+    pub(crate) fn digest(&self, models: &[Model], p: usize, frame: u32) -> Option<u64> {
         match self.policy {
-            ModelPolicy::PerFrame => digest(Self::set(models, self.len, p)),
-            ModelPolicy::Batched { .. } => self.digests.get(p).copied().unwrap_or(0),
+            ModelPolicy::PerFrame => {
+                Some(digest(Self::set(models, self.len, self.ended_in(p, frame, false)?)))
+            }
+            ModelPolicy::Batched { .. } => self.digests.get(p).copied(),
         }
     }
 
@@ -247,10 +310,14 @@ impl Book {
         Some(digest(Self::set(models, self.len, k)))
     }
 
-    /// The set holding the models the packet in frame slot `p` ended with: per frame the
-    /// slot's; batched the working set, only while that packet is the `newest` coded.
-    pub(crate) fn ended_in(&self, p: usize, newest: bool) -> Option<usize> {
+    /// The set holding the models the packet for `frame`, held in frame slot `p`, ended
+    /// with: per frame the slot's (the server's pooled set, while kept); batched the working
+    /// set, only while that packet is the `newest` coded.
+    pub(crate) fn ended_in(&self, p: usize, frame: u32, newest: bool) -> Option<usize> {
         match self.policy {
+            ModelPolicy::PerFrame if self.pooled() => {
+                self.pool.iter().position(|&f| f == frame && f != NO_FRAME)
+            }
             ModelPolicy::PerFrame => Some(p),
             ModelPolicy::Batched { .. } => newest.then(|| self.working(p)),
         }
@@ -259,5 +326,32 @@ impl Book {
     /// Batched, server: the first frame of the batch the model in use was built from.
     pub(crate) fn current(&self) -> Option<u32> {
         (self.kept[0] != NO_FRAME && self.policy != ModelPolicy::PerFrame).then_some(self.kept[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Schema;
+
+    const SCHEMA: Schema = Schema::new("pool", &[]);
+
+    /// A round trip longer than the pool: the frames kept stay spread over it, and the oldest
+    /// (the baseline) is never given up.
+    #[test]
+    fn a_full_pool_gives_up_the_frame_that_leaves_the_smallest_gap() {
+        let mut book = Book::new(&SCHEMA, End::Server);
+        for frame in 100..140 {
+            // Nothing acknowledged since frame 100: every frame from it is wanted.
+            book.reserve(frame, |f| f >= 100);
+            book.commit(&SCHEMA, &mut [], frame, 0);
+        }
+        let mut kept = book.pool;
+        kept.sort_unstable();
+        assert_eq!(kept[0], 100);
+        assert_eq!(kept[SERVER_SETS - 1], 139);
+        let mut gaps = kept.windows(2).map(|w| w[1] - w[0]);
+        assert!(gaps.all(|g| (1..=4).contains(&g)), "{kept:?}");
+        assert!(book.holds(100) && !book.holds(101) && book.holds(139));
     }
 }

@@ -170,7 +170,7 @@ impl<'a> Client<'a> {
     /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
-        Some(self.state.book.digest(self.store.models, p))
+        self.state.book.digest(self.store.models, p, frame)
     }
 
     /// Batched policy: the digest of the model this client built from the batch whose first

@@ -65,7 +65,10 @@ impl Peer<'_> {
                 continue;
             }
             self.state.acked[p] = true;
-            if self.state.acked_high == NO_FRAME || (age(frame, self.state.acked_high) as i32) > 0 {
+            // A frame whose models were not kept serves as a history sample, not a baseline.
+            let newer =
+                self.state.acked_high == NO_FRAME || (age(frame, self.state.acked_high) as i32) > 0;
+            if newer && self.state.book.holds(frame) {
                 self.state.acked_high = frame;
             }
         }
@@ -176,6 +179,6 @@ impl Peer<'_> {
 
 /// Whether `frame` is at or before `floor`, the newest frame sent before a restart
 /// ([`NO_FRAME`]: none).
-fn before_restart(floor: u32, frame: u32) -> bool {
+pub(super) fn before_restart(floor: u32, frame: u32) -> bool {
     floor != NO_FRAME && age(frame, floor) as i32 <= 0
 }

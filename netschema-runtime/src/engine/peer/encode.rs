@@ -120,6 +120,12 @@ impl Peer<'_> {
         refs.reach = if len > 0 { reach } else { reach_after(round_trip, 0) };
         refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
         self.assign_handles(world, frame, &refs);
+        let (slots, floor, high) = (self.state.slots, self.state.floor, self.state.acked_high);
+        self.state.book.reserve(frame, |f| {
+            slots.find(f).is_some()
+                && !super::acks::before_restart(floor, f)
+                && (high == NO_FRAME || age(f, high) as i32 >= 0)
+        });
 
         // First with nothing held if everything seems to fit, then with "held" flags, then
         // holding everything.
@@ -165,8 +171,13 @@ impl Peer<'_> {
     ) -> Result<Written> {
         let spare = self.state.slots.spare();
         let base = refs.base().and_then(|b| self.state.slots.find(b));
-        let (models, saved) =
-            self.state.book.start_encode(self.schema, self.store.models, base, spare, refs.model);
+        let (models, saved) = self.state.book.start_encode(
+            self.schema,
+            self.store.models,
+            refs.base(),
+            spare,
+            refs.model,
+        );
 
         let mut history = [0usize; MAX_SAMPLES];
         let mut history_max_lag = [0u8; MAX_SAMPLES];

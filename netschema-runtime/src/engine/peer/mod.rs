@@ -368,7 +368,7 @@ impl<'a> Peer<'a> {
     /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
-        Some(self.state.book.digest(self.store.models, p))
+        self.state.book.digest(self.store.models, p, frame)
     }
 
     /// Batched policy: the first frame of the batch the model the next packet starts from
@@ -383,8 +383,9 @@ impl<'a> Peer<'a> {
     /// The model set the newest packet ended with (what the peer has learned by then), if it is
     /// still held: [`ModelLayout::write_prior`] turns it into a prior.
     pub fn learned(&self) -> Option<&[Model]> {
-        let p = self.state.slots.find(self.state.newest_sent)?;
-        let (set, len) = (self.state.book.ended_in(p, true)?, self.state.layout.len);
+        let (newest, book) = (self.state.newest_sent, &self.state.book);
+        let p = self.state.slots.find(newest)?;
+        let (set, len) = (book.ended_in(p, newest, true)?, self.state.layout.len);
         self.store.models.get(set * len..(set + 1) * len)
     }
 
@@ -398,7 +399,7 @@ impl<'a> Peer<'a> {
             return None;
         }
         let at = ModelLayout::class_base(self.schema, class) + 1 + field;
-        let set = self.state.book.ended_in(p, frame == self.state.newest_sent)?;
+        let set = self.state.book.ended_in(p, frame, frame == self.state.newest_sent)?;
         self.store.models.get(set * self.state.layout.len + at)
     }
 }
