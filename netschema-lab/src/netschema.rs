@@ -55,9 +55,10 @@ pub struct Netschema {
     pub prior: Option<&'static [u8]>,
 }
 
-/// Handles for `capacity` visible entities: released handles wait for an ack before reuse.
+/// Handles for `capacity` visible entities, with a little slack: a handle released is given
+/// again in the same frame only to an entity of a higher id.
 pub(crate) fn handles_for(capacity: usize) -> usize {
-    capacity + capacity / 2 + 64
+    capacity + capacity / 16 + 8
 }
 
 /// The netschema engine with its default policy, reporting the cost of every field value it

@@ -182,6 +182,65 @@ fn round_trips_longer_than_the_model_pool_replicate_exactly() {
     }
 }
 
+/// A handle released is given to another entity in the same frame: with as many handles as
+/// entities visible and the visible set moving by one id a frame, under loss, duplication and
+/// reordering, every accepted frame is exact, both ends' models agree, and the client sees
+/// handles change entity (leave and enter in one packet) without a restart.
+#[test]
+fn a_released_handle_serves_another_entity_at_once() {
+    const IDS: usize = 48;
+    const VISIBLE: usize = 16;
+    let (mut world, mut peer, mut client) = session(&SCHEMA, IDS, VISIBLE);
+    let mut rng = Rng(52);
+    let (mut down, mut up) = (Link::new((2, 4), 0.1), Link::new((2, 4), 0.1));
+    down.duplicate = 0.05;
+    let mut sent: BTreeMap<u32, (View, Option<u64>)> = BTreeMap::new();
+    let (mut accepted, mut changed_hands) = (0, 0);
+    let mut buf = vec![0u8; 16 * 1024];
+    for now in 0..600u32 {
+        world.begin_frame();
+        for id in 0..IDS {
+            // Crates (class 1) whose value drifts, every one of them in the world.
+            let value = (id as i32 * 13 + now as i32 / 3) % 201 - 100;
+            world.set(id, 1, &[value, (id as i32 + now as i32 / 20) % 2]).unwrap();
+            let offset = (id + IDS - (now as usize / 2) % IDS) % IDS;
+            peer.set_visible(id, offset < VISIBLE);
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        let frame = world.frame().unwrap();
+        sent.insert(frame, (record(&SCHEMA, &world, &peer), peer.model_digest(frame)));
+        down.send(&mut rng, now, &buf[..len]);
+        for packet in down.receive(now) {
+            let Ok(f) = client.decode(&packet) else { continue };
+            accepted += 1;
+            assert_eq!(frame_view(&client), sent[&f].0, "frame {f}: view differs from record");
+            assert_eq!(client.model_digest(f), sent[&f].1, "frame {f}: models differ");
+            let removed: Vec<u32> = client
+                .events()
+                .filter_map(|e| match e {
+                    netschema_runtime::Event::Removed { handle } => Some(handle),
+                    _ => None,
+                })
+                .collect();
+            changed_hands += client
+                .events()
+                .filter(|e| {
+                    matches!(e, netschema_runtime::Event::Created { handle, .. }
+                        if removed.contains(handle))
+                })
+                .count();
+            up.send(&mut rng, now, &ack_bytes(client.ack().unwrap()));
+        }
+        for ack in up.receive(now) {
+            peer.receive_ack(&Ack::read(&ack).unwrap());
+        }
+    }
+    let stats = peer.stats();
+    assert!(accepted > 400, "only {accepted} accepted");
+    assert!(changed_hands > 100, "handles changed entity {changed_hands} times");
+    assert_eq!((stats.restarts, stats.view_mismatches), (0, 0));
+}
+
 /// Rotations whose largest component changes, coded against history samples of another
 /// basis re-expressed in the new one: exact, and both ends' models agree, with and without
 /// loss.

@@ -389,8 +389,8 @@ impl<P: Protocol> Server<P> {
     }
 
     /// Marks entity `id` as `client`'s own (its avatar, its units) or not. The client sees
-    /// which of its handles are its own ([`super::Client::is_own`]); a change re-enters the
-    /// entity under a new handle. Nothing is revealed about entities it cannot see.
+    /// which of its handles are its own ([`super::Client::is_own`]); a change re-enters it as a
+    /// new entity (it leaves and enters, perhaps under the same handle). Nothing is revealed about entities it cannot see.
     pub fn set_own(&mut self, client: ClientId, id: u64, own: bool) -> Result<()> {
         let slot = self.slot(id)?;
         let at = self.index_of(client)?;
@@ -410,7 +410,7 @@ impl<P: Protocol> Server<P> {
 
     /// An own or essential entity of `client`'s that had no handle at its last packet (see
     /// [`Peer::starved`]): the client cannot hold everything it must, because more of them
-    /// are visible than it has handles or a handle taken for one is not yet free. `None` when
+    /// are visible than it has handles. `None` when
     /// every one is held.
     pub fn starved(&self, client: ClientId) -> Result<Option<u64>> {
         let at = self.index_of(client)?;

@@ -98,6 +98,13 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         self.classes[self.at(self.new, h)] != NO_CLASS
     }
 
+    #[inline]
+    fn kept(&self, h: u32) -> bool {
+        // An entity entering under a handle present at the baseline has another birth.
+        let (base, new) = (self.at(self.history[0], h), self.at(self.new, h));
+        self.base_present(h) && self.present(h) && self.born[base] == self.born[new]
+    }
+
     fn must_have(&self, _h: u32) -> bool {
         false
     }

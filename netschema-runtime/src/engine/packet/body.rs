@@ -140,7 +140,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     walk.entering(coder, side, models, saved)?;
     if based {
         for h in 0..side.handles() {
-            if side.base_present(h) && side.present(h) {
+            if side.kept(h) {
                 walk.kept_update(coder, side, models, saved, complete, h)?;
             }
         }

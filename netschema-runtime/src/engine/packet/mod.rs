@@ -313,6 +313,9 @@ pub(crate) trait Side<'s> {
     fn staleness(&self, h: u32, g: usize) -> u32;
     /// Whether `h` has been started in the new frame.
     fn present(&self, h: u32) -> bool;
+    /// Whether `h` is kept from the baseline: present at both under the same entity (a
+    /// handle may leave and enter with another entity in one packet).
+    fn kept(&self, h: u32) -> bool;
     /// Encoder: whether `h`'s entity is must-have (the client's own or essential), ranked
     /// ahead of everything under a byte budget; false on the decoder.
     fn must_have(&self, h: u32) -> bool;

@@ -2,7 +2,7 @@
 //! the byte budget, and the record of what it sent.
 
 use super::side::EncoderSide;
-use super::{NO_HANDLE, PROVEN, Peer, SHORT_PACKETS};
+use super::{PROVEN, Peer, SHORT_PACKETS};
 use crate::codec::coder::{BinaryCoder, Encoder, Metered};
 use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::datagram_hash;
@@ -277,17 +277,18 @@ impl Peer<'_> {
     }
 
     /// Makes the packet just written for `refs`, whose datagram hash is `hash`, the newest
-    /// frame sent. Handles a packet holding everything kept stay unreleased until a later
-    /// packet sends their leaving.
+    /// frame sent. A packet holding everything leaves the client with the baseline's entities:
+    /// a handle given to another entity since counts as given at the next frame, so that it
+    /// leaves and enters again in a packet against this one.
     fn commit(&mut self, refs: &Refs, written: Written, held_all: bool, hash: u32) {
         let frame = refs.frame;
         let spare = self.state.slots.spare();
         let w = words(self.state.handles as usize);
-        if held_all {
+        if let (true, Some(base)) = (held_all, refs.base()) {
             let presence = &self.store.presence[spare * w..(spare + 1) * w];
-            for (h, released) in self.store.released.iter_mut().enumerate() {
-                if test_bit(presence, h) && self.store.handle_entity[h] == NO_HANDLE {
-                    *released = frame.wrapping_add(1);
+            for (h, since) in self.store.since.iter_mut().enumerate() {
+                if test_bit(presence, h) && (age(base, *since) as i32) < 0 {
+                    *since = frame.wrapping_add(1);
                 }
             }
         }

@@ -3,7 +3,7 @@
 
 use super::{NO_HANDLE, Peer};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, age};
+use crate::engine::frame::age;
 use crate::engine::pack;
 use crate::engine::packet::{Refs, in_window};
 use crate::engine::world::World;
@@ -28,17 +28,17 @@ impl Peer<'_> {
             .filter(|&(b, p)| !in_window(frame, b, self.state.slots.max_lag(p)));
         let w = words(self.state.handles as usize);
         // The handles free to give, lowest first, in scratch room the packet's plan uses later:
-        // found once per frame rather than searched for every entity that needs one.
-        let acked = self.state.acked_high;
+        // found once per frame rather than searched for every entity that needs one. A handle
+        // released is free at once: the client sees its entity leave and the next one enter in
+        // the same packet (see `EncoderSide::keep_hint`).
         let s = &mut self.store;
         let free = &mut s.marks[..w];
         free.fill(0);
-        for (h, (&e, &r)) in s.handle_entity.iter().zip(s.released.iter()).enumerate() {
-            let reusable = r == NO_FRAME || (acked != NO_FRAME && age(acked, r) as i32 >= 0);
-            put_bit(free, h, e == NO_HANDLE && reusable);
+        for (h, &e) in s.handle_entity.iter().enumerate() {
+            put_bit(free, h, e == NO_HANDLE);
         }
         self.state.starved = None;
-        let mut pass = Pass { frame, base, word: 0, pending: None };
+        let mut pass = Pass { frame, base, word: 0 };
         // Must-have entities first, from the bits of their marks.
         for i in 0..words(self.state.entities) {
             let mut bits = self.store.owned[i] | self.store.essential[i];
@@ -70,11 +70,15 @@ impl Peer<'_> {
             let stale = entity.zip(pass.base).is_some_and(|((class, _), (b, p))| {
                 let groups = self.schema.classes[class].group_count();
                 test_bit(&self.store.presence[p * w..(p + 1) * w], h)
+                    && age(b, self.store.since[h]) as i32 >= 0
                     && !self.base_in_window(p, b, frame, h, groups)
             });
             let own = test_bit(self.store.owned, id);
             if !visible || respawned || stale || test_bit(self.store.handle_own, h) != own {
-                self.release(id, frame);
+                self.release(id);
+                // Free for the entities after this one in the pass.
+                put_bit(&mut self.store.marks[..w], h, true);
+                pass.word = pass.word.min(h / 64);
             } else {
                 return;
             }
@@ -90,32 +94,18 @@ impl Peer<'_> {
             free.get(pass.word).map(|&bits| pass.word * 64 + bits.trailing_zeros() as usize);
         match found.filter(|&h| h < self.state.handles as usize) {
             Some(h) => self.give(id, h, world, frame),
-            None if must => {
-                self.state.starved.get_or_insert(id);
-                // Handles released and not yet free each serve a must-have entity before a
-                // handle is taken from another entity for it.
-                let pending = pass.pending.get_or_insert_with(|| {
-                    let free = &self.store.marks[..w];
-                    let released = |h: &usize| self.store.handle_entity[*h] == NO_HANDLE;
-                    (0..self.state.handles as usize)
-                        .filter(released)
-                        .filter(|&h| !test_bit(free, h))
-                        .count()
-                });
-                match pending.checked_sub(1) {
-                    Some(left) => *pending = left,
-                    None => self.evict(frame),
-                }
-            }
+            None if must => match self.evict() {
+                Some(h) => self.give(id, h, world, frame),
+                None => _ = self.state.starved.get_or_insert(id),
+            },
             None => self.state.stats.deferred += 1,
         }
     }
 
-    /// Releases the handle of entity `id` at `frame`: the client sees the entity leave.
-    pub(super) fn release(&mut self, id: usize, frame: u32) {
+    /// Releases the handle of entity `id`: the client sees the entity leave.
+    pub(super) fn release(&mut self, id: usize) {
         let h = self.store.entity_handle[id] as usize;
         self.store.handle_entity[h] = NO_HANDLE;
-        self.store.released[h] = frame;
         self.store.entity_handle[id] = NO_HANDLE;
     }
 
@@ -134,19 +124,18 @@ impl Peer<'_> {
     }
 
     /// Takes a handle from an entity that is not must-have, for a must-have one that found
-    /// none free: the one the game weighs least (the highest handle among equals). It is free
-    /// to give once the client acknowledges the release.
-    fn evict(&mut self, frame: u32) {
-        let victim = (0..self.state.handles as usize)
+    /// none free: the one the game weighs least (the highest handle among equals). Returns
+    /// the handle, now free, or `None` if every handle serves a must-have entity.
+    fn evict(&mut self) -> Option<usize> {
+        let (h, id) = (0..self.state.handles as usize)
             .filter_map(|h| {
                 let id = self.store.handle_entity[h];
                 (id != NO_HANDLE && !self.must_have(id as usize)).then_some((h, id as usize))
             })
-            .min_by_key(|&(h, id)| (self.store.weights[id], core::cmp::Reverse(h)));
-        if let Some((_, id)) = victim {
-            self.release(id, frame);
-            self.state.stats.evicted += 1;
-        }
+            .min_by_key(|&(h, id)| (self.store.weights[id], core::cmp::Reverse(h)))?;
+        self.release(id);
+        self.state.stats.evicted += 1;
+        Some(h)
     }
 }
 
@@ -157,6 +146,4 @@ struct Pass {
     base: Option<(u32, usize)>,
     /// The first word of the free handles that may have a bit set.
     word: usize,
-    /// Handles released and not yet free, once a must-have entity found none free.
-    pending: Option<usize>,
 }

@@ -8,7 +8,7 @@
 //! (the encoder's side of the packet walk).
 
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::{NO_FRAME, REACH, WINDOW};
+use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age};
 use crate::engine::models::{Book, End};
 use crate::engine::slots::{SLOTS, Slots};
 use crate::engine::world::World;
@@ -179,7 +179,6 @@ impl<'a> Peer<'a> {
         store.presence.fill(0);
         store.handle_entity.fill(NO_HANDLE);
         store.since.fill(NO_FRAME);
-        store.released.fill(NO_FRAME);
         store.entity_handle.fill(NO_HANDLE);
         store.visible.fill(0);
         store.owned.fill(0);
@@ -243,8 +242,8 @@ impl<'a> Peer<'a> {
     }
 
     /// Marks entity `id` as this client's own (its avatar, its units) or not. The client sees
-    /// the mark on the entity's handle; a change while the entity is visible re-enters it
-    /// under a new handle.
+    /// the mark on the entity's handle; a change while the entity is visible re-enters it as a
+    /// new entity (it leaves and enters, perhaps under the same handle).
     pub fn set_own(&mut self, id: usize, own: bool) {
         put_bit(self.store.owned, id, own);
     }
@@ -265,8 +264,7 @@ impl<'a> Peer<'a> {
 
     /// A must-have entity (own or essential, visible) that has no handle at the last packet,
     /// if any: the client cannot hold everything it must, because its other must-have entities
-    /// take every handle (or the handle taken for it is still waiting for the client to
-    /// acknowledge its release). [`PeerStats::starved`] counts the frames this happened.
+    /// take every handle. [`PeerStats::starved`] counts the frames this happened.
     pub fn starved(&self) -> Option<usize> {
         self.state.starved
     }
@@ -330,8 +328,7 @@ impl<'a> Peer<'a> {
         put: impl FnMut(usize, i32),
     ) -> Option<usize> {
         let handles = self.state.handles as usize;
-        let w = words(handles);
-        if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) || !world.holds(frame) {
+        if !self.holds_handle(p, frame, h) || !world.holds(frame) {
             return None;
         }
         let (class, _) = world.get(frame, id)?;
@@ -351,12 +348,19 @@ impl<'a> Peer<'a> {
         let p = self.state.slots.find(frame)?;
         let handles = self.state.handles as usize;
         let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
-        let w = words(handles);
-        if !test_bit(&self.store.presence[p * w..(p + 1) * w], h) {
+        if !self.holds_handle(p, frame, h) {
             return None;
         }
         let g = self.schema.max_groups;
         self.store.lags[(p * handles + h) * g..][..g].iter().map(|&l| u32::from(l)).max()
+    }
+
+    /// Whether the client holds handle `h`'s current entity at `frame`, in physical slot `p`:
+    /// the handle is present there and was given its entity by then.
+    fn holds_handle(&self, p: usize, frame: u32, h: usize) -> bool {
+        let w = words(self.state.handles as usize);
+        test_bit(&self.store.presence[p * w..(p + 1) * w], h)
+            && age(frame, self.store.since[h]) as i32 >= 0
     }
 
     /// Counters.

@@ -113,6 +113,13 @@ impl EncoderSide<'_, '_> {
         self.handle_entity[h as usize] != NO_HANDLE
     }
 
+    /// Whether handle `h` was given its entity after the baseline: if the baseline has it,
+    /// that is another entity, which leaves as this one enters.
+    #[inline]
+    fn renewed(&self, h: u32) -> bool {
+        self.refs.base().is_some_and(|b| (age(b, self.since[h as usize]) as i32) < 0)
+    }
+
     #[inline]
     fn class_of(&self, h: u32) -> Option<&Class> {
         let c = *self.classes.get(self.entity(h))?;
@@ -159,12 +166,17 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     }
 
     #[inline]
+    fn kept(&self, h: u32) -> bool {
+        self.base_present(h) && self.present(h) && !self.renewed(h)
+    }
+
+    #[inline]
     fn must_have(&self, h: u32) -> bool {
         test_bit(self.handle_own, h as usize) || test_bit(self.essential, self.entity(h))
     }
 
     fn keep_hint(&self, h: u32) -> bool {
-        self.live(h)
+        self.live(h) && !self.renewed(h)
     }
 
     fn next_enter_hint(&mut self) -> Option<(u32, usize, u32, bool)> {
@@ -175,7 +187,14 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 0 => 0,
                 _ => self.history_presence[0].get(word).copied().unwrap_or(0),
             };
-            let absent = !base >> (self.cursor % 64);
+            // With the handles given an entity since the baseline, whoever held them there.
+            let renewed = match base {
+                0 => 0,
+                base => (0..64u32)
+                    .filter(|&i| base >> i & 1 != 0 && self.renewed(word as u32 * 64 + i))
+                    .fold(0u64, |bits, i| bits | 1 << i),
+            };
+            let absent = (!base | renewed) >> (self.cursor % 64);
             if absent == 0 {
                 self.cursor = (word as u32 + 1) * 64;
                 continue;
@@ -204,7 +223,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 let weight = u32::from(this.weights.get(this.entity(h)).copied().unwrap_or(0));
                 let must = this.must_have(h);
                 let groups = (0..class.group_count()).map(|g| (g, class.group(g)));
-                let (rank, urgency) = if !this.base_present(h) {
+                let (rank, urgency) = if !this.base_present(h) || this.renewed(h) {
                     // Waiting to enter since its handle was given.
                     let waited = age(this.refs.frame, this.since[h as usize]) + 1;
                     let rate: u32 = groups.map(|(_, g)| u32::from(g.priority)).sum();

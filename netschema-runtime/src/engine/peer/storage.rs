@@ -16,8 +16,6 @@ pub struct PeerStorage<'a> {
     pub handle_entity: &'a mut [u32],
     /// Frame at which each handle was given its entity.
     pub since: &'a mut [u32],
-    /// Frame at which each handle was last released.
-    pub released: &'a mut [u32],
     /// Handle of each entity id.
     pub entity_handle: &'a mut [u32],
     /// Visible set: one bit per entity id.
@@ -58,8 +56,7 @@ pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
     /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
-    /// [`PeerStorage::released`], [`PeerStorage::cost`] and
-    /// [`PeerStorage::order`].
+    /// [`PeerStorage::cost`], [`PeerStorage::sent_at`] and [`PeerStorage::order`].
     pub handles: usize,
     /// Length of [`PeerStorage::entity_handle`] and [`PeerStorage::weights`].
     pub entities: usize,
@@ -79,7 +76,7 @@ impl PeerSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * (4 + 4 + 4 + 2 + 4 + 8)
+            + self.handles * (4 + 4 + 2 + 4 + 8)
             + self.entities * (4 + 2)
             + self.visible * 24
             + self.handle_words * 8 * 4
@@ -111,7 +108,6 @@ impl Peer<'_> {
         store.presence.len() >= sizes.presence
             && store.handle_entity.len() >= sizes.handles
             && store.since.len() >= sizes.handles
-            && store.released.len() >= sizes.handles
             && store.entity_handle.len() >= sizes.entities
             && store.visible.len() >= sizes.visible
             && store.owned.len() >= sizes.visible
@@ -133,7 +129,6 @@ impl Peer<'_> {
             presence: &mut store.presence[..sizes.presence],
             handle_entity: &mut store.handle_entity[..sizes.handles],
             since: &mut store.since[..sizes.handles],
-            released: &mut store.released[..sizes.handles],
             entity_handle: &mut store.entity_handle[..sizes.entities],
             visible: &mut store.visible[..sizes.visible],
             owned: &mut store.owned[..sizes.visible],
