@@ -96,6 +96,63 @@ impl<M: BitModel> ResidualModel<M> {
         meter.cost
     }
 
+    /// Probabilities [`ResidualModel::store`] writes for residuals of at most `classes`
+    /// magnitude classes.
+    pub(crate) const fn used_probs(classes: u32) -> usize {
+        let unary = if classes < UNARY_CLASSES { classes } else { UNARY_CLASSES };
+        2 + unary as usize + if classes > UNARY_CLASSES { ESCAPE_NODES } else { 0 }
+    }
+
+    /// The probabilities coding residuals of at most `classes` magnitude classes touches: the
+    /// zero and sign flags, the unary positions up to `classes`, and the escape tree only past
+    /// [`UNARY_CLASSES`] (the others keep their starting values).
+    fn used(classes: u32) -> (usize, usize) {
+        let unary = classes.min(UNARY_CLASSES) as usize;
+        (unary, if classes > UNARY_CLASSES { ESCAPE_NODES } else { 0 })
+    }
+}
+
+impl ResidualModel<Prob> {
+    /// Writes the probabilities a residual of at most `classes` magnitude classes touches
+    /// (see [`ResidualModel::used_probs`]) into the start of `out`; returns how many.
+    #[inline]
+    pub(crate) fn store(&self, classes: u32, out: &mut [u16]) -> usize {
+        let (unary, escape) = Self::used(classes);
+        let Some(out) = out.get_mut(..2 + unary + escape) else { return 0 };
+        let (flags, rest) = out.split_at_mut(2);
+        flags[0] = self.zero.p0() as u16;
+        flags[1] = self.sign.p0() as u16;
+        let (u, e) = rest.split_at_mut(unary);
+        for (o, p) in u.iter_mut().zip(&self.unary) {
+            *o = p.p0() as u16;
+        }
+        for (o, p) in e.iter_mut().zip(&self.escape) {
+            *o = p.p0() as u16;
+        }
+        out.len()
+    }
+
+    /// Reads what [`ResidualModel::store`] wrote from the start of `words`; returns how many
+    /// it read.
+    #[inline]
+    pub(crate) fn load(&mut self, classes: u32, words: &[u16]) -> usize {
+        let (unary, escape) = Self::used(classes);
+        let Some(words) = words.get(..2 + unary + escape) else { return 0 };
+        let p = |w: &u16| Prob::from_p0(u32::from(*w));
+        self.zero = p(&words[0]);
+        self.sign = p(&words[1]);
+        let (u, e) = words[2..].split_at(unary);
+        for (m, w) in self.unary.iter_mut().zip(u) {
+            *m = p(w);
+        }
+        for (m, w) in self.escape.iter_mut().zip(e) {
+            *m = p(w);
+        }
+        words.len()
+    }
+}
+
+impl<M: BitModel> ResidualModel<M> {
     /// Calls `f` with every probability of the model, in a fixed order.
     pub fn for_each_prob(&self, mut f: impl FnMut(u32)) {
         f(self.zero.p0());

@@ -1,12 +1,12 @@
 //! Where each packet's models start from and where what it learned goes, under the schema's
 //! [`ModelPolicy`]: one record, [`Book`], for the peer and the client alike.
 //!
-//! A peer's or client's model storage is a run of model sets, each [`ModelLayout::len`]
-//! models long:
-//! - per frame: the client one set per frame slot (the spare slot's is where a packet is
-//!   decoded); the server a pool of [`SERVER_SETS`], one for each frame that may still become a
-//!   baseline (the newest acknowledged and those sent since) and one a packet is coded in, and
-//!   one more, where the packer saves models it may have to restore;
+//! A peer's or client's model storage is a run of whole model sets, each [`ModelLayout::len`]
+//! models long, and under the per-frame policy a run of stored sets (see [`stored`]):
+//! - per frame: the set a packet is coded in and, on the server, one where the packer saves
+//!   models it may have to restore; stored, the client one set per frame slot, the server a
+//!   pool of [`SERVER_SETS`], one for each frame that may still become a baseline (the newest
+//!   acknowledged and those sent since);
 //! - batched: the kept models (the server's one in use; the client's `kept` newest), the
 //!   accumulators (the server's for every batch an ack may still prove whole; the client's for
 //!   the batch it is decoding), the working set a packet is coded in, and on the server the
@@ -16,6 +16,7 @@ use crate::engine::frame::{NO_FRAME, age};
 use crate::engine::peer::digest;
 use crate::engine::slots::SLOTS;
 use crate::model::policy::{MAX_KEPT, ModelPolicy};
+use crate::model::stored;
 use crate::model::{Model, ModelLayout};
 use crate::schema::Schema;
 use crate::{Error, Result};
@@ -47,6 +48,8 @@ pub(crate) struct Book {
     end: End,
     /// Models per set.
     len: usize,
+    /// Words per stored set.
+    words: usize,
     /// Batched: the first frame of the batch each kept set was built from ([`NO_FRAME`]: the
     /// set is empty). The server keeps one, the model it codes with.
     kept: [u32; MAX_KEPT as usize],
@@ -70,6 +73,7 @@ impl Book {
             policy: schema.policy,
             end,
             len: ModelLayout::new(schema).len,
+            words: stored::words(schema),
             kept: [NO_FRAME; MAX_KEPT as usize],
             next: 0,
             acc: [(NO_FRAME, 0); MAX_ACC],
@@ -90,14 +94,26 @@ impl Book {
         }
     }
 
-    /// Model sets the storage of `end` holds for `schema`.
+    /// Whole model sets the storage of `end` holds for `schema`.
     pub(crate) fn sets(schema: &Schema, end: End) -> usize {
         let saved = usize::from(end == End::Server);
-        match Self::counts(schema.policy, end) {
-            (0, 0) if end == End::Server => SERVER_SETS + saved,
-            (0, 0) => SLOTS,
-            (kept, acc) => kept + acc + 1 + saved,
-        }
+        let (kept, acc) = Self::counts(schema.policy, end);
+        kept + acc + 1 + saved
+    }
+
+    /// Words of stored sets the storage of `end` holds for `schema` (none batched).
+    pub(crate) fn stored(schema: &Schema, end: End) -> usize {
+        let sets = match (schema.policy, end) {
+            (ModelPolicy::Batched { .. }, _) => 0,
+            (ModelPolicy::PerFrame, End::Server) => SERVER_SETS,
+            (ModelPolicy::PerFrame, End::Client) => SLOTS,
+        };
+        sets.saturating_mul(stored::words(schema))
+    }
+
+    /// Stored set `i`.
+    fn stored_set<'s>(&self, stored: &'s [u16], i: usize) -> Option<&'s [u16]> {
+        stored.get(i * self.words..(i + 1) * self.words)
     }
 
     fn set(models: &[Model], len: usize, i: usize) -> &[Model] {
@@ -109,13 +125,33 @@ impl Book {
         self.policy == ModelPolicy::PerFrame && self.end == End::Server
     }
 
-    /// Index of the set a packet is coded in (the spare slot's per frame, the reserved one
-    /// on the server).
-    fn working(&self, spare: usize) -> usize {
-        match Self::counts(self.policy, self.end) {
-            (0, 0) if self.pooled() => self.reserved,
-            (0, 0) => spare,
-            (kept, acc) => kept + acc,
+    /// Index of the whole set a packet is coded in.
+    fn working(&self) -> usize {
+        let (kept, acc) = Self::counts(self.policy, self.end);
+        kept + acc
+    }
+
+    /// The stored set holding the models the packet for `frame`, held in frame slot `p`,
+    /// ended with: per frame the slot's (the server's pooled set, while kept).
+    fn stored_of(&self, p: usize, frame: u32) -> Option<usize> {
+        match self.policy {
+            ModelPolicy::Batched { .. } => None,
+            ModelPolicy::PerFrame if self.pooled() => {
+                self.pool.iter().position(|&f| f == frame && f != NO_FRAME)
+            }
+            ModelPolicy::PerFrame => Some(p),
+        }
+    }
+
+    /// Fills the working set from stored set `source`, or cold without one.
+    fn load(&self, schema: &Schema, models: &mut [Model], stored: &[u16], source: Option<usize>) {
+        let len = self.len;
+        let Some(set) = models.get_mut(self.working() * len..(self.working() + 1) * len) else {
+            return;
+        };
+        match source.and_then(|s| self.stored_set(stored, s)) {
+            Some(words) => stored::load(schema, words, set),
+            None => ModelLayout::reset(schema, set),
         }
     }
 
@@ -162,41 +198,48 @@ impl Book {
     }
 
     /// Encoder: fills the working set with the models the packet starts from — under the
-    /// per-frame policy those of the baseline `base` (cold without), batched those of
-    /// `model` (an [`Book::in_use`] value) — and returns it with the saved set.
+    /// per-frame policy those stored with the baseline `base` (cold without), batched those
+    /// of `model` (an [`Book::in_use`] value) — and returns it with the saved set.
     pub(crate) fn start_encode<'m>(
         &self,
         schema: &Schema,
         models: &'m mut [Model],
+        stored: &[u16],
         base: Option<u32>,
-        spare: usize,
         model: u32,
     ) -> (&'m mut [Model], &'m mut [Model]) {
-        let (working, len) = (self.working(spare), self.len);
-        let source = match self.policy {
-            ModelPolicy::PerFrame => base.and_then(|b| self.pool.iter().position(|&f| f == b)),
-            ModelPolicy::Batched { .. } => (model != NO_FRAME).then_some(0),
-        };
-        Self::fill(schema, models, len, source, working);
+        let (working, len) = (self.working(), self.len);
+        match self.policy {
+            ModelPolicy::PerFrame => {
+                let source = base.and_then(|b| self.pool.iter().position(|&f| f == b));
+                self.load(schema, models, stored, source);
+            }
+            ModelPolicy::Batched { .. } => {
+                Self::fill(schema, models, len, (model != NO_FRAME).then_some(0), working);
+            }
+        }
         let (body, saved) = models.split_at_mut(len * (Self::sets(schema, End::Server) - 1));
         (body.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []), saved)
     }
 
     /// Decoder: fills the working set with the models the packet starts from — per frame
-    /// those of the baseline's slot `base` (cold without), batched the kept model built from
-    /// the batch starting at `model` (cold for [`NO_FRAME`]) — and returns it. A model this
-    /// client does not keep is [`Error::UnknownModel`], and nothing changes.
+    /// those stored with the baseline's slot `base` (cold without), batched the kept model
+    /// built from the batch starting at `model` (cold for [`NO_FRAME`]) — and returns it. A
+    /// model this client does not keep is [`Error::UnknownModel`], and nothing changes.
     pub(crate) fn start_decode<'m>(
         &self,
         schema: &Schema,
         models: &'m mut [Model],
+        stored: &[u16],
         base: Option<usize>,
-        spare: usize,
         model: u32,
     ) -> Result<&'m mut [Model]> {
-        let (working, len) = (self.working(spare), self.len);
+        let (working, len) = (self.working(), self.len);
         let source = match self.policy {
-            ModelPolicy::PerFrame => base,
+            ModelPolicy::PerFrame => {
+                self.load(schema, models, stored, base);
+                return Ok(models.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []));
+            }
             ModelPolicy::Batched { .. } if model == NO_FRAME => None,
             ModelPolicy::Batched { kept, .. } => Some(
                 self.kept[..usize::from(kept)]
@@ -223,21 +266,31 @@ impl Book {
     }
 
     /// Records the packet for `frame`, coded in the working set and now held in frame slot
-    /// `spare`: batched, its models join the accumulator of its batch, and a client that now
-    /// holds every packet of the batch builds the batch's model and keeps it (replacing its
-    /// oldest).
+    /// `spare`: per frame, its models are stored with the frame (the client's in the slot's
+    /// set, the server's in the set [`Book::reserve`] took); batched, its models join the
+    /// accumulator of its batch, and a client that now holds every packet of the batch builds
+    /// the batch's model and keeps it (replacing its oldest).
     pub(crate) fn commit(
         &mut self,
         schema: &Schema,
         models: &mut [Model],
+        stored: &mut [u16],
         frame: u32,
         spare: usize,
     ) {
-        if self.pooled() {
-            self.pool[self.reserved] = frame;
+        let (working, len) = (self.working(), self.len);
+        if self.policy == ModelPolicy::PerFrame {
+            let to = if self.pooled() { self.reserved } else { spare };
+            let set = models.get(working * len..(working + 1) * len).unwrap_or(&[]);
+            if let Some(out) = stored.get_mut(to * self.words..(to + 1) * self.words) {
+                stored::store(schema, set, out);
+            }
+            if self.pooled() {
+                self.pool[self.reserved] = frame;
+            }
+            return;
         }
         let ModelPolicy::Batched { batch, kept } = self.policy else { return };
-        let (working, len) = (self.working(spare), self.len);
         let (kept_sets, accs) = Self::counts(self.policy, self.end);
         let start = ModelPolicy::batch_start(batch, frame);
         let a = (start / u32::from(batch.max(1))) as usize % accs;
@@ -293,11 +346,11 @@ impl Book {
     }
 
     /// Digest of the models the packet for `frame`, held in frame slot `p`, ended with, if
-    /// they are kept.
-    pub(crate) fn digest(&self, models: &[Model], p: usize, frame: u32) -> Option<u64> {
+    /// they are kept: per frame of their stored form.
+    pub(crate) fn digest(&self, stored: &[u16], p: usize, frame: u32) -> Option<u64> {
         match self.policy {
             ModelPolicy::PerFrame => {
-                Some(digest(Self::set(models, self.len, self.ended_in(p, frame, false)?)))
+                Some(stored::digest(self.stored_set(stored, self.stored_of(p, frame)?)?))
             }
             ModelPolicy::Batched { .. } => self.digests.get(p).copied(),
         }
@@ -310,17 +363,10 @@ impl Book {
         Some(digest(Self::set(models, self.len, k)))
     }
 
-    /// The set holding the models the packet for `frame`, held in frame slot `p`, ended
-    /// with: per frame the slot's (the server's pooled set, while kept); batched the working
-    /// set, only while that packet is the `newest` coded.
-    pub(crate) fn ended_in(&self, p: usize, frame: u32, newest: bool) -> Option<usize> {
-        match self.policy {
-            ModelPolicy::PerFrame if self.pooled() => {
-                self.pool.iter().position(|&f| f == frame && f != NO_FRAME)
-            }
-            ModelPolicy::PerFrame => Some(p),
-            ModelPolicy::Batched { .. } => newest.then(|| self.working(p)),
-        }
+    /// The whole set holding the models the packet last coded ended with: the working set,
+    /// only while that packet is the `newest` coded.
+    pub(crate) fn ended_in(&self, newest: bool) -> Option<usize> {
+        newest.then(|| self.working())
     }
 
     /// Batched, server: the first frame of the batch the model in use was built from.
@@ -344,7 +390,7 @@ mod tests {
         for frame in 100..140 {
             // Nothing acknowledged since frame 100: every frame from it is wanted.
             book.reserve(frame, |f| f >= 100);
-            book.commit(&SCHEMA, &mut [], frame, 0);
+            book.commit(&SCHEMA, &mut [], &mut [], frame, 0);
         }
         let mut kept = book.pool;
         kept.sort_unstable();

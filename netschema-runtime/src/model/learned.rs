@@ -124,6 +124,12 @@ fn variants(candidates: &[Predictor]) -> impl Iterator<Item = Variant> + '_ {
     (0..MAX_CANDIDATES).map_while(|i| Variant::of(candidates, i))
 }
 
+/// Candidates the model of a field with `candidates` runs: the listed ones and the fits after
+/// them ([`fitted_candidates`]).
+pub(crate) fn runs(candidates: &[Predictor]) -> usize {
+    variants(candidates).count()
+}
+
 /// The predictors whose least-squares fits ([`PredictorTable::fitted`]) the model of a field
 /// with `candidates` runs after them, in order: its candidates `candidates.len()..` (the
 /// indices [`Model::preferred`] and the probe report).
@@ -163,9 +169,13 @@ pub struct Model {
 /// Integers [`Model::code_count`] keeps.
 pub(crate) const COUNT_SLOTS: usize = MAX_CANDIDATES + 2;
 
+/// Probabilities of one residual model.
+const RESIDUAL_PROBS: usize = 33;
+
 /// Probabilities in a model: the residual models' (candidates', entry's and step's), the zero
 /// flags' and the flags'.
-const PROBS: usize = (MAX_CANDIDATES + 2) * 33 + MAX_CANDIDATES * CONTEXTS * NEIGHBOURS + 8;
+const PROBS: usize =
+    (MAX_CANDIDATES + 2) * RESIDUAL_PROBS + MAX_CANDIDATES * CONTEXTS * NEIGHBOURS + 8;
 
 /// The first bytes of a prior (see [`ModelLayout::write_prior`]).
 const PRIOR_MAGIC: &[u8; 4] = b"nsp3";
@@ -579,6 +589,86 @@ impl Model {
         m.tick = u32::from_le_bytes([tick[0], tick[1], tick[2], tick[3]]);
         m.refresh_choice(candidates);
         Some(m)
+    }
+
+    /// Words [`Model::store`] gives a model whose first `used` candidates' parts are in use,
+    /// of a field whose residuals have at most `classes` magnitude classes.
+    pub(crate) const fn stored_words(used: usize, classes: u32) -> usize {
+        let residual = ResidualModel::<Prob>::used_probs(classes);
+        let choice = (MAX_SAMPLES + 2) / 2;
+        used * (residual + CONTEXTS * NEIGHBOURS + 2) + residual + RESIDUAL_PROBS + 8 + 6 + choice
+    }
+
+    /// Writes into the start of `out` the [`Model::stored_words`]`(used, classes)` words
+    /// holding every part of the model a field of `used` candidates whose residuals have at
+    /// most `classes` magnitude classes may hold other than [`Model::default`]'s: all but the
+    /// later candidates' parts and the unused classes of the candidates' and the step's
+    /// residual models (the entry's, which [`Model::for_field`] spreads over the field's
+    /// range, whole). Probabilities as they are, 32-bit integers low half first. Returns how
+    /// many words it wrote (0 if `out` is too short).
+    pub(crate) fn store(&self, used: usize, classes: u32, out: &mut [u16]) -> usize {
+        let used = used.min(MAX_CANDIDATES);
+        let Some(out) = out.get_mut(..Self::stored_words(used, classes)) else { return 0 };
+        let mut at = 0;
+        let int = |out: &mut [u16], at: &mut usize, v: u32| {
+            out[*at] = v as u16;
+            out[*at + 1] = (v >> 16) as u16;
+            *at += 2;
+        };
+        for &c in &self.costs[..used] {
+            int(out, &mut at, c as u32);
+        }
+        int(out, &mut at, self.step_lead as u32);
+        int(out, &mut at, self.tick);
+        for pair in self.choice.chunks(2) {
+            out[at] = u16::from(pair[0]) | u16::from(pair.get(1).copied().unwrap_or(0)) << 8;
+            at += 1;
+        }
+        for r in self.residuals[..used].iter().chain([&self.step]) {
+            at += r.store(classes, &mut out[at..]);
+        }
+        at += self.entry.store(u32::BITS, &mut out[at..]);
+        for (o, p) in
+            out[at..].iter_mut().zip(self.zero[..used].iter().flatten().chain(&self.flags))
+        {
+            *o = p.p0() as u16;
+        }
+        out.len()
+    }
+
+    /// The model [`Model::store`] wrote into the start of `words`: [`Model::default`] with
+    /// them laid over it.
+    pub(crate) fn load(used: usize, classes: u32, words: &[u16]) -> Model {
+        let used = used.min(MAX_CANDIDATES);
+        let mut m = Model::default();
+        let Some(words) = words.get(..Self::stored_words(used, classes)) else { return m };
+        let int = |at: usize| u32::from(words[at]) | u32::from(words[at + 1]) << 16;
+        let mut at = 0;
+        for c in &mut m.costs[..used] {
+            *c = int(at) as i32;
+            at += 2;
+        }
+        m.step_lead = int(at) as i32;
+        m.tick = int(at + 2);
+        at += 4;
+        for pair in m.choice.chunks_mut(2) {
+            let [low, high] = words[at].to_le_bytes();
+            pair[0] = low;
+            if let Some(c) = pair.get_mut(1) {
+                *c = high;
+            }
+            at += 1;
+        }
+        let (head, _) = m.residuals.split_at_mut(used);
+        for r in head.iter_mut().chain([&mut m.step]) {
+            at += r.load(classes, &words[at..]);
+        }
+        at += m.entry.load(u32::BITS, &words[at..]);
+        let zero = m.zero[..used].iter_mut().flatten().chain(&mut m.flags);
+        for (p, w) in zero.zip(&words[at..]) {
+            *p = Prob::from_p0(u32::from(*w));
+        }
+        m
     }
 
     /// The candidate a field with full history would use now, as an index into its

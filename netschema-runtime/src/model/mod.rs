@@ -11,7 +11,8 @@
 //! - [`contract`]: predictive contracts, a game's own deterministic predictor offered as one
 //!   more candidate;
 //! - [`policy`]: how model sets are kept in step between the ends ([`ModelPolicy`]): one per
-//!   frame, or built from batches of packets the client received whole.
+//!   frame, or built from batches of packets the client received whole;
+//! - `stored`: per frame, each frame's set kept without the parts its fields never change.
 //!
 //! Under the per-frame policy a model set is part of a frame's state: it is stored with every
 //! frame on both ends, and the packet for frame `n` is coded starting from the models stored
@@ -23,9 +24,10 @@ pub mod contract;
 mod learned;
 pub mod policy;
 pub mod predict;
+pub(crate) mod stored;
 
 pub use learned::{
     CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN, fitted_candidates,
 };
-pub(crate) use learned::{COUNT_SLOTS, History, Prediction, neighbour};
+pub(crate) use learned::{COUNT_SLOTS, History, Prediction, neighbour, runs};
 pub use policy::ModelPolicy;

@@ -69,6 +69,7 @@ pub struct PeerBuffers {
     order: Vec<u64>,
     marks: Vec<u64>,
     models: Vec<Model>,
+    stored: Vec<u16>,
 }
 
 impl PeerBuffers {
@@ -92,6 +93,7 @@ impl PeerBuffers {
             order: vec![0; s.handles],
             marks: vec![0; 3 * s.handle_words],
             models: vec![Model::default(); s.models],
+            stored: vec![0; s.stored],
         }
     }
     /// Borrows the buffers as a new peer.
@@ -122,6 +124,7 @@ impl PeerBuffers {
             order: &mut self.order,
             marks: &mut self.marks,
             models: &mut self.models,
+            stored: &mut self.stored,
         }
     }
 
@@ -167,6 +170,7 @@ pub struct ClientBuffers {
     own: Vec<u64>,
     lags: Vec<u8>,
     models: Vec<Model>,
+    stored: Vec<u16>,
 }
 
 impl ClientBuffers {
@@ -180,6 +184,7 @@ impl ClientBuffers {
             own: vec![0; s.own],
             lags: vec![0; s.lags],
             models: vec![Model::default(); s.models],
+            stored: vec![0; s.stored],
         }
     }
     /// Borrows the buffers as a new client.
@@ -195,6 +200,7 @@ impl ClientBuffers {
             own: &mut self.own,
             lags: &mut self.lags,
             models: &mut self.models,
+            stored: &mut self.stored,
         }
     }
 

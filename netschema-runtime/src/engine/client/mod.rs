@@ -170,7 +170,7 @@ impl<'a> Client<'a> {
     /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
-        self.state.book.digest(self.store.models, p, frame)
+        self.state.book.digest(self.store.stored, p, frame)
     }
 
     /// Batched policy: the digest of the model this client built from the batch whose first
@@ -250,8 +250,13 @@ impl<'a> Client<'a> {
             packet::code_model(&mut dec, &mut model, reference)?;
         }
         let spare = self.state.slots.spare();
-        let models =
-            self.state.book.start_decode(self.schema, self.store.models, base, spare, model)?;
+        let models = self.state.book.start_decode(
+            self.schema,
+            self.store.models,
+            self.store.stored,
+            base,
+            model,
+        )?;
         let packet = &mut models[ModelLayout::PACKET];
         let mut refs = match base {
             Some(p) => {
@@ -335,7 +340,8 @@ impl<'a> Client<'a> {
             self.state.previous = None;
         }
         self.state.checks[spare] = check as u16;
-        self.state.book.commit(self.schema, self.store.models, frame, spare);
+        let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
+        self.state.book.commit(self.schema, models, stored, frame, spare);
         self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
         self.state.newest = frame;
         Ok(frame)

@@ -22,10 +22,13 @@ pub struct ClientStorage<'a> {
     /// For every handle and update group in every frame slot, how many frames before the
     /// slot's frame the server sent the values held.
     pub lags: &'a mut [u8],
-    /// Model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): per frame, one stored with
-    /// each frame slot; batched, the models kept, the accumulator of the batch being decoded
-    /// and the set a packet is decoded in.
+    /// Whole model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): the set a packet is
+    /// decoded in, batched also the models kept and the accumulator of the batch being
+    /// decoded.
     pub models: &'a mut [Model],
+    /// Per frame, the model set of each frame slot, stored without the parts of candidates
+    /// their fields do not have (empty batched).
+    pub stored: &'a mut [u16],
 }
 
 /// Lengths of the slices of a [`ClientStorage`].
@@ -41,6 +44,8 @@ pub struct ClientSizes {
     pub lags: usize,
     /// Length of [`ClientStorage::models`].
     pub models: usize,
+    /// Length of [`ClientStorage::stored`].
+    pub stored: usize,
 }
 
 impl ClientSizes {
@@ -51,6 +56,7 @@ impl ClientSizes {
             + self.own * 8
             + self.lags
             + self.models * core::mem::size_of::<Model>()
+            + self.stored * 2
     }
 }
 
@@ -63,6 +69,7 @@ impl ClientStorage<'_> {
             own: words(SLOTS.saturating_mul(handles)),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
+            stored: Book::stored(schema, End::Client),
         }
     }
 }
@@ -77,6 +84,7 @@ impl Client<'_> {
             own: &mut store.own[..sizes.own],
             lags: &mut store.lags[..sizes.lags],
             models: &mut store.models[..sizes.models],
+            stored: &mut store.stored[..sizes.stored],
         }
     }
 }

@@ -174,8 +174,8 @@ impl Peer<'_> {
         let (models, saved) = self.state.book.start_encode(
             self.schema,
             self.store.models,
+            self.store.stored,
             refs.base(),
-            spare,
             refs.model,
         );
 
@@ -304,7 +304,8 @@ impl Peer<'_> {
             }
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
-        self.state.book.commit(self.schema, self.store.models, frame, spare);
+        let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
+        self.state.book.commit(self.schema, models, stored, frame, spare);
         self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;

@@ -372,7 +372,7 @@ impl<'a> Peer<'a> {
     /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
-        self.state.book.digest(self.store.models, p, frame)
+        self.state.book.digest(self.store.stored, p, frame)
     }
 
     /// Batched policy: the first frame of the batch the model the next packet starts from
@@ -387,9 +387,8 @@ impl<'a> Peer<'a> {
     /// The model set the newest packet ended with (what the peer has learned by then), if it is
     /// still held: [`ModelLayout::write_prior`] turns it into a prior.
     pub fn learned(&self) -> Option<&[Model]> {
-        let (newest, book) = (self.state.newest_sent, &self.state.book);
-        let p = self.state.slots.find(newest)?;
-        let (set, len) = (book.ended_in(p, newest, true)?, self.state.layout.len);
+        self.state.slots.find(self.state.newest_sent)?;
+        let (set, len) = (self.state.book.ended_in(true)?, self.state.layout.len);
         self.store.models.get(set * len..(set + 1) * len)
     }
 
@@ -397,13 +396,13 @@ impl<'a> Peer<'a> {
     /// is held (batched: only the newest frame sent): what the peer has learned about that
     /// field by then.
     pub fn field_model(&self, frame: u32, class: usize, field: usize) -> Option<&Model> {
-        let p = self.state.slots.find(frame)?;
+        self.state.slots.find(frame)?;
         let fields = self.schema.classes.get(class)?.fields.len();
         if field >= fields {
             return None;
         }
         let at = ModelLayout::class_base(self.schema, class) + 1 + field;
-        let set = self.state.book.ended_in(p, frame, frame == self.state.newest_sent)?;
+        let set = self.state.book.ended_in(frame == self.state.newest_sent)?;
         self.store.models.get(set * self.state.layout.len + at)
     }
 }

@@ -44,10 +44,13 @@ pub struct PeerStorage<'a> {
     /// Scratch bitsets of the handles selected for, sent in, and at the core of a packet
     /// (three bits per handle).
     pub marks: &'a mut [u64],
-    /// Model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): per frame, one stored with
-    /// each frame slot; batched, the model in use, one accumulator per batch in flight and the
-    /// set a packet is coded in; and one more set for undoing an entity that did not fit.
+    /// Whole model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): the set a packet is
+    /// coded in, batched also the model in use and one accumulator per batch in flight; and
+    /// one more set for undoing an entity that did not fit.
     pub models: &'a mut [Model],
+    /// Per frame, the model sets of the frames that may still become a baseline, stored
+    /// without the parts of candidates their fields do not have (empty batched).
+    pub stored: &'a mut [u16],
 }
 
 /// Lengths of the slices of a [`PeerStorage`].
@@ -70,6 +73,8 @@ pub struct PeerSizes {
     pub diffs: usize,
     /// Length of [`PeerStorage::models`].
     pub models: usize,
+    /// Length of [`PeerStorage::stored`].
+    pub stored: usize,
 }
 
 impl PeerSizes {
@@ -83,6 +88,7 @@ impl PeerSizes {
             + self.lags
             + self.diffs
             + self.models * core::mem::size_of::<Model>()
+            + self.stored * 2
     }
 }
 
@@ -99,6 +105,7 @@ impl PeerStorage<'_> {
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
             models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
+            stored: Book::stored(schema, End::Server),
         }
     }
 }
@@ -121,6 +128,7 @@ impl Peer<'_> {
             && store.order.len() >= sizes.handles
             && store.marks.len() >= 3 * sizes.handle_words
             && store.models.len() >= sizes.models
+            && store.stored.len() >= sizes.stored
     }
 
     /// `store` cut to `sizes` (which it fits).
@@ -142,6 +150,7 @@ impl Peer<'_> {
             order: &mut store.order[..sizes.handles],
             marks: &mut store.marks[..3 * sizes.handle_words],
             models: &mut store.models[..sizes.models],
+            stored: &mut store.stored[..sizes.stored],
         }
     }
 }
