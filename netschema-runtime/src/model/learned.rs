@@ -628,9 +628,13 @@ impl Model {
             at += r.store(classes, &mut out[at..]);
         }
         at += self.entry.store(u32::BITS, &mut out[at..]);
-        for (o, p) in
-            out[at..].iter_mut().zip(self.zero[..used].iter().flatten().chain(&self.flags))
-        {
+        let (zero, flags) = out[at..].split_at_mut(used * CONTEXTS * NEIGHBOURS);
+        for (o, z) in zero.chunks_exact_mut(CONTEXTS * NEIGHBOURS).zip(&self.zero) {
+            for (o, p) in o.iter_mut().zip(z) {
+                *o = p.p0() as u16;
+            }
+        }
+        for (o, p) in flags.iter_mut().zip(&self.flags) {
             *o = p.p0() as u16;
         }
         out.len()
@@ -664,9 +668,15 @@ impl Model {
             at += r.load(classes, &words[at..]);
         }
         at += m.entry.load(u32::BITS, &words[at..]);
-        let zero = m.zero[..used].iter_mut().flatten().chain(&mut m.flags);
-        for (p, w) in zero.zip(&words[at..]) {
-            *p = Prob::from_p0(u32::from(*w));
+        let (zero, flags) = words[at..].split_at(used * CONTEXTS * NEIGHBOURS);
+        let p = |w: &u16| Prob::from_p0(u32::from(*w));
+        for (z, w) in m.zero.iter_mut().zip(zero.chunks_exact(CONTEXTS * NEIGHBOURS)) {
+            for (z, w) in z.iter_mut().zip(w) {
+                *z = p(w);
+            }
+        }
+        for (f, w) in m.flags.iter_mut().zip(flags) {
+            *f = p(w);
         }
         m
     }
