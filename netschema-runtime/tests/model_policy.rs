@@ -66,7 +66,7 @@ fn a_packet_coded_with_a_dropped_model_is_refused_and_the_stream_recovers() {
 
 /// Per frame, a peer keeps a whole set to code in and one to save models in, and stores 16
 /// sets compactly (for its baseline and the frames in flight); a client keeps a whole set to
-/// decode in and stores one per frame slot. A batched peer keeps its model in use, an
+/// decode in and stores 24 (for the newest baseline named and the frames decoded since). A batched peer keeps its model in use, an
 /// accumulator per batch an ack may prove, a working set and a saved set; a batched client its
 /// kept models, one accumulator and a working set: far less than a set per frame slot.
 #[test]
@@ -80,7 +80,7 @@ fn model_storage_follows_the_policy() {
     // Stored sets leave out what the fields never change: smaller than whole ones.
     let stored = peer(&SCHEMA).stored / 16;
     assert_eq!(peer(&SCHEMA).stored, 16 * stored);
-    assert_eq!(client(&SCHEMA).stored, 33 * stored);
+    assert_eq!(client(&SCHEMA).stored, 24 * stored);
     assert!(2 * stored < set * model);
     // Batches of 10: accumulators for 32 / 10 + 1 = 4 batches.
     assert_eq!(peer(&BATCHED).models, (1 + 4 + 2) * set);

@@ -4,9 +4,10 @@
 //! A peer's or client's model storage is a run of whole model sets, each [`ModelLayout::len`]
 //! models long, and under the per-frame policy a run of stored sets (see [`stored`]):
 //! - per frame: the set a packet is coded in and, on the server, one where the packer saves
-//!   models it may have to restore; stored, the client one set per frame slot, the server a
-//!   pool of [`SERVER_SETS`], one for each frame that may still become a baseline (the newest
-//!   acknowledged and those sent since);
+//!   models it may have to restore; stored, a pool on each end ([`SERVER_SETS`],
+//!   [`CLIENT_SETS`]), one for each frame that may still become a baseline (on the server the
+//!   newest acknowledged and those sent since, on the client the newest baseline a packet named
+//!   and those decoded since);
 //! - batched: the kept models (the server's one in use; the client's `kept` newest), the
 //!   accumulators (the server's for every batch an ack may still prove whole; the client's for
 //!   the batch it is decoding), the working set a packet is coded in, and on the server the
@@ -33,13 +34,21 @@ pub(crate) enum End {
 /// Most accumulators of either end.
 const MAX_ACC: usize = ModelPolicy::accumulators(1);
 
-/// Model sets a server peer pools under the per-frame policy: the newest frame the client
+/// Model sets a server peer pools under the per-frame policy. The newest frame the client
 /// acknowledged can be a baseline, and so can every frame sent since, so with one set for the
 /// packet being coded a round trip of up to `SERVER_SETS - 1` frames keeps the models of every
-/// frame in flight. Beyond that the newest
-/// frames in flight give their sets up and their acks are not taken as baselines (see
-/// [`Book::reserve`]): baselines get a little older, nothing else changes.
+/// frame in flight; beyond that the frames in flight give their sets up, evenly spread, and
+/// their acks are not taken as baselines (see [`Book::reserve`]): baselines get a little
+/// older, nothing else changes.
 pub(crate) const SERVER_SETS: usize = 16;
+
+/// Model sets a client pools under the per-frame policy: every frame decoded since the newest
+/// baseline a packet named can become one. The server's baselines are its acknowledged frames
+/// less than a round trip old whose sets it kept, and a round trip of more than about 24
+/// frames stretches the frame slots (see [`crate::engine::frame::reach_after`]), which then
+/// keep one frame in two, so the client's frames seldom outnumber its sets; when they do, a
+/// frame decoded then keeps no models and its acks do not name it (see [`Book::holds`]).
+pub(crate) const CLIENT_SETS: usize = 24;
 
 /// What an end records about its model sets besides the sets themselves.
 #[derive(Clone, Copy, Debug)]
@@ -60,10 +69,13 @@ pub(crate) struct Book {
     acc: [(u32, u8); MAX_ACC],
     /// Batched: the digest of the models each frame slot's packet ended with.
     digests: [u64; SLOTS],
-    /// Per frame, server: the frame whose models each pooled set holds ([`NO_FRAME`]: none).
-    pool: [u32; SERVER_SETS],
+    /// Per frame: the frame whose models each pooled set holds ([`NO_FRAME`]: none).
+    pool: [u32; CLIENT_SETS],
     /// Per frame, server: the pooled set the next packet is coded in.
     reserved: usize,
+    /// Per frame, client: the newest baseline a packet decoded named ([`NO_FRAME`]: none
+    /// since the start): no packet the server sends later is coded against an older one.
+    newest_base: u32,
 }
 
 impl Book {
@@ -78,8 +90,9 @@ impl Book {
             next: 0,
             acc: [(NO_FRAME, 0); MAX_ACC],
             digests: [0; SLOTS],
-            pool: [NO_FRAME; SERVER_SETS],
+            pool: [NO_FRAME; CLIENT_SETS],
             reserved: 0,
+            newest_base: NO_FRAME,
         }
     }
 
@@ -106,7 +119,7 @@ impl Book {
         let sets = match (schema.policy, end) {
             (ModelPolicy::Batched { .. }, _) => 0,
             (ModelPolicy::PerFrame, End::Server) => SERVER_SETS,
-            (ModelPolicy::PerFrame, End::Client) => SLOTS,
+            (ModelPolicy::PerFrame, End::Client) => CLIENT_SETS,
         };
         sets.saturating_mul(stored::words(schema))
     }
@@ -120,9 +133,9 @@ impl Book {
         models.get(i * len..(i + 1) * len).unwrap_or(&[])
     }
 
-    /// Whether this end pools its per-frame sets (the server does).
+    /// Whether this end pools its sets (per frame, both do).
     fn pooled(&self) -> bool {
-        self.policy == ModelPolicy::PerFrame && self.end == End::Server
+        self.policy == ModelPolicy::PerFrame
     }
 
     /// Index of the whole set a packet is coded in.
@@ -131,15 +144,12 @@ impl Book {
         kept + acc
     }
 
-    /// The stored set holding the models the packet for `frame`, held in frame slot `p`,
-    /// ended with: per frame the slot's (the server's pooled set, while kept).
-    fn stored_of(&self, p: usize, frame: u32) -> Option<usize> {
+    /// The pooled set holding the models the packet for `frame` ended with, while kept (per
+    /// frame).
+    fn stored_of(&self, frame: u32) -> Option<usize> {
         match self.policy {
             ModelPolicy::Batched { .. } => None,
-            ModelPolicy::PerFrame if self.pooled() => {
-                self.pool.iter().position(|&f| f == frame && f != NO_FRAME)
-            }
-            ModelPolicy::PerFrame => Some(p),
+            ModelPolicy::PerFrame => self.pool.iter().position(|&f| f == frame && f != NO_FRAME),
         }
     }
 
@@ -165,16 +175,38 @@ impl Book {
         }
     }
 
+    /// Client: whether an ack may name `frame`: batched always; per frame if its models are
+    /// kept, or if it is older than the newest baseline a packet named (no packet will be
+    /// coded against it, and the server may still pick it as a history sample).
+    pub(crate) fn ackable(&self, frame: u32) -> bool {
+        let old = self.newest_base != NO_FRAME && (age(self.newest_base, frame) as i32) > 0;
+        self.holds(frame) || old
+    }
+
+    /// Client, per frame: notes `base`, the baseline of the packet just decoded, and returns a
+    /// pooled set free for its frame's models: empty, or holding a frame no longer `held` or
+    /// older than the newest baseline named, which no later packet is coded against.
+    fn free_for(&mut self, base: Option<u32>, held: impl Fn(u32) -> bool) -> Option<usize> {
+        if let Some(b) = base
+            && (self.newest_base == NO_FRAME || (age(b, self.newest_base) as i32) > 0)
+        {
+            self.newest_base = b;
+        }
+        let newest_base = self.newest_base;
+        let old = |f: u32| newest_base != NO_FRAME && (age(newest_base, f) as i32) > 0;
+        self.pool.iter().position(|&f| f == NO_FRAME || old(f) || !held(f))
+    }
+
     /// Server, per frame: takes a pooled set for the next packet, for `newest`, to be coded
     /// in: one whose frame is no longer `wanted`, else the set of the frame in flight whose
     /// neighbours in the pool are nearest each other, so that the frames kept stay evenly
     /// spread over a round trip longer than the pool (the frame given up then never serves as
     /// a baseline: see [`Book::holds`]).
     pub(crate) fn reserve(&mut self, newest: u32, wanted: impl Fn(u32) -> bool) {
-        if !self.pooled() {
+        if !self.pooled() || self.end != End::Server {
             return;
         }
-        let free = self.pool.iter().position(|&f| f == NO_FRAME || !wanted(f));
+        let free = self.pool[..SERVER_SETS].iter().position(|&f| f == NO_FRAME || !wanted(f));
         self.reserved = free.unwrap_or_else(|| self.thinnest(newest));
         self.pool[self.reserved] = NO_FRAME;
     }
@@ -182,7 +214,7 @@ impl Book {
     /// The pooled set whose frame leaves the smallest gap when given up: between the next
     /// older pooled frame and the next newer (or `newest`). The oldest is never given up.
     fn thinnest(&self, newest: u32) -> usize {
-        let ages = self.pool.map(|f| age(newest, f));
+        let ages = &self.pool.map(|f| age(newest, f))[..SERVER_SETS];
         let gap = |s: usize| {
             let older = ages.iter().copied().filter(|&a| a > ages[s]).min()?;
             let newer = ages.iter().copied().filter(|&a| a < ages[s]).max().unwrap_or(0);
@@ -192,7 +224,8 @@ impl Book {
     }
 
     /// Whether the models the packet for `frame` ended with are kept, so that it may serve
-    /// as a baseline: always but for the server's pooled sets.
+    /// as a baseline: always batched, per frame while a pooled set holds them (the server
+    /// takes no other as a baseline, the client acknowledges no other).
     pub(crate) fn holds(&self, frame: u32) -> bool {
         !self.pooled() || (frame != NO_FRAME && self.pool.contains(&frame))
     }
@@ -223,21 +256,26 @@ impl Book {
     }
 
     /// Decoder: fills the working set with the models the packet starts from — per frame
-    /// those stored with the baseline's slot `base` (cold without), batched the kept model
-    /// built from the batch starting at `model` (cold for [`NO_FRAME`]) — and returns it. A
-    /// model this client does not keep is [`Error::UnknownModel`], and nothing changes.
+    /// those stored with the baseline `base` (cold without), batched the kept model built
+    /// from the batch starting at `model` (cold for [`NO_FRAME`]) — and returns it. A
+    /// baseline whose models this client did not keep is [`Error::UnknownBaseline`], a model
+    /// it does not keep [`Error::UnknownModel`], and nothing changes.
     pub(crate) fn start_decode<'m>(
         &self,
         schema: &Schema,
         models: &'m mut [Model],
         stored: &[u16],
-        base: Option<usize>,
+        base: Option<u32>,
         model: u32,
     ) -> Result<&'m mut [Model]> {
         let (working, len) = (self.working(), self.len);
         let source = match self.policy {
             ModelPolicy::PerFrame => {
-                self.load(schema, models, stored, base);
+                let source = match base {
+                    Some(b) => Some(self.stored_of(b).ok_or(Error::UnknownBaseline)?),
+                    None => None,
+                };
+                self.load(schema, models, stored, source);
                 return Ok(models.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []));
             }
             ModelPolicy::Batched { .. } if model == NO_FRAME => None,
@@ -265,29 +303,34 @@ impl Book {
         }
     }
 
-    /// Records the packet for `frame`, coded in the working set and now held in frame slot
-    /// `spare`: per frame, its models are stored with the frame (the client's in the slot's
-    /// set, the server's in the set [`Book::reserve`] took); batched, its models join the
-    /// accumulator of its batch, and a client that now holds every packet of the batch builds
-    /// the batch's model and keeps it (replacing its oldest).
+    /// Records the packet for `frame`, coded in the working set against baseline `base`
+    /// and now held in frame slot `spare`: per frame, its models are stored in a pooled set
+    /// (the server's in the one [`Book::reserve`] took, the client's in one whose frame is no
+    /// longer `held` or older than the newest baseline named, if any is); batched, its models
+    /// join the accumulator of its batch, and a client that now holds every packet of the
+    /// batch builds the batch's model and keeps it (replacing its oldest).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn commit(
         &mut self,
         schema: &Schema,
         models: &mut [Model],
         stored: &mut [u16],
-        frame: u32,
+        (frame, base): (u32, Option<u32>),
         spare: usize,
+        held: impl Fn(u32) -> bool,
     ) {
         let (working, len) = (self.working(), self.len);
         if self.policy == ModelPolicy::PerFrame {
-            let to = if self.pooled() { self.reserved } else { spare };
+            let to = match self.end {
+                End::Server => Some(self.reserved),
+                End::Client => self.free_for(base, held),
+            };
+            let Some(to) = to else { return };
             let set = models.get(working * len..(working + 1) * len).unwrap_or(&[]);
             if let Some(out) = stored.get_mut(to * self.words..(to + 1) * self.words) {
                 stored::store(schema, set, out);
             }
-            if self.pooled() {
-                self.pool[self.reserved] = frame;
-            }
+            self.pool[to] = frame;
             return;
         }
         let ModelPolicy::Batched { batch, kept } = self.policy else { return };
@@ -339,7 +382,8 @@ impl Book {
 
     /// Forgets every model built and every accumulator: cold models from the next packet.
     pub(crate) fn restart(&mut self) {
-        self.pool = [NO_FRAME; SERVER_SETS];
+        self.pool = [NO_FRAME; CLIENT_SETS];
+        self.newest_base = NO_FRAME;
         self.kept = [NO_FRAME; MAX_KEPT as usize];
         self.acc = [(NO_FRAME, 0); MAX_ACC];
         self.next = 0;
@@ -350,7 +394,7 @@ impl Book {
     pub(crate) fn digest(&self, stored: &[u16], p: usize, frame: u32) -> Option<u64> {
         match self.policy {
             ModelPolicy::PerFrame => {
-                Some(stored::digest(self.stored_set(stored, self.stored_of(p, frame)?)?))
+                Some(stored::digest(self.stored_set(stored, self.stored_of(frame)?)?))
             }
             ModelPolicy::Batched { .. } => self.digests.get(p).copied(),
         }
@@ -390,9 +434,10 @@ mod tests {
         for frame in 100..140 {
             // Nothing acknowledged since frame 100: every frame from it is wanted.
             book.reserve(frame, |f| f >= 100);
-            book.commit(&SCHEMA, &mut [], &mut [], frame, 0);
+            book.commit(&SCHEMA, &mut [], &mut [], (frame, None), 0, |_| true);
         }
         let mut kept = book.pool;
+        let kept = &mut kept[..SERVER_SETS];
         kept.sort_unstable();
         assert_eq!(kept[0], 100);
         assert_eq!(kept[SERVER_SETS - 1], 139);

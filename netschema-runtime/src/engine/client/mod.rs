@@ -166,8 +166,11 @@ impl<'a> Client<'a> {
         self.reader().view_digest()
     }
 
-    /// Digest of the models the packet for `frame` ended with, if it is held (for checking
-    /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)).
+    /// Digest of the models the packet for `frame` ended with, if they are kept (for checking
+    /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)). Per frame a client
+    /// keeps those of the frames that may still become a baseline, in a pool that a round trip
+    /// of more frames than it holds can fill: a frame decoded then keeps none, and is never
+    /// acknowledged.
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
         self.state.book.digest(self.store.stored, p, frame)
@@ -254,7 +257,7 @@ impl<'a> Client<'a> {
             self.schema,
             self.store.models,
             self.store.stored,
-            base,
+            base.map(|_| reference),
             model,
         )?;
         let packet = &mut models[ModelLayout::PACKET];
@@ -340,9 +343,11 @@ impl<'a> Client<'a> {
             self.state.previous = None;
         }
         self.state.checks[spare] = check as u16;
-        let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
-        self.state.book.commit(self.schema, models, stored, frame, spare);
         self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
+        let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
+        let slots = self.state.slots;
+        let held = |f: u32| slots.find(f).is_some();
+        self.state.book.commit(self.schema, models, stored, (frame, refs.base()), spare, held);
         self.state.newest = frame;
         Ok(frame)
     }

@@ -68,9 +68,19 @@ impl<'s> Reader<'s> {
             return self.state.restarting().then(|| Ack::restart(self.state.seen));
         };
         let state = &self.state;
-        let ack = Ack::proven(newest, |f| state.slots.find(f).map(|p| state.checks[p]));
-        let view = (newest % VIEW_EVERY == 0).then(|| self.view_digest()).flatten();
-        Some(Ack { view, ..ack })
+        // A frame whose models were not kept must not become a baseline: the newest frame
+        // that may is the ack's latest (almost always the newest decoded), and the others
+        // that may are named with it.
+        let kept = |f: u32| state.book.ackable(f) && state.slots.find(f).is_some();
+        let latest = match kept(newest) {
+            true => newest,
+            false => (1..WINDOW).map(|back| newest.wrapping_sub(back)).find(|&f| kept(f))?,
+        };
+        let ack = Ack::proven(latest, |f| {
+            state.slots.find(f).filter(|_| kept(f)).map(|p| state.checks[p])
+        });
+        let view = (latest == newest && newest % VIEW_EVERY == 0).then(|| self.view_digest());
+        Some(Ack { view: view.flatten(), ..ack })
     }
 
     /// Digest of the current frame's view.

@@ -305,7 +305,8 @@ impl Peer<'_> {
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
         let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
-        self.state.book.commit(self.schema, models, stored, frame, spare);
+        let sent = (frame, refs.base());
+        self.state.book.commit(self.schema, models, stored, sent, spare, |_| true);
         self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;

@@ -368,8 +368,9 @@ impl<'a> Peer<'a> {
         self.state.stats
     }
 
-    /// Digest of the models the packet for `frame` ended with, if the frame is held (for
-    /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)).
+    /// Digest of the models the packet for `frame` ended with, while they are kept (for
+    /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)): per
+    /// frame, those of the frames that may still become a baseline, always the newest sent.
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
         self.state.book.digest(self.store.stored, p, frame)
