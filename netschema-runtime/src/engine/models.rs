@@ -244,8 +244,7 @@ impl Book {
         let (working, len) = (self.working(), self.len);
         match self.policy {
             ModelPolicy::PerFrame => {
-                let source = base.and_then(|b| self.pool.iter().position(|&f| f == b));
-                self.load(schema, models, stored, source);
+                self.load(schema, models, stored, base.and_then(|b| self.stored_of(b)));
             }
             ModelPolicy::Batched { .. } => {
                 Self::fill(schema, models, len, (model != NO_FRAME).then_some(0), working);
@@ -309,7 +308,6 @@ impl Book {
     /// longer `held` or older than the newest baseline named, if any is); batched, its models
     /// join the accumulator of its batch, and a client that now holds every packet of the
     /// batch builds the batch's model and keeps it (replacing its oldest).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn commit(
         &mut self,
         schema: &Schema,

@@ -22,10 +22,10 @@ use crate::{Error, Result};
 
 impl Peer<'_> {
     /// Acknowledged frames used as references for `frame`, newest first, at most
-    /// [`MAX_SAMPLES`], and the packet's reach: the newest acknowledged frame less than
-    /// [`REACH`] back as the baseline, then frames within the span of the reach as near as
-    /// possible to twice, three and four times its distance. No baseline if the newest frame
-    /// acknowledged is no longer held (a later frame of a longer reach took its slot): handles
+    /// [`MAX_SAMPLES`], and the packet's reach: the newest acknowledged frame whose models are
+    /// kept, less than [`REACH`] back, as the baseline, then frames within the span of the
+    /// reach as near as possible to twice, three and four times its distance. No baseline if
+    /// that frame is no longer held (a later frame of a longer reach took its slot): handles
     /// may have been given again since the frames before it.
     ///
     /// Spacing the samples like the baseline keeps the predictor weights those of evenly
@@ -40,7 +40,8 @@ impl Peer<'_> {
         let high = self.state.acked_high;
         let base = age(frame, high);
         let slots = &self.state.slots;
-        let Some(p) = slots.find(high).filter(|&p| self.state.acked[p]) else {
+        let kept = |p: usize| self.state.acked[p] && self.state.book.holds(high);
+        let Some(p) = slots.find(high).filter(|&p| kept(p)) else {
             return (out, 0, 0);
         };
         if high == NO_FRAME || !(1..REACH).contains(&base) {
