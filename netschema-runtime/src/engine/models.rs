@@ -443,4 +443,25 @@ mod tests {
         assert!(gaps.all(|g| (1..=4).contains(&g)), "{kept:?}");
         assert!(book.holds(100) && !book.holds(101) && book.holds(139));
     }
+
+    /// A client keeps the models of every frame since the newest baseline a packet named;
+    /// when they outnumber its sets, a frame decoded then keeps none, and acks name it only
+    /// once a packet names a newer baseline.
+    #[test]
+    fn a_client_frees_the_sets_of_frames_older_than_the_newest_baseline() {
+        let mut book = Book::new(&SCHEMA, End::Client);
+        let commit = |book: &mut Book, frame, base| {
+            book.commit(&SCHEMA, &mut [], &mut [], (frame, base), 0, |_| true);
+        };
+        // Frames 0..24 against no baseline, then 24 against baseline 0: the pool is full.
+        for frame in 0..CLIENT_SETS as u32 {
+            commit(&mut book, frame, None);
+        }
+        commit(&mut book, 24, Some(0));
+        assert!(!book.holds(24) && !book.ackable(24) && book.holds(0));
+        // A packet against baseline 5: frames 0 to 4 are free again.
+        commit(&mut book, 25, Some(5));
+        assert!(book.holds(25) && !book.holds(0) && book.holds(5));
+        assert!(book.ackable(0) && book.ackable(4) && !book.ackable(24));
+    }
 }
