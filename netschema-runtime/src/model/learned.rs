@@ -640,12 +640,13 @@ impl Model {
         out.len()
     }
 
-    /// The model [`Model::store`] wrote into the start of `words`: [`Model::default`] with
-    /// them laid over it.
-    pub(crate) fn load(used: usize, classes: u32, words: &[u16]) -> Model {
+    /// Makes this model the one [`Model::store`] wrote into the start of `words`:
+    /// [`Model::default`] with them laid over it.
+    pub(crate) fn load(&mut self, used: usize, classes: u32, words: &[u16]) {
         let used = used.min(MAX_CANDIDATES);
-        let mut m = Model::default();
-        let Some(words) = words.get(..Self::stored_words(used, classes)) else { return m };
+        *self = Model::default();
+        let m = self;
+        let Some(words) = words.get(..Self::stored_words(used, classes)) else { return };
         let int = |at: usize| u32::from(words[at]) | u32::from(words[at + 1]) << 16;
         let mut at = 0;
         for c in &mut m.costs[..used] {
@@ -678,7 +679,6 @@ impl Model {
         for (f, w) in m.flags.iter_mut().zip(flags) {
             *f = p(w);
         }
-        m
     }
 
     /// The candidate a field with full history would use now, as an index into its

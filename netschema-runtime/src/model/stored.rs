@@ -45,7 +45,7 @@ pub(crate) fn store(schema: &Schema, set: &[Model], out: &mut [u16]) {
 pub(crate) fn load(schema: &Schema, stored: &[u16], set: &mut [Model]) {
     let mut at = 0;
     for (model, (used, classes)) in set.iter_mut().zip(parts(schema)) {
-        *model = Model::load(used, classes, stored.get(at..).unwrap_or(&[]));
+        model.load(used, classes, stored.get(at..).unwrap_or(&[]));
         at += Model::stored_words(used, classes);
     }
 }
