@@ -1,6 +1,7 @@
-//! Model sets stored compactly: each model without the parts of the candidates its field does
-//! not have (see [`Model::store`]), as 16-bit words. Under the per-frame policy both ends keep
-//! every frame's set this way; the set a packet is coded in is whole.
+//! Model sets stored compactly: each model without the parts its field never changes (the
+//! candidates its model does not run, the residual classes past its raw bits; see
+//! [`Model::store`]), as 16-bit words. Under the per-frame policy both ends keep every frame's
+//! set this way; the set a packet is coded in is whole.
 
 use core::iter::once;
 
