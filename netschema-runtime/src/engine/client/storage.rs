@@ -26,8 +26,8 @@ pub struct ClientStorage<'a> {
     /// decoded in, batched also the models kept and the accumulator of the batch being
     /// decoded.
     pub models: &'a mut [Model],
-    /// Per frame, the model set of each frame slot, stored without the parts of candidates
-    /// their fields do not have (empty batched).
+    /// Per frame, the model sets of the frames that may still become a baseline, stored
+    /// without the parts their fields never change (empty batched).
     pub stored: &'a mut [u16],
 }
 

@@ -49,7 +49,7 @@ pub struct PeerStorage<'a> {
     /// one more set for undoing an entity that did not fit.
     pub models: &'a mut [Model],
     /// Per frame, the model sets of the frames that may still become a baseline, stored
-    /// without the parts of candidates their fields do not have (empty batched).
+    /// without the parts their fields never change (empty batched).
     pub stored: &'a mut [u16],
 }
 
