@@ -838,6 +838,31 @@ impl ModelLayout {
     }
 }
 
+/// Test helper: codes `n` values of numeric `field` (of `candidates`) into `model`, value `i`
+/// being `target(i)` after the history `i, i − 3, i − 6, i − 9`, so that it learns.
+#[cfg(test)]
+pub(crate) fn learn_a_line(
+    model: &mut Model,
+    field: &Field,
+    candidates: &[Predictor],
+    n: i32,
+    target: impl Fn(i32) -> i32,
+) {
+    let table = crate::model::predict::EVENLY_SPACED;
+    let mut meter = CostMeter::default();
+    for i in 0..n {
+        let history = History {
+            table: &table,
+            samples: &[i, i - 3, i - 6, i - 9],
+            len: 4,
+            contract: None,
+            neighbour: 0,
+        };
+        let p = model.predict(field, candidates, &history);
+        model.code_numeric(&mut meter, field, candidates, &history, p, target(i));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -882,20 +907,8 @@ mod tests {
     fn a_model_reads_back_what_it_wrote() {
         const C: [Predictor; 2] = [Predictor::Linear, Predictor::Hold];
         const F: Field = Field::numeric("f", -1000, 1000, false, &C);
-        let table = crate::model::predict::EVENLY_SPACED;
         let mut m = Model::for_candidates(&C);
-        let mut meter = CostMeter::default();
-        for i in 0..300 {
-            let history = History {
-                table: &table,
-                samples: &[i, i - 3, i - 6, i - 9],
-                len: 4,
-                contract: None,
-                neighbour: 0,
-            };
-            let p = m.predict(&F, &C, &history);
-            m.code_numeric(&mut meter, &F, &C, &history, p, i + 3 + i % 5);
-        }
+        learn_a_line(&mut m, &F, &C, 300, |i| i + 3 + i % 5);
         let mut bytes = [0u8; Model::BYTES];
         m.write(&mut bytes);
         assert_eq!(Model::read(&bytes, &C), Some(m));

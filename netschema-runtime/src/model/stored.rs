@@ -61,8 +61,9 @@ pub(crate) fn digest(stored: &[u16]) -> u64 {
 mod tests {
     use super::*;
     use crate::codec::coder::CostMeter;
-    use crate::model::predict::{EVENLY_SPACED, Predictor};
-    use crate::model::{History, ModelLayout};
+    use crate::model::ModelLayout;
+    use crate::model::learned::learn_a_line;
+    use crate::model::predict::Predictor;
 
     const HOLD_LINEAR: [Predictor; 2] = [Predictor::Hold, Predictor::Linear];
     const FIELDS: [Field; 2] =
@@ -77,19 +78,9 @@ mod tests {
         let len = ModelLayout::new(&SCHEMA).len;
         let mut set = [Model::default(); 4];
         ModelLayout::reset(&SCHEMA, &mut set[..len]);
-        let table = EVENLY_SPACED;
+        learn_a_line(&mut set[2], &FIELDS[0], &HOLD_LINEAR, 200, |i| i * 3 + i % 7);
         let mut meter = CostMeter::default();
         for i in 0..200 {
-            let history = History {
-                table: &table,
-                samples: &[i, i - 3, i - 6, i - 9],
-                len: 4,
-                contract: None,
-                neighbour: 0,
-            };
-            let m = &mut set[2];
-            let p = m.predict(&FIELDS[0], &HOLD_LINEAR, &history);
-            m.code_numeric(&mut meter, &FIELDS[0], &HOLD_LINEAR, &history, p, i * 3 + i % 7);
             set[3].code_categorical(&mut meter, &FIELDS[1], Some(i % 2), (i / 3) % 2);
             set[0].code_count(&mut meter, i as usize % 7, i % 5);
         }
