@@ -97,7 +97,7 @@ fn encode(c: &mut Criterion) {
         for (id, (p, _, _)) in scene.particles.iter().enumerate() {
             p.quantise(&mut row);
             world.set(id, 0, &row).unwrap();
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let n = peer.encode(&world, &mut buf).unwrap();
         if let Some(ack) = acks.after(peer.ack_of(frame, |_| true)) {

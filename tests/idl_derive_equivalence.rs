@@ -136,7 +136,7 @@ fn checked_in_prior_is_up_to_date() {
             let mut row = [0; 3];
             flag.quantise(&mut row);
             world.set(id, 1, &row).unwrap();
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         client.decode(&buf[..len]).unwrap();
@@ -332,8 +332,8 @@ fn packets_are_identical() {
         world_a.set(10, idl::Flag::CLASS_INDEX, &ra).unwrap();
         world_b.set(10, 1, &rb).unwrap();
         for id in 0..N {
-            peer_a.set_visible(id, true);
-            peer_b.set_visible(id, true);
+            peer_a.set_visible(id, true).unwrap();
+            peer_b.set_visible(id, true).unwrap();
         }
         let la = peer_a.encode(&world_a, &mut buf_a).unwrap();
         let lb = peer_b.encode(&world_b, &mut buf_b).unwrap();

@@ -337,8 +337,8 @@ mod equivalence {
                     let mut raw = vec![0; schema.classes[value.class()].fields.len()];
                     value.quantise_with(&mut raw, &mut |_, _| {});
                     world.set(slot, value.class(), &raw).unwrap();
-                    peer.set_visible(slot, visible);
-                    peer.set_own(slot, own);
+                    peer.set_visible(slot, visible).unwrap();
+                    peer.set_own(slot, own).unwrap();
                 }
                 let n = server.encode(client, &mut a).unwrap();
                 let m = peer.encode(&world, &mut b).unwrap();
@@ -483,9 +483,12 @@ fn the_own_avatar_is_served_before_a_crowd() {
         server.receive_ack(id, &client.ack().unwrap()).unwrap();
         client.iter::<Player>().filter(|&(h, _)| client.is_own(h)).count()
     };
+    let before = server.connection_bytes();
     for t in 0..5 {
         assert_eq!(frame(&mut server, t), 0);
     }
+    // 40 entities shown to a connection sized for twice its 8 handles: its table of marks grew.
+    assert!(server.connection_bytes() > before);
     server.set_own(id, 1039, true).unwrap();
     let arrived = (5..10).find(|&t| frame(&mut server, t) == 1);
     assert!(arrived.is_some_and(|t| t <= 8), "the avatar arrived at frame {arrived:?}");

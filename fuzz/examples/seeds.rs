@@ -47,7 +47,7 @@ fn session(seed: u64, frames: u32, lose_one_in: u64) -> Vec<Vec<u8>> {
         for (id, row) in rows.iter_mut().enumerate() {
             if step == 0 {
                 *row = [rng.below(60_000) as i32, rng.below(1024) as i32, 0, 0];
-                peer.set_visible(id, rng.below(4) != 0);
+                peer.set_visible(id, rng.below(4) != 0).unwrap();
             }
             row[0] = (row[0] + id as i32 * 3) % 65_536;
             row[1] = (row[1] + 7) % 1024;

@@ -62,8 +62,8 @@ fuzz_target!(|data: &[u8]| {
     let mut cb = ClientBuffers::new(&SCHEMA, HANDLES);
     let mut client = cb.client(&SCHEMA, HANDLES).unwrap();
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
-        twin.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
+        twin.set_visible(id, true).unwrap();
     }
     let (mut buf, mut twin_buf) = (vec![0u8; 2048], vec![0u8; 2048]);
     let mut honest: Vec<Ack> = Vec::new();

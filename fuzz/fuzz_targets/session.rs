@@ -79,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
                     world.set(id, 0, &[x, y, i32::from(op >> 4) * 6, i32::from(op) % 3]).unwrap();
                 }
             }
-            peer.set_visible(id, op & 0x40 == 0);
+            peer.set_visible(id, op & 0x40 == 0).unwrap();
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         let record = (0..ENTITIES)

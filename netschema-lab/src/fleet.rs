@@ -101,9 +101,7 @@ pub fn run(
     let (mut updates, mut bytes, mut digest) = (0u64, 0u64, 0xcbf2_9ce4_8422_2325u64);
     for (frame, s) in (0u32..).zip(snapshots) {
         capture.frame(&mut world, frame, s, |slot, visible| {
-            for r in &mut remotes {
-                r.peer.set_visible(slot, visible);
-            }
+            remotes.iter_mut().try_for_each(|r| r.peer.set_visible(slot, visible))
         })?;
         let world = &world;
         let started = Instant::now();

@@ -219,9 +219,8 @@ impl Encoder for EngineEncoder {
     /// Updates the world archive (shared by every client of a real server).
     fn capture(&mut self, frame: u32, s: &Snapshot) -> Result<(), Error> {
         let peer = &mut self.peer;
-        self.ids_map.frame(&mut self.world, frame, s, |slot, visible| {
-            peer.set_visible(slot, visible);
-        })
+        self.ids_map
+            .frame(&mut self.world, frame, s, |slot, visible| peer.set_visible(slot, visible))
     }
 
     fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
@@ -368,7 +367,7 @@ impl Capture {
         world: &mut World<'_>,
         frame: u32,
         s: &Snapshot,
-        mut visible: impl FnMut(usize, bool),
+        mut visible: impl FnMut(usize, bool) -> Result<(), netschema_runtime::Error>,
     ) -> Result<(), Error> {
         let world_frame = world.begin_frame();
         if world_frame != frame {
@@ -387,7 +386,7 @@ impl Capture {
                 && let Some(slot) = self.slots.remove(&old)
             {
                 world.remove(slot);
-                visible(slot, false);
+                visible(slot, false)?;
                 self.pending.push(slot);
             }
         }
@@ -400,7 +399,7 @@ impl Capture {
                         Error::Unsupported(format!("more than {} entities", self.ids))
                     })?;
                     self.slots.insert(id, slot);
-                    visible(slot, true);
+                    visible(slot, true)?;
                     slot
                 }
             };

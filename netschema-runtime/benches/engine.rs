@@ -122,7 +122,7 @@ fn run(frames: usize, loss: f64) -> (Vec<Duration>, Vec<Duration>, Vec<usize>) {
     let mut cb = ClientBuffers::new(schema, ENTITIES);
     let mut client: Client<'_> = cb.client(schema, ENTITIES).expect("client");
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut balls = Balls::new();
     let mut yaw = vec![0.0; ENTITIES];

@@ -116,6 +116,13 @@ pub enum Error {
         /// The world's capacity.
         capacity: usize,
     },
+    /// A client's peer already has as many entities marked (visible, own, essential or
+    /// weighted) as its `interest` allows (see [`Peer::new`](crate::Peer::new)): hide or unmark
+    /// one first, or give the peer more.
+    InterestFull {
+        /// The peer's interest.
+        capacity: usize,
+    },
     /// An entity id the server does not hold.
     UnknownEntity {
         /// The id given.
@@ -214,6 +221,10 @@ impl fmt::Display for Error {
             Error::TooManyEntities { capacity } => {
                 write!(f, "the world is full: all {capacity} entity slots are taken")
             }
+            Error::InterestFull { capacity } => write!(
+                f,
+                "the client already has {capacity} entities marked, as many as its interest allows"
+            ),
             Error::UnknownEntity { id } => write!(f, "no entity has id {id}"),
             Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
             Error::TooManyClients { max } => {

@@ -41,10 +41,10 @@ fn replicate(
         sim.step(&mut world);
         for id in 0..ENTITIES {
             if now == 0 || rng.chance(0.01) {
-                peer.set_visible(id, rng.chance(0.8));
+                peer.set_visible(id, rng.chance(0.8)).unwrap();
             }
             if rng.chance(0.05) {
-                peer.set_priority(id, 1 + rng.below(64) as u16);
+                peer.set_priority(id, 1 + rng.below(64) as u16).unwrap();
             }
         }
         let len = peer.encode(&world, &mut buf).unwrap();
@@ -134,7 +134,7 @@ fn a_budget_that_carries_nothing_is_refused_with_what_it_needs() {
         let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, 64);
         let mut sim = Sim::new(4, ENTITIES);
         for id in 0..ENTITIES {
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let mut buf = vec![0u8; budget];
         for _ in 0..300 {
@@ -192,7 +192,7 @@ fn dots(
 ) {
     let (mut world, mut peer, mut client) = session(schema, n, n);
     for id in 0..n {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; budget];
     let mut in_flight: Option<Vec<u8>> = None;
@@ -259,7 +259,7 @@ fn a_client_joining_late_converges() {
     let budget = raw_size(N) / 10;
     let (mut world, mut peer, mut client) = session(schema, N, N);
     for id in 0..N {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; budget];
     let mut whole = None;
@@ -306,7 +306,7 @@ fn every_entity_is_refreshed_in_bounded_time_and_weight_buys_frequency() {
         |now, world, peer, _, _| {
             if now == 0 {
                 for id in 0..N {
-                    peer.set_priority(id, if id % 2 == 0 { 32 } else { 16 });
+                    peer.set_priority(id, if id % 2 == 0 { 32 } else { 16 }).unwrap();
                 }
             }
             let frame = world.frame().unwrap();

@@ -53,7 +53,8 @@ fn hello() -> Vec<u8> {
 }
 
 fn peer_bytes() -> usize {
-    PeerStorage::sizes(&SCHEMA, HANDLES, ENTITIES).bytes()
+    let config = ServerConfig::new(ENTITIES, HANDLES);
+    PeerStorage::sizes(&SCHEMA, HANDLES, config.interest).bytes()
 }
 
 /// Sends `client` the current frame's packet and proves it with the ack a receiver would send.

@@ -26,7 +26,7 @@ fn restarts_with_acks_in_flight(
     let mut rng = Rng(seed);
     let (mut down, mut up) = (Link::new((2, 4), loss), Link::new((2, 4), loss));
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let (mut buf, mut errors) = (vec![0u8; 64 * 1024], 0);
     for now in 0..frames {
@@ -81,7 +81,7 @@ fn encoding_never_fails_on_any_sequence_of_acks() {
             sim.step(&mut world);
             for _ in 0..3 {
                 let id = rng.below(ENTITIES as u64) as usize;
-                peer.set_visible(id, rng.chance(0.8));
+                peer.set_visible(id, rng.chance(0.8)).unwrap();
             }
             let len =
                 peer.encode(&world, &mut buf).unwrap_or_else(|e| panic!("frame {now}: {e:?}"));
@@ -133,7 +133,7 @@ fn honest_session(
     let mut rng = Rng(seed);
     let (mut down, mut up) = (Link::new(latency, 0.05), Link::new(latency, 0.05));
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 64 * 1024];
     let mut out = Honest { sent: 0, accepted: 0, bytes: 0, stats: PeerStats::default() };
@@ -189,7 +189,7 @@ fn short_random_datagrams_are_not_accepted_after_a_restart() {
     let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(12, ENTITIES);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 64 * 1024];
     for _ in 0..20 {
@@ -251,7 +251,7 @@ fn a_falsely_accepted_packet_is_found_by_the_view_digest() {
     let mut cb = ClientBuffers::new(schema, N);
     let mut client = cb.client(schema, N).unwrap();
     for id in 0..N {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = [0u8; 1024];
     start(&mut world);
@@ -277,7 +277,7 @@ fn a_falsely_accepted_packet_is_found_by_the_view_digest() {
             let mut twin = tpb.peer(schema, N, N).unwrap();
             let mut probe = tcb.client(schema, N).unwrap();
             for id in 0..N {
-                twin.set_visible(id, true);
+                twin.set_visible(id, true).unwrap();
             }
             start(&mut tw);
             twin.encode(&tw, &mut buf).unwrap();
@@ -373,7 +373,7 @@ fn after_a_refusal_a_frame_needs_two_proofs() {
     let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(41, ENTITIES);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 64 * 1024];
     let mut step = |peer: &mut netschema_runtime::Peer<'_>| {
@@ -402,7 +402,7 @@ fn frame_numbers_match_the_server_after_a_late_join_and_a_long_silence() {
     let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     let mut sim = Sim::new(51, ENTITIES);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     for _ in 0..100_000 {
         world.begin_frame();
@@ -433,7 +433,7 @@ fn packets_cannot_be_altered_and_still_accepted() {
     let mut sim = Sim::new(61, ENTITIES);
     let mut rng = Rng(61);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 64 * 1024];
     let (mut tried, mut accepted) = (0u32, Vec::new());

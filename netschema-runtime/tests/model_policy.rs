@@ -22,7 +22,7 @@ fn a_packet_coded_with_a_dropped_model_is_refused_and_the_stream_recovers() {
     let schema = &PAIRS;
     let (mut world, mut peer, mut client) = session(schema, ENTITIES, ENTITIES);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut sim = Sim::new(3, ENTITIES);
     let mut buf = vec![0u8; 1 << 14];
@@ -107,7 +107,7 @@ fn a_prior_starts_connections_warm() {
     fn first_bytes(schema: &netschema_runtime::schema::Schema, frames: u32) -> (usize, Vec<u8>) {
         let (mut world, mut peer, mut client) = session(schema, ENTITIES, ENTITIES);
         for id in 0..ENTITIES {
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let mut sim = Sim::new(11, ENTITIES);
         let (mut buf, mut total) = (vec![0u8; 1 << 14], 0);

@@ -32,7 +32,7 @@ fn own_and_essential_entities_get_handles_before_a_crowd() {
     const HANDLES: usize = 64;
     let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 64 * 1024];
     let mut exchange = |world: &mut World<'_>, peer: &mut netschema_runtime::Peer<'_>| {
@@ -47,8 +47,8 @@ fn own_and_essential_entities_get_handles_before_a_crowd() {
     }
     assert_eq!(peer.stats().deferred, 10 * (ENTITIES - HANDLES) as u64);
     let (avatar, ball) = (250, 260);
-    peer.set_own(avatar, true);
-    peer.set_essential(ball, true);
+    peer.set_own(avatar, true).unwrap();
+    peer.set_essential(ball, true).unwrap();
     let mut held = None;
     for frame in 0..5 {
         if exchange(&mut world, &mut peer) == 1 {
@@ -62,7 +62,7 @@ fn own_and_essential_entities_get_handles_before_a_crowd() {
 
     // More must-have entities than handles: the peer names one it cannot hold.
     for id in 0..HANDLES + 1 {
-        peer.set_essential(id, true);
+        peer.set_essential(id, true).unwrap();
     }
     for _ in 0..4 {
         exchange(&mut world, &mut peer);
@@ -81,10 +81,10 @@ fn own_and_essential_entities_stay_fresh_under_a_saturated_budget() {
     let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, 320);
     let (avatar, ball) = (299, 150);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
-    peer.set_own(avatar, true);
-    peer.set_essential(ball, true);
+    peer.set_own(avatar, true).unwrap();
+    peer.set_essential(ball, true).unwrap();
     let mut rng = Rng(3);
     let (mut down, mut up) = (Link::new((1, 1), 0.0), Link::new((1, 1), 0.0));
     let mut buf = vec![0u8; 150];

@@ -16,7 +16,7 @@ fn encode_decode_and_acks_allocate_nothing() {
         let mut buf = vec![0u8; budget];
         let mut ack_bytes = [0u8; Ack::MAX_LEN];
         for id in 0..ENTITIES {
-            peer.set_visible(id, id % 4 != 0);
+            peer.set_visible(id, id % 4 != 0).unwrap();
         }
         for frame in 0..200u32 {
             sim.step(&mut world);

@@ -62,7 +62,7 @@ fn run(schema: &'static Schema, entities: usize) -> u64 {
             } else {
                 world.remove(i);
             }
-            peer.set_visible(i, here);
+            peer.set_visible(i, here).unwrap();
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         hash.bytes(&buf[..len]);

@@ -38,7 +38,7 @@ fn motion(id: usize, t: i32) -> [i32; 3] {
 fn replicate(schema: &Schema, frames: i32) -> (f64, [Option<usize>; 3]) {
     let (mut world, mut peer, mut client) = session(schema, BODIES, BODIES);
     for id in 0..BODIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = [0u8; 8192];
     let mut tail = 0usize;
@@ -86,8 +86,8 @@ fn clients_learn_nothing_about_hidden_entities() {
         let mut pbuf = PeerBuffers::new(schema, N, N);
         let mut b = pbuf.peer(schema, N, N).unwrap();
         for id in 0..N {
-            a.set_visible(id, id % 2 == 0);
-            b.set_visible(id, id % 2 == 1);
+            a.set_visible(id, id % 2 == 0).unwrap();
+            b.set_visible(id, id % 2 == 1).unwrap();
         }
         let mut rng = Rng(hidden_seed);
         let mut out = Vec::new();
@@ -135,8 +135,8 @@ fn client_events_follow_the_view() {
         peer.receive_ack(&client.ack().unwrap());
         client.events().collect::<Vec<_>>()
     };
-    peer.set_visible(0, true);
-    peer.set_visible(1, true);
+    peer.set_visible(0, true).unwrap();
+    peer.set_visible(1, true).unwrap();
     world.begin_frame();
     world.set(0, 0, &[10, 20, 30, 1, 0]).unwrap();
     world.set(1, 1, &[5, 1]).unwrap();
@@ -149,7 +149,7 @@ fn client_events_follow_the_view() {
     world.set(0, 0, &[11, 20, 30, 1, 0]).unwrap();
     assert_eq!(step(&mut world, &mut peer), [Event::Updated { handle: h0 }]);
     world.begin_frame();
-    peer.set_visible(1, false);
+    peer.set_visible(1, false).unwrap();
     assert_eq!(step(&mut world, &mut peer), [Event::Removed { handle: 1 }]);
     world.begin_frame();
     assert_eq!(step(&mut world, &mut peer), []);

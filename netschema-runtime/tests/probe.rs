@@ -50,8 +50,8 @@ fn probed_packets_equal_plain_ones_and_costs_add_up() {
     let mut plain = plain_b.peer(&SCHEMA, HANDLES, IDS).unwrap();
     let mut probed = probed_b.peer(&SCHEMA, HANDLES, IDS).unwrap();
     for id in 0..IDS {
-        plain.set_visible(id, true);
-        probed.set_visible(id, true);
+        plain.set_visible(id, true).unwrap();
+        probed.set_visible(id, true).unwrap();
     }
     let mut rng = Rng(11);
     let (mut a, mut b) = ([0u8; 4096], [0u8; 4096]);

@@ -16,7 +16,7 @@ fn rates_on_a_replicated_session_are_the_slopes_of_the_motion() {
     let heading = |n: i64| (13 * n).rem_euclid(1024);
     for n in 0..120i64 {
         world.begin_frame();
-        peer.set_visible(0, true);
+        peer.set_visible(0, true).unwrap();
         world.set(0, 0, &[x(n) as i32, y(n) as i32, heading(n) as i32, 1, 0]).unwrap();
         let len = peer.encode(&world, &mut buf).unwrap();
         if n % 3 == 2 {

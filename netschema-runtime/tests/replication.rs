@@ -76,7 +76,7 @@ fn run_world(
         for id in 0..ENTITIES {
             // Visibility drifts: most entities visible, some flicker.
             if rng.chance(0.01) || now == 0 {
-                peer.set_visible(id, rng.chance(0.8));
+                peer.set_visible(id, rng.chance(0.8)).unwrap();
             }
         }
         let len = peer.encode(&world, &mut buf).unwrap();
@@ -217,7 +217,7 @@ fn a_released_handle_serves_another_entity_at_once() {
             let value = (id as i32 * 13 + now as i32 / 3) % 201 - 100;
             world.set(id, 1, &[value, (id as i32 + now as i32 / 20) % 2]).unwrap();
             let offset = (id + IDS - (now as usize / 2) % IDS) % IDS;
-            peer.set_visible(id, offset < VISIBLE);
+            peer.set_visible(id, offset < VISIBLE).unwrap();
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         let frame = world.frame().unwrap();
@@ -340,7 +340,7 @@ fn packets_delayed_past_the_window_are_rejected_without_effect() {
     let schema = &SCHEMA;
     let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut sim = Sim::new(5, ENTITIES);
     let mut buf = [0u8; 1 << 16];
@@ -384,7 +384,7 @@ fn damaged_headers_are_rejected() {
     let schema = &SCHEMA;
     let (mut world, mut peer, mut client) = session(schema, N, N);
     for id in 0..N {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = [0u8; 1024];
     let (mut accepted, mut tried) = (0, 0);
@@ -429,7 +429,7 @@ fn packets_with_bytes_appended_are_refused() {
     let mut sim = Sim::new(9, ENTITIES);
     let mut rng = Rng(9);
     for id in 0..ENTITIES {
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 64 * 1024];
     let mut accepted = [0u32; 9];
@@ -469,7 +469,7 @@ fn truncated_packets_stop_early() {
     let mut rng = Rng(1);
     for id in 0..N {
         world.set(id, 0, &[rng.below(65_536) as i32, 100, 5, 1, 0]).unwrap();
-        peer.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
     }
     let mut buf = vec![0u8; 1 << 17];
     let len = peer.encode(&world, &mut buf).unwrap();
@@ -505,7 +505,7 @@ fn degenerate_set_ups_work_or_are_refused() {
             } else {
                 world.remove(id);
             }
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         client.decode(&buf[..len]).unwrap();
@@ -530,7 +530,7 @@ fn forged_acks_are_refused_and_counted() {
         let mut rng = Rng(11);
         let (mut down, mut up) = (Link::new((2, 2), 0.05), Link::new((2, 2), 0.05));
         for id in 0..ENTITIES {
-            peer.set_visible(id, id % 3 != 0);
+            peer.set_visible(id, id % 3 != 0).unwrap();
         }
         let (mut buf, mut accepted) = (vec![0u8; 64 * 1024], 0);
         for now in 0..600 {
@@ -583,8 +583,8 @@ fn a_client_wedged_far_ahead_recovers() {
     let mut cb = ClientBuffers::new(schema, N);
     let mut client = cb.client(schema, N).unwrap();
     for id in 0..N {
-        peer.set_visible(id, true);
-        forger.set_visible(id, true);
+        peer.set_visible(id, true).unwrap();
+        forger.set_visible(id, true).unwrap();
     }
     for _ in 0..30_000 {
         far.begin_frame();
@@ -643,8 +643,8 @@ fn packets_of_another_session_are_refused() {
     other.set_session(0x1234_5678_9abc_def1);
     let mut sim = Sim::new(11, ENTITIES);
     for id in 0..ENTITIES {
-        salted.set_visible(id, true);
-        plain.set_visible(id, true);
+        salted.set_visible(id, true).unwrap();
+        plain.set_visible(id, true).unwrap();
     }
     let (mut buf, mut plain_buf) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
     for _ in 0..50 {
@@ -729,7 +729,7 @@ fn ends_with_and_without_a_contract_refuse_each_other() {
 #[test]
 fn an_idle_world_costs_under_three_and_a_half_bytes_a_packet() {
     let (mut world, mut peer, mut client) = session(&SCHEMA, 1, 4);
-    peer.set_visible(0, true);
+    peer.set_visible(0, true).unwrap();
     let mut buf = [0u8; 64];
     let mut bytes = 0;
     for now in 0..400u32 {

@@ -130,7 +130,7 @@ fn soak_session(seed: u64, tally: &mut Tally) {
         sim.step(&mut world);
         for id in 0..ENTITIES {
             if now == 0 || rng.chance(0.01) {
-                peer.set_visible(id, rng.chance(0.8));
+                peer.set_visible(id, rng.chance(0.8)).unwrap();
             }
         }
         let len = peer.encode(&world, &mut buf).unwrap();

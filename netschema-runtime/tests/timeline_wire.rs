@@ -145,7 +145,7 @@ fn run(seed: u64, frames: u32, loss: f64, budget: usize, keyed: bool) -> (f64, u
         for (id, unit) in units.iter_mut().enumerate() {
             unit.plan(&mut rng, frame);
             world.set(id, 0, &unit.row()).unwrap();
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         bytes += len;

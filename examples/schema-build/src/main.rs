@@ -71,7 +71,7 @@ fn main() -> Result<(), netschema::Error> {
         flag.quantise(&mut row);
         world.set(units.len(), Flag::CLASS_INDEX, &row)?;
         for id in 0..=units.len() {
-            peer.set_visible(id, true);
+            peer.set_visible(id, true)?;
         }
 
         let len = peer.encode(&world, &mut buf)?;

@@ -1,14 +1,14 @@
 //! Heap-owned storage for the engine's structures.
 //!
 //! The engine itself only borrows storage; these types own it in `Vec`s for programs that have
-//! a heap. They allocate once, when created, never while coding.
+//! a heap. They allocate when created and never while coding; a peer's id table grows when the
+//! game marks more entities for it than it was sized for.
 
 use std::vec;
 use std::vec::Vec;
 
-use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::client::{ClientState, ClientStorage, Reader};
-use crate::engine::peer::{PeerState, PeerStorage};
+use crate::engine::peer::{IdSlot, PeerState, PeerStorage, marked_visible, rehash, table_len};
 use crate::engine::world::{WorldState, WorldStorage};
 use crate::model::Model;
 use crate::schema::Schema;
@@ -56,11 +56,9 @@ pub struct PeerBuffers {
     presence: Vec<u64>,
     handle_entity: Vec<u32>,
     since: Vec<u32>,
-    entity_handle: Vec<u32>,
-    visible: Vec<u64>,
-    owned: Vec<u64>,
-    essential: Vec<u64>,
+    ids: Vec<IdSlot>,
     handle_own: Vec<u64>,
+    handle_essential: Vec<u64>,
     lags: Vec<u8>,
     diffs: Vec<i8>,
     weights: Vec<u16>,
@@ -73,21 +71,20 @@ pub struct PeerBuffers {
 }
 
 impl PeerBuffers {
-    /// Buffers for a peer of `handles` handles over `entities` entity ids.
-    pub fn new(schema: &Schema, handles: usize, entities: usize) -> Self {
-        let s = PeerStorage::sizes(schema, handles, entities);
+    /// Buffers for a peer of `handles` handles that the game may mark up to `interest`
+    /// entities for at once (see [`Peer::new`]).
+    pub fn new(schema: &Schema, handles: usize, interest: usize) -> Self {
+        let s = PeerStorage::sizes(schema, handles, interest);
         PeerBuffers {
             presence: vec![0; s.presence],
             handle_entity: vec![0; s.handles],
             since: vec![0; s.handles],
-            entity_handle: vec![0; s.entities],
-            visible: vec![0; s.visible],
-            owned: vec![0; s.visible],
-            essential: vec![0; s.visible],
+            ids: vec![IdSlot::default(); s.ids],
             handle_own: vec![0; s.handle_words],
+            handle_essential: vec![0; s.handle_words],
             lags: vec![0; s.lags],
             diffs: vec![0; s.diffs],
-            weights: vec![0; s.entities],
+            weights: vec![0; s.handles],
             cost: vec![0; s.handles],
             sent_at: vec![0; s.handles],
             order: vec![0; s.handles],
@@ -101,9 +98,9 @@ impl PeerBuffers {
         &'a mut self,
         schema: &'a Schema,
         handles: usize,
-        entities: usize,
+        interest: usize,
     ) -> Result<Peer<'a>> {
-        Peer::new(schema, handles, entities, self.storage())
+        Peer::new(schema, handles, interest, self.storage())
     }
 
     fn storage(&mut self) -> PeerStorage<'_> {
@@ -111,11 +108,9 @@ impl PeerBuffers {
             presence: &mut self.presence,
             handle_entity: &mut self.handle_entity,
             since: &mut self.since,
-            entity_handle: &mut self.entity_handle,
-            visible: &mut self.visible,
-            owned: &mut self.owned,
-            essential: &mut self.essential,
+            ids: &mut self.ids,
             handle_own: &mut self.handle_own,
+            handle_essential: &mut self.handle_essential,
             lags: &mut self.lags,
             diffs: &mut self.diffs,
             weights: &mut self.weights,
@@ -128,31 +123,20 @@ impl PeerBuffers {
         }
     }
 
-    /// Shows or hides entity `id`, as [`Peer::set_visible`] does, without resuming the peer.
-    pub(crate) fn set_visible(&mut self, id: usize, visible: bool) {
-        put_bit(&mut self.visible, id, visible);
+    /// Doubles the entities the game may mark for the peer at once (its interest, see
+    /// [`Peer::new`]): the only allocation after these buffers are made, when the game marks
+    /// more than the interest it was given.
+    pub(crate) fn grow(&mut self, state: PeerState) -> PeerState {
+        let interest = state.interest().saturating_mul(2).max(16);
+        let mut ids = vec![IdSlot::default(); table_len(interest)];
+        rehash(&self.ids, &mut ids);
+        self.ids = ids;
+        state.grown(interest)
     }
 
     /// Whether entity `id` is visible, as [`Peer::is_visible`] says.
     pub(crate) fn is_visible(&self, id: usize) -> bool {
-        test_bit(&self.visible, id)
-    }
-
-    /// Sets the weight of entity `id`, as [`Peer::set_priority`] does.
-    pub(crate) fn set_priority(&mut self, id: usize, weight: u16) {
-        if let Some(w) = self.weights.get_mut(id) {
-            *w = weight;
-        }
-    }
-
-    /// Marks entity `id` as the client's own or not, as [`Peer::set_own`] does.
-    pub(crate) fn set_own(&mut self, id: usize, own: bool) {
-        put_bit(&mut self.owned, id, own);
-    }
-
-    /// Marks entity `id` as essential to the client or not, as [`Peer::set_essential`] does.
-    pub(crate) fn set_essential(&mut self, id: usize, essential: bool) {
-        put_bit(&mut self.essential, id, essential);
+        marked_visible(&self.ids, id)
     }
 
     /// The peer these buffers hold, as it was when `state` was taken.

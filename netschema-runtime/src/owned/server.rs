@@ -26,6 +26,11 @@ pub struct ServerConfig {
     /// Most entities one client may see at once: its handles. Sent in the welcome, so a
     /// client that cannot hold this many refuses to connect.
     pub handles: usize,
+    /// Entities the game may mark for one client at once — visible (with a handle or waiting
+    /// for one), own, essential or given a weight (see [`Peer::new`]) — before its connection's
+    /// table of them doubles. A connection's storage follows this and `handles`, never
+    /// `entities`.
+    pub interest: usize,
     /// Most clients connected at once, proven or not: [`Server::connect`] refuses more with
     /// [`Error::TooManyClients`].
     pub max_clients: usize,
@@ -40,12 +45,15 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// `entities` and `handles` as given, at most 256 clients, 64 of them unproven, and
-    /// 128 frames (four windows) for a client to prove it receives.
+    /// `entities` and `handles` as given, an interest of twice the handles (at most
+    /// `entities`), at most 256 clients, 64 of them unproven, and 128 frames (four windows)
+    /// for a client to prove it receives.
     pub const fn new(entities: usize, handles: usize) -> Self {
+        let twice = handles.saturating_mul(2);
         ServerConfig {
             entities,
             handles,
+            interest: if twice < entities { twice } else { entities },
             max_clients: 256,
             max_pending: 64,
             pending_frames: 4 * WINDOW,
@@ -149,10 +157,10 @@ impl<P: Protocol> Server<P> {
         let mut world = WorldBuffers::new(schema, config.entities);
         let world_state = world.world(schema, config.entities)?.state();
         // Checks the peer capacities once, so that `connect` only fails on the handshake.
-        PeerBuffers::new(schema, config.handles, config.entities).peer(
+        PeerBuffers::new(schema, config.handles, config.interest).peer(
             schema,
             config.handles,
-            config.entities,
+            config.interest,
         )?;
         let mut clamped_at = Vec::with_capacity(schema.classes.len());
         let mut fields = 0;
@@ -206,9 +214,9 @@ impl<P: Protocol> Server<P> {
             return Err(Error::TooManyPending { max: max_pending });
         }
         let schema = P::SCHEMA;
-        let (handles, entities) = (self.config.handles, self.config.entities);
-        let mut buffers = PeerBuffers::new(schema, handles, entities);
-        let state = buffers.peer(schema, handles, entities)?.state();
+        let (handles, interest) = (self.config.handles, self.config.interest);
+        let mut buffers = PeerBuffers::new(schema, handles, interest);
+        let state = buffers.peer(schema, handles, interest)?.state();
         let id = ClientId(self.next_client);
         self.next_client += 1;
         self.index.insert(id, self.connections.len());
@@ -241,8 +249,9 @@ impl<P: Protocol> Server<P> {
     /// Bytes of storage the server holds for its connections: a peer's
     /// ([`PeerStorage::sizes`]) per connected client.
     pub fn connection_bytes(&self) -> usize {
-        let peer = PeerStorage::sizes(P::SCHEMA, self.config.handles, self.config.entities);
-        self.connections.len() * peer.bytes()
+        let handles = self.config.handles;
+        let peer = |c: &Connection| PeerStorage::sizes(P::SCHEMA, handles, c.state.interest());
+        self.connections.iter().map(|c| peer(c).bytes()).sum()
     }
 
     /// The connected clients, proven or not, oldest first.
@@ -337,9 +346,12 @@ impl<P: Protocol> Server<P> {
         let Some(slot) = self.ids.remove(id) else { return false };
         self.world.resume(P::SCHEMA, self.world_state).remove(slot);
         for c in &mut self.connections {
-            c.buffers.set_visible(slot, false);
-            c.buffers.set_own(slot, false);
-            c.buffers.set_essential(slot, false);
+            let mut peer = c.buffers.resume(P::SCHEMA, c.state);
+            // Clearing marks never fails.
+            let _ = peer.set_visible(slot, false);
+            let _ = peer.set_own(slot, false);
+            let _ = peer.set_essential(slot, false);
+            c.state = peer.state();
         }
         true
     }
@@ -357,6 +369,22 @@ impl<P: Protocol> Server<P> {
     /// Whether the world has no entity.
     pub fn is_empty(&self) -> bool {
         self.ids.len() == 0
+    }
+
+    /// Runs a setter of marks on `client`'s peer, doubling the peer's id table while it
+    /// refuses the mark for want of room.
+    fn mark(&mut self, client: ClientId, f: impl Fn(&mut Peer<'_>) -> Result<()>) -> Result<()> {
+        let at = self.index_of(client)?;
+        let c = &mut self.connections[at];
+        loop {
+            let mut peer = c.buffers.resume(P::SCHEMA, c.state);
+            let out = f(&mut peer);
+            c.state = peer.state();
+            match out {
+                Err(Error::InterestFull { .. }) => c.state = c.buffers.grow(c.state),
+                out => return out,
+            }
+        }
     }
 
     fn with_peer<T>(&mut self, client: ClientId, f: impl FnOnce(&mut Peer<'_>) -> T) -> Result<T> {
@@ -377,9 +405,7 @@ impl<P: Protocol> Server<P> {
     /// Shows or hides entity `id` to `client` from the next packet on.
     pub fn set_visible(&mut self, client: ClientId, id: u64, visible: bool) -> Result<()> {
         let slot = self.slot(id)?;
-        let at = self.index_of(client)?;
-        self.connections[at].buffers.set_visible(slot, visible);
-        Ok(())
+        self.mark(client, |p| p.set_visible(slot, visible))
     }
 
     /// Whether entity `id` is visible to `client`.
@@ -393,9 +419,7 @@ impl<P: Protocol> Server<P> {
     /// new entity (it leaves and enters, perhaps under the same handle). Nothing is revealed about entities it cannot see.
     pub fn set_own(&mut self, client: ClientId, id: u64, own: bool) -> Result<()> {
         let slot = self.slot(id)?;
-        let at = self.index_of(client)?;
-        self.connections[at].buffers.set_own(slot, own);
-        Ok(())
+        self.mark(client, |p| p.set_own(slot, own))
     }
 
     /// Marks entity `id` as essential to `client` or not (see [`Peer::set_essential`]): its
@@ -403,9 +427,7 @@ impl<P: Protocol> Server<P> {
     /// byte budget. Nothing of the mark reaches the client.
     pub fn set_essential(&mut self, client: ClientId, id: u64, essential: bool) -> Result<()> {
         let slot = self.slot(id)?;
-        let at = self.index_of(client)?;
-        self.connections[at].buffers.set_essential(slot, essential);
-        Ok(())
+        self.mark(client, |p| p.set_essential(slot, essential))
     }
 
     /// An own or essential entity of `client`'s that had no handle at its last packet (see
@@ -422,9 +444,7 @@ impl<P: Protocol> Server<P> {
     /// (typically from its distance to the client's camera); see [`Peer::set_priority`].
     pub fn set_priority(&mut self, client: ClientId, id: u64, weight: u16) -> Result<()> {
         let slot = self.slot(id)?;
-        let at = self.index_of(client)?;
-        self.connections[at].buffers.set_priority(slot, weight);
-        Ok(())
+        self.mark(client, |p| p.set_priority(slot, weight))
     }
 
     /// How stale what `client` was last sent of entity `id` is: the most frames since the values

@@ -430,7 +430,7 @@ mod tests {
         let mut cb = ClientBuffers::new(&S, N);
         let mut client = cb.client(&S, N).unwrap();
         for id in 0..N {
-            peer.set_visible(id, true);
+            peer.set_visible(id, true).unwrap();
         }
         let mut buf = [0u8; 512];
         for step in 0..140i32 {

@@ -221,7 +221,7 @@ impl Peer<'_> {
             handle_entity: self.store.handle_entity,
             since: self.store.since,
             handle_own: self.store.handle_own,
-            essential: self.store.essential,
+            handle_essential: self.store.handle_essential,
             weights: self.store.weights,
             sent_at: self.store.sent_at,
             order: self.store.order,

@@ -21,8 +21,14 @@ use crate::{Error, Result};
 mod acks;
 mod encode;
 mod handles;
+mod ids;
 mod side;
 mod storage;
+
+pub use ids::IdSlot;
+use ids::{ESSENTIAL, Ids, OWN, VISIBLE};
+#[cfg(feature = "std")]
+pub(crate) use ids::{rehash, table_len, visible as marked_visible};
 
 use side::held_values;
 pub use storage::{PeerSizes, PeerStorage};
@@ -79,8 +85,13 @@ pub(crate) struct PeerState {
     /// Where packets' models start from and go.
     book: Book,
     handles: u32,
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
-    entities: usize,
+    /// The most entities the game may mark for the client at once (see [`Peer::new`]).
+    interest: usize,
+    /// Entries of the id table in use.
+    marked: u32,
+    /// Whether the id table may have entries nothing keeps (weights of entities neither
+    /// marked nor held), which the next packet drops.
+    loose: bool,
     slots: Slots,
     acked: [bool; SLOTS],
     newest_sent: u32,
@@ -125,6 +136,16 @@ impl PeerState {
     pub(crate) fn starved(&self) -> Option<usize> {
         self.starved
     }
+
+    /// The most entities the game may mark for the client at once (see [`Peer::new`]).
+    pub(crate) fn interest(&self) -> usize {
+        self.interest
+    }
+
+    /// The state of the peer once its id table was copied into one for `interest` entities.
+    pub(crate) fn grown(self, interest: usize) -> PeerState {
+        PeerState { interest, ..self }
+    }
 }
 
 /// Frames back a peer remembers the check values of the packets it sent: an ack names frames
@@ -156,21 +177,24 @@ pub struct Peer<'a> {
 
 impl<'a> Peer<'a> {
     /// A peer for a client that may see up to `handles` entities at once (at least one, else
-    /// [`Error::NoHandles`]), over a world of `entities` ids. Nothing is visible until
-    /// [`Peer::set_visible`].
+    /// [`Error::NoHandles`]) and that the game may mark up to `interest` entities for at once:
+    /// visible ones, whether or not they have a handle yet, its own and essential ones, and
+    /// those given a weight in the frame. Its storage follows these two numbers, not the
+    /// world's size; a mark past `interest` is refused with [`Error::InterestFull`]. Nothing
+    /// is visible until [`Peer::set_visible`].
     pub fn new(
         schema: &'a Schema,
         handles: usize,
-        entities: usize,
+        interest: usize,
         store: PeerStorage<'a>,
     ) -> Result<Self> {
         schema.validate()?;
         if handles == 0 {
             return Err(Error::NoHandles);
         }
-        let sizes = PeerStorage::sizes(schema, handles, entities);
+        let sizes = PeerStorage::sizes(schema, handles, interest);
         if handles > u32::MAX as usize / 2
-            || entities > u32::MAX as usize / 2
+            || interest > u32::MAX as usize / 4
             || !Self::fits(&store, &sizes)
         {
             return Err(Error::StorageTooSmall);
@@ -179,17 +203,17 @@ impl<'a> Peer<'a> {
         store.presence.fill(0);
         store.handle_entity.fill(NO_HANDLE);
         store.since.fill(NO_FRAME);
-        store.entity_handle.fill(NO_HANDLE);
-        store.visible.fill(0);
-        store.owned.fill(0);
-        store.essential.fill(0);
+        store.ids.fill(IdSlot::default());
         store.handle_own.fill(0);
+        store.handle_essential.fill(0);
         store.weights.fill(DEFAULT_WEIGHT);
         let state = PeerState {
             layout: ModelLayout::new(schema),
             book: Book::new(schema, End::Server),
             handles: handles as u32,
-            entities,
+            interest,
+            marked: 0,
+            loose: false,
             slots: Slots::new(),
             acked: [false; SLOTS],
             newest_sent: NO_FRAME,
@@ -214,7 +238,7 @@ impl<'a> Peer<'a> {
     /// The peer in `store` as it was when `state` was taken from it (storage that
     /// [`Peer::new`] initialised).
     pub(crate) fn resume(schema: &'a Schema, store: PeerStorage<'a>, state: PeerState) -> Self {
-        let sizes = PeerStorage::sizes(schema, state.handles as usize, state.entities);
+        let sizes = PeerStorage::sizes(schema, state.handles as usize, state.interest);
         Peer { schema, store: Self::trim(store, &sizes), state }
     }
 
@@ -236,30 +260,37 @@ impl<'a> Peer<'a> {
         self.state.session = session;
     }
 
-    /// Shows or hides entity `id` to this client from the next packet on.
-    pub fn set_visible(&mut self, id: usize, visible: bool) {
-        put_bit(self.store.visible, id, visible);
+    /// Shows or hides entity `id` to this client from the next packet on. Showing one more
+    /// entity than the peer's `interest` (see [`Peer::new`]) is refused with
+    /// [`Error::InterestFull`], and nothing changes.
+    pub fn set_visible(&mut self, id: usize, visible: bool) -> Result<()> {
+        self.mark(id, VISIBLE, visible)
     }
 
     /// Marks entity `id` as this client's own (its avatar, its units) or not. The client sees
     /// the mark on the entity's handle; a change while the entity is visible re-enters it as a
-    /// new entity (it leaves and enters, perhaps under the same handle).
-    pub fn set_own(&mut self, id: usize, own: bool) {
-        put_bit(self.store.owned, id, own);
+    /// new entity (it leaves and enters, perhaps under the same handle). Refused as
+    /// [`Peer::set_visible`] is.
+    pub fn set_own(&mut self, id: usize, own: bool) -> Result<()> {
+        self.mark(id, OWN, own)
     }
 
     /// Marks entity `id` as essential to this client (a ball, a flag carrier) or not. Its own
     /// entities and essential ones are *must-have*: they get handles before any other entity
     /// (taking one from another entity when none is free) and, under a byte budget, are sent
     /// ahead of everything else whenever they have an update due. Nothing of this mark reaches
-    /// the client.
-    pub fn set_essential(&mut self, id: usize, essential: bool) {
-        put_bit(self.store.essential, id, essential);
+    /// the client. Refused as [`Peer::set_visible`] is.
+    pub fn set_essential(&mut self, id: usize, essential: bool) -> Result<()> {
+        self.mark(id, ESSENTIAL, essential)?;
+        if let Some(h) = self.handle_of(id) {
+            put_bit(self.store.handle_essential, h as usize, essential);
+        }
+        Ok(())
     }
 
     /// Whether entity `id` is marked essential to this client.
     pub fn is_essential(&self, id: usize) -> bool {
-        test_bit(self.store.essential, id)
+        ids::get(self.store.ids, id).is_some_and(|e| e.has(ESSENTIAL))
     }
 
     /// A must-have entity (own or essential, visible) that has no handle at the last packet,
@@ -273,26 +304,60 @@ impl<'a> Peer<'a> {
     /// typically larger near the client's camera). When a packet's byte budget cannot carry
     /// every update, an entity's priority is the frames since it was last sent times its due
     /// groups' priorities times this weight, and the highest go first: twice the weight, about
-    /// twice as often.
-    pub fn set_priority(&mut self, id: usize, weight: u16) {
-        if let Some(w) = self.store.weights.get_mut(id) {
-            *w = weight;
+    /// twice as often. The weight lasts while the entity is marked (visible, own or essential)
+    /// or held by the client; one set on an entity that is neither is forgotten at the next
+    /// packet. Refused as [`Peer::set_visible`] is.
+    pub fn set_priority(&mut self, id: usize, weight: u16) -> Result<()> {
+        let i = self.entry(id)?;
+        let mut ids = Ids { slots: self.store.ids };
+        ids.set_weight(i, weight);
+        match ids.slots[i].handle() {
+            Some(h) => self.store.weights[h] = weight,
+            None => self.state.loose = true,
         }
+        Ok(())
     }
 
     /// Whether entity `id` is marked as this client's own.
     pub fn is_own(&self, id: usize) -> bool {
-        test_bit(self.store.owned, id)
+        ids::get(self.store.ids, id).is_some_and(|e| e.has(OWN))
     }
 
     /// Whether entity `id` is in the visible set.
     pub fn is_visible(&self, id: usize) -> bool {
-        test_bit(self.store.visible, id)
+        ids::visible(self.store.ids, id)
     }
 
     /// The handle the client knows entity `id` by, if it is visible to it.
     pub fn handle_of(&self, id: usize) -> Option<u32> {
-        self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)
+        ids::get(self.store.ids, id).and_then(|e| e.handle()).map(|h| h as u32)
+    }
+
+    /// The index of `id`'s entry in the id table, made if it has none. An id from `u32::MAX`
+    /// on names no entity of any world.
+    fn entry(&mut self, id: usize) -> Result<usize> {
+        if id >= u32::MAX as usize {
+            return Err(Error::UnknownEntity { id: id as u64 });
+        }
+        let mut ids = Ids { slots: self.store.ids };
+        let capacity = self.state.interest;
+        ids.entry(id, &mut self.state.marked, capacity, DEFAULT_WEIGHT)
+            .ok_or(Error::InterestFull { capacity })
+    }
+
+    /// Sets or clears `mark` on entity `id`; an entry left with no mark and no handle goes.
+    fn mark(&mut self, id: usize, mark: u8, on: bool) -> Result<()> {
+        if on {
+            let i = self.entry(id)?;
+            Ids { slots: self.store.ids }.mark(i, mark, true);
+        } else {
+            let mut ids = Ids { slots: self.store.ids };
+            if let Some(i) = ids.find(id) {
+                ids.mark(i, mark, false);
+                ids.prune(i, &mut self.state.marked);
+            }
+        }
+        Ok(())
     }
 
     /// What the client holds of entity `id` at `frame`, a frame sent to it and still held by
@@ -307,7 +372,7 @@ impl<'a> Peer<'a> {
         out: &mut [i32],
     ) -> Option<usize> {
         let p = self.state.slots.find(frame)?;
-        let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        let h = self.handle_of(id)? as usize;
         self.held_entity(world, frame, p, h, id, |f, v| {
             if let Some(o) = out.get_mut(f) {
                 *o = v;
@@ -347,7 +412,7 @@ impl<'a> Peer<'a> {
     pub fn staleness(&self, frame: u32, id: usize) -> Option<u32> {
         let p = self.state.slots.find(frame)?;
         let handles = self.state.handles as usize;
-        let h = self.store.entity_handle.get(id).copied().filter(|&h| h != NO_HANDLE)? as usize;
+        let h = self.handle_of(id)? as usize;
         if !self.holds_handle(p, frame, h) {
             return None;
         }

@@ -91,9 +91,9 @@ pub(super) struct EncoderSide<'s, 'w> {
     pub(super) handle_entity: &'s [u32],
     pub(super) since: &'s [u32],
     pub(super) handle_own: &'s [u64],
-    /// Entities essential to the client, one bit per entity id.
-    pub(super) essential: &'s [u64],
-    /// The game's weight of each entity id.
+    /// Whether each handle's entity is essential to the client.
+    pub(super) handle_essential: &'s [u64],
+    /// The game's weight of each handle's entity.
     pub(super) weights: &'s [u16],
     /// The frame each handle was last sent in.
     pub(super) sent_at: &'s [u32],
@@ -172,7 +172,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     #[inline]
     fn must_have(&self, h: u32) -> bool {
-        test_bit(self.handle_own, h as usize) || test_bit(self.essential, self.entity(h))
+        test_bit(self.handle_own, h as usize) || test_bit(self.handle_essential, h as usize)
     }
 
     fn keep_hint(&self, h: u32) -> bool {
@@ -220,7 +220,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let candidates = |emit: &mut dyn FnMut(Candidate)| {
             for h in 0..this.handles {
                 let Some(class) = this.class_of(h).filter(|_| this.live(h)) else { continue };
-                let weight = u32::from(this.weights.get(this.entity(h)).copied().unwrap_or(0));
+                let weight = u32::from(this.weights[h as usize]);
                 let must = this.must_have(h);
                 let groups = (0..class.group_count()).map(|g| (g, class.group(g)));
                 let (rank, urgency) = if !this.base_present(h) || this.renewed(h) {

@@ -1,6 +1,7 @@
 //! A peer's caller-owned storage: the slices and the lengths [`PeerStorage::sizes`] gives.
 
 use super::Peer;
+use super::ids::{IdSlot, table_len};
 use crate::engine::bitset::words;
 use crate::engine::models::{Book, End};
 use crate::engine::slots::SLOTS;
@@ -16,25 +17,21 @@ pub struct PeerStorage<'a> {
     pub handle_entity: &'a mut [u32],
     /// Frame at which each handle was given its entity.
     pub since: &'a mut [u32],
-    /// Handle of each entity id.
-    pub entity_handle: &'a mut [u32],
-    /// Visible set: one bit per entity id.
-    pub visible: &'a mut [u64],
-    /// Entities marked as the client's own: one bit per entity id.
-    pub owned: &'a mut [u64],
-    /// Entities the game marks essential to this client (see [`Peer::set_essential`]): one bit
-    /// per entity id.
-    pub essential: &'a mut [u64],
+    /// The entities the game has marked for this client (visible, own, essential, weighted)
+    /// and their handles, by entity id: a table sized by how many it may mark at once.
+    pub ids: &'a mut [IdSlot],
     /// Whether each handle was given to an entity marked as the client's own.
     pub handle_own: &'a mut [u64],
+    /// Whether each handle's entity is marked essential to the client.
+    pub handle_essential: &'a mut [u64],
+    /// The game's weight of each handle's entity (see [`Peer::set_priority`]).
+    pub weights: &'a mut [u16],
     /// What the client holds, per frame slot, handle and update group: how many frames before
     /// the slot's frame the world held the values the client has.
     pub lags: &'a mut [u8],
     /// What the client holds, per frame slot, handle and field with a tolerance: how far its
     /// value is from the world's at the frame it came from.
     pub diffs: &'a mut [i8],
-    /// The game's weight of each entity id for this client (see [`Peer::set_priority`]).
-    pub weights: &'a mut [u16],
     /// Estimated cost of each handle's next update, in bits.
     pub cost: &'a mut [u16],
     /// The frame each handle was last sent in (or given its entity).
@@ -59,13 +56,13 @@ pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
     /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
-    /// [`PeerStorage::cost`], [`PeerStorage::sent_at`] and [`PeerStorage::order`].
+    /// [`PeerStorage::weights`], [`PeerStorage::cost`], [`PeerStorage::sent_at`] and
+    /// [`PeerStorage::order`].
     pub handles: usize,
-    /// Length of [`PeerStorage::entity_handle`] and [`PeerStorage::weights`].
-    pub entities: usize,
-    /// Length of [`PeerStorage::visible`] and [`PeerStorage::owned`].
-    pub visible: usize,
-    /// Length of [`PeerStorage::handle_own`]; [`PeerStorage::marks`] is three times as long.
+    /// Length of [`PeerStorage::ids`].
+    pub ids: usize,
+    /// Length of [`PeerStorage::handle_own`] and [`PeerStorage::handle_essential`];
+    /// [`PeerStorage::marks`] is three times as long.
     pub handle_words: usize,
     /// Length of [`PeerStorage::lags`].
     pub lags: usize,
@@ -81,10 +78,9 @@ impl PeerSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * (4 + 4 + 2 + 4 + 8)
-            + self.entities * (4 + 2)
-            + self.visible * 24
-            + self.handle_words * 8 * 4
+            + self.handles * (4 + 4 + 2 + 2 + 4 + 8)
+            + self.ids * core::mem::size_of::<IdSlot>()
+            + self.handle_words * 8 * 5
             + self.lags
             + self.diffs
             + self.models * core::mem::size_of::<Model>()
@@ -94,13 +90,13 @@ impl PeerSizes {
 
 impl PeerStorage<'_> {
     /// Slice lengths for a peer of `handles` handles (the most entities the client may see at
-    /// once) over a world of `entities` ids.
-    pub fn sizes(schema: &Schema, handles: usize, entities: usize) -> PeerSizes {
+    /// once) that the game may mark up to `interest` entities for at once (see
+    /// [`Peer::new`]).
+    pub fn sizes(schema: &Schema, handles: usize, interest: usize) -> PeerSizes {
         PeerSizes {
             presence: SLOTS.saturating_mul(words(handles)),
             handles,
-            entities,
-            visible: words(entities),
+            ids: table_len(interest),
             handle_words: words(handles),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
@@ -115,14 +111,12 @@ impl Peer<'_> {
         store.presence.len() >= sizes.presence
             && store.handle_entity.len() >= sizes.handles
             && store.since.len() >= sizes.handles
-            && store.entity_handle.len() >= sizes.entities
-            && store.visible.len() >= sizes.visible
-            && store.owned.len() >= sizes.visible
-            && store.essential.len() >= sizes.visible
+            && store.ids.len() >= sizes.ids
             && store.handle_own.len() >= sizes.handle_words
+            && store.handle_essential.len() >= sizes.handle_words
             && store.lags.len() >= sizes.lags
             && store.diffs.len() >= sizes.diffs
-            && store.weights.len() >= sizes.entities
+            && store.weights.len() >= sizes.handles
             && store.cost.len() >= sizes.handles
             && store.sent_at.len() >= sizes.handles
             && store.order.len() >= sizes.handles
@@ -137,14 +131,12 @@ impl Peer<'_> {
             presence: &mut store.presence[..sizes.presence],
             handle_entity: &mut store.handle_entity[..sizes.handles],
             since: &mut store.since[..sizes.handles],
-            entity_handle: &mut store.entity_handle[..sizes.entities],
-            visible: &mut store.visible[..sizes.visible],
-            owned: &mut store.owned[..sizes.visible],
-            essential: &mut store.essential[..sizes.visible],
+            ids: &mut store.ids[..sizes.ids],
             handle_own: &mut store.handle_own[..sizes.handle_words],
+            handle_essential: &mut store.handle_essential[..sizes.handle_words],
             lags: &mut store.lags[..sizes.lags],
             diffs: &mut store.diffs[..sizes.diffs],
-            weights: &mut store.weights[..sizes.entities],
+            weights: &mut store.weights[..sizes.handles],
             cost: &mut store.cost[..sizes.handles],
             sent_at: &mut store.sent_at[..sizes.handles],
             order: &mut store.order[..sizes.handles],
