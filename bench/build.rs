@@ -8,6 +8,7 @@ fn main() -> Result<(), netschema_idl::Error> {
         "schemas/particles.netidl",
         "schemas/cubes.netidl",
         "schemas/rts.netidl",
+        "schemas/arena.netidl",
         "schemas/waypoints.netidl",
         "schemas/waypoints_timeline.netidl",
     ])

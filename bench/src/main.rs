@@ -1,4 +1,4 @@
-//! Compares netschema with the obvious alternatives on three deterministic, seeded scenarios.
+//! Compares netschema with the obvious alternatives on four deterministic, seeded scenarios.
 //!
 //! ```text
 //! cargo run --release -p netschema-bench                          # everything, defaults
@@ -22,9 +22,10 @@
 //! `netschema::include_schema!`, as a game would.
 //!
 //! A recorded trace holds natural values (`docs/trace-format.md`) that quantise back to exactly
-//! the snapshots the bench replays; for the RTS battle it holds the whole world and what each of
-//! the four players sees (client `0` is the bench's).
+//! the snapshots the bench replays; for the RTS battle and the arena it holds the whole world
+//! and what each player sees (client `0` is the bench's), and the arena's frame times.
 
+mod arena;
 mod cubes;
 mod fleet;
 mod particles;
@@ -66,8 +67,11 @@ pub(crate) struct Recording {
     pub(crate) world: Option<Vec<TraceFrame>>,
 }
 
+/// Where a run of the arena plots one player's yaw and speed.
+const ARENA_PLOT: &str = "target/bench/arena-player.svg";
+
 /// The scenarios, in the order they run.
-const SCENARIOS: [&str; 3] = ["particles", "cubes", "rts"];
+const SCENARIOS: [&str; 4] = ["particles", "cubes", "rts", "arena"];
 
 /// Command-line options.
 struct Options {
@@ -86,25 +90,28 @@ struct Options {
     record: Option<PathBuf>,
     clients: Option<usize>,
     threads: Vec<usize>,
+    arena: arena::Config,
 }
 
-const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|all] [--frames N] \
-                     [--latency F] [--loss P] [--technique NAME]... [--budget BYTES] \
-                     [--policy POLICY] [--prior FILE] [--tolerance PATH=STEPS]... [--seed S] [--json FILE] [--plot FILE] \
-                     [--record DIR] [--clients N [--threads T]...]";
+const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|arena|all] \
+                     [--frames N] [--latency F] [--loss P] [--technique NAME]... \
+                     [--budget BYTES] [--policy POLICY] [--prior FILE] \
+                     [--tolerance PATH=STEPS]... [--seed S] [--players N] [--rate HZ] \
+                     [--json FILE] [--plot FILE] [--record DIR] [--clients N [--threads T]...]";
 
 /// The `--help` text: usage, options, the technique legend and the table's columns.
 fn help() -> String {
     format!(
         "{USAGE}
 
-Replays three seeded scenarios through netschema, the techniques it replaces and the encodings
+Replays four seeded scenarios through netschema, the techniques it replaces and the encodings
 of three engines over one simulated lossy link (packets and acks alike), checks every decoded
 frame against its input, and prints a table per scenario.
 
 options:
-  --scenario NAME   particles, cubes, rts or all (default all)
-  --frames N        frames per scenario (default 1200: twenty seconds at 60 Hz)
+  --scenario NAME   particles, cubes, rts, arena or all (default all)
+  --frames N        frames per scenario (default 1200: twenty seconds at 60 Hz, forty in the
+                    arena at 30 Hz)
   --latency F       one-way latency in frames (default 6, at most 60)
   --loss P          loss probability of every datagram, 0.05 or 5% (default 5%)
   --technique NAME  only this technique (repeatable; default all but netschema-contract)
@@ -123,6 +130,8 @@ options:
                     netschema (repeatable)
   --seed S          seed of the scenarios and the link (default 1); static tables train
                     on each scenario recorded with seed S + 1
+  --players N       players in the arena (default 16, at most 64)
+  --rate HZ         the arena's frames per second (default 30)
   --json FILE       also write the tables as JSON (keys as the column names below)
   --plot FILE       where to plot bytes per frame over time (SVG; default
                     target/bench/<scenario>-latency<F>-loss<P>.svg)
@@ -163,6 +172,7 @@ fn parse_args() -> Result<Options, String> {
         record: None,
         clients: None,
         threads: Vec::new(),
+        arena: arena::Config::default(),
     };
     let mut plot = None;
     let mut chosen_techniques = Vec::new();
@@ -174,7 +184,7 @@ fn parse_args() -> Result<Options, String> {
                 let v = value("a scenario")?;
                 o.scenarios = match v.as_str() {
                     "all" => o.scenarios.clone(),
-                    "particles" | "cubes" | "rts" => vec![v],
+                    "particles" | "cubes" | "rts" | "arena" => vec![v],
                     _ => return Err(format!("unknown scenario `{v}`")),
                 };
             }
@@ -190,6 +200,21 @@ fn parse_args() -> Result<Options, String> {
                 let v = value("a probability")?;
                 o.loss = netschema_lab::parse_loss(&v)
                     .ok_or_else(|| format!("bad loss `{v}` (0.05 or 5%)"))?;
+            }
+            "--players" => {
+                let v = value("a number")?;
+                o.arena.players =
+                    v.parse().ok().filter(|n| (1..=arena::MAX_PLAYERS).contains(n)).ok_or_else(
+                        || format!("bad player count `{v}` (1 to {})", arena::MAX_PLAYERS),
+                    )?;
+            }
+            "--rate" => {
+                let v = value("frames per second")?;
+                o.arena.rate = v
+                    .parse()
+                    .ok()
+                    .filter(|r: &f64| (1.0..=1000.0).contains(r))
+                    .ok_or_else(|| format!("bad rate `{v}` (1 to 1000 frames per second)"))?;
             }
             "--seed" => {
                 let v = value("a number")?;
@@ -279,6 +304,7 @@ fn netidl_of(name: &str) -> Option<&'static str> {
         "particles" => Some(particles::NETIDL),
         "cubes" => Some(cubes::NETIDL),
         "rts" => Some(rts::NETIDL),
+        "arena" => Some(arena::NETIDL),
         _ => None,
     }
 }
@@ -292,13 +318,20 @@ fn runtime_schema(name: &str) -> Result<RuntimeSchema, String> {
     RuntimeSchema::new(&ir).map_err(|e| format!("{file}: {e}"))
 }
 
-/// Simulates scenario `name`; with `world`, a scenario with several clients also records the
-/// whole world and every client's view.
-fn simulate(name: &str, frames: usize, seed: u64, world: bool) -> Result<Recording, String> {
+/// Simulates scenario `name` (the arena as `arena` says); with `world`, a scenario with
+/// several clients also records the whole world and every client's view.
+fn simulate(
+    name: &str,
+    frames: usize,
+    seed: u64,
+    arena: arena::Config,
+    world: bool,
+) -> Result<Recording, String> {
     Ok(match name {
         "particles" => particles::record(frames, seed),
         "cubes" => cubes::record(frames, seed),
         "rts" => rts::record(frames, seed, world),
+        "arena" => arena::record(frames, seed, arena, world),
         _ => return Err(format!("unknown scenario `{name}`")),
     })
 }
@@ -308,11 +341,17 @@ fn record(
     name: &str,
     frames: usize,
     seed: u64,
+    arena: arena::Config,
     save_to: Option<&Path>,
 ) -> Result<Recording, String> {
     let t = Instant::now();
     eprint!("{name}: simulating {frames} frames...");
-    let rec = simulate(name, frames, seed, save_to.is_some())?;
+    let rec = simulate(name, frames, seed, arena, save_to.is_some())?;
+    if name == "arena" {
+        let plot = Path::new(ARENA_PLOT);
+        arena::plot_player(plot, seed, arena)?;
+        eprint!(" (player 0 plotted in {ARENA_PLOT})");
+    }
     for s in &rec.snapshots {
         s.validate(rec.schema).map_err(|e| format!("{name}: {e}"))?;
     }
@@ -372,10 +411,15 @@ fn techniques_for(
 
 /// The offline training run of scenario `name`: the same scenario with the next seed, which
 /// the techniques with static tables train them on ([`Setup::training`]).
-fn training_run(name: &str, frames: usize, seed: u64) -> Result<Vec<Snapshot>, String> {
+fn training_run(
+    name: &str,
+    frames: usize,
+    seed: u64,
+    arena: arena::Config,
+) -> Result<Vec<Snapshot>, String> {
     let t = Instant::now();
     eprint!("{name}: simulating {frames} training frames (seed {})...", seed.wrapping_add(1));
-    let rec = simulate(name, frames, seed.wrapping_add(1), false)?;
+    let rec = simulate(name, frames, seed.wrapping_add(1), arena, false)?;
     eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
     Ok(rec.snapshots)
 }
@@ -433,7 +477,7 @@ fn main() -> ExitCode {
     };
     let mut reports = Vec::new();
     for (name, chosen) in o.scenarios.iter().zip(lists) {
-        let rec = match record(name, o.frames, o.seed, o.record.as_deref()) {
+        let rec = match record(name, o.frames, o.seed, o.arena, o.record.as_deref()) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -461,13 +505,14 @@ fn main() -> ExitCode {
             continue;
         }
         let trained = chosen.iter().any(|t| techniques::TRAINED.contains(&t.name()));
-        let training = match trained.then(|| training_run(name, o.frames, o.seed)).transpose() {
-            Ok(training) => training.unwrap_or_default(),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+        let training =
+            match trained.then(|| training_run(name, o.frames, o.seed, o.arena)).transpose() {
+                Ok(training) => training.unwrap_or_default(),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
         let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
         let results =
             match netschema_lab::run_all(name, &chosen, &setup, &rec.snapshots, None, &config) {

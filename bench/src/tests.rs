@@ -10,7 +10,7 @@ use super::*;
 #[test]
 fn runtime_schemas_equal_the_generated_descriptors() {
     for name in SCENARIOS {
-        let generated = simulate(name, 2, 1, false).unwrap().schema;
+        let generated = simulate(name, 2, 1, arena::Config::default(), false).unwrap().schema;
         let runtime = runtime_schema(name).unwrap();
         assert_eq!(runtime.schema, generated, "{name}");
         assert_eq!(runtime.schema.hash, generated.hash, "{name}");
@@ -21,7 +21,7 @@ fn runtime_schemas_equal_the_generated_descriptors() {
 /// recording, the trace and what its first client (or its only one) sees.
 fn round_trip(name: &str, frames: usize) -> (Recording, Trace, Vec<Snapshot>) {
     let runtime = runtime_schema(name).unwrap();
-    let rec = simulate(name, frames, 1, true).unwrap();
+    let rec = simulate(name, frames, 1, arena::Config::default(), true).unwrap();
     let text = save::write_trace(Vec::new(), &rec, &runtime).unwrap();
     let trace = Trace::read(&runtime, &text[..], |_, _| {}).unwrap();
     let client = trace.clients().into_iter().next();
@@ -31,7 +31,7 @@ fn round_trip(name: &str, frames: usize) -> (Recording, Trace, Vec<Snapshot>) {
 
 #[test]
 fn recorded_traces_quantise_back_to_the_same_snapshots() {
-    for (name, frames) in [("particles", 30), ("cubes", 600), ("rts", 90)] {
+    for (name, frames) in [("particles", 30), ("cubes", 600), ("rts", 90), ("arena", 90)] {
         let (rec, trace, views) = round_trip(name, frames);
         assert_eq!(views, rec.snapshots, "{name}");
         assert!(trace.clamped.is_empty(), "{name}: {:?}", trace.clamped);
@@ -39,7 +39,10 @@ fn recorded_traces_quantise_back_to_the_same_snapshots() {
         match &rec.world {
             Some(world) => {
                 assert_eq!(&trace.frames, world, "{name}");
-                assert_eq!(trace.clients(), ["0", "1", "2", "3"]);
+                let players = if name == "rts" { 4 } else { arena::Config::default().players };
+                let mut clients: Vec<String> = (0..players).map(|c| c.to_string()).collect();
+                clients.sort();
+                assert_eq!(trace.clients(), clients, "{name}");
             }
             None => assert!(trace.clients().is_empty(), "{name}"),
         }
@@ -91,9 +94,10 @@ fn profiling_a_recorded_trace_matches_the_bench() {
 
 #[test]
 fn every_technique_round_trips_every_scenario_under_loss() {
-    for (name, frames) in [("particles", 60), ("cubes", 120), ("rts", 120)] {
-        let rec = simulate(name, frames, 1, false).unwrap();
-        let training = simulate(name, frames / 2, 2, false).unwrap().snapshots;
+    for (name, frames) in [("particles", 60), ("cubes", 120), ("rts", 120), ("arena", 120)] {
+        let rec = simulate(name, frames, 1, arena::Config::default(), false).unwrap();
+        let training =
+            simulate(name, frames / 2, 2, arena::Config::default(), false).unwrap().snapshots;
         let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
         for loss in [0.0, 0.2] {
             let config = RunConfig { latency: 3, loss, seed: 5, warmup: 0 };
@@ -122,7 +126,9 @@ fn every_technique_round_trips_every_scenario_under_loss() {
 #[test]
 fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
     let names = ["BC", "netschema"].map(String::from);
-    for (name, position) in [("particles", "pos"), ("cubes", "position"), ("rts", "pos")] {
+    for (name, position) in
+        [("particles", "pos"), ("cubes", "position"), ("rts", "pos"), ("arena", "pos")]
+    {
         let schema = runtime_schema(name).unwrap().schema;
         let tolerances = [format!("{position}=2").parse().unwrap()];
         let list = techniques_for(
@@ -156,7 +162,7 @@ fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
 
 #[test]
 fn a_budget_holds_netschema_packets_to_it() {
-    let rec = simulate("particles", 90, 1, false).unwrap();
+    let rec = simulate("particles", 90, 1, arena::Config::default(), false).unwrap();
     let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
     let config = RunConfig::new(2, 0.05, 1);
     let budget = Netschema { budget: Some(1200), ..Netschema::default() };
@@ -172,12 +178,12 @@ fn a_budget_holds_netschema_packets_to_it() {
 fn a_prior_from_another_seed_lowers_the_start() {
     for (name, frames) in [("particles", 120), ("rts", 240)] {
         for policy in [ModelPolicy::PerFrame, ModelPolicy::BATCHED] {
-            let training = simulate(name, frames, 2, false).unwrap();
+            let training = simulate(name, frames, 2, arena::Config::default(), false).unwrap();
             let schema = Netschema { policy: Some(policy), ..Netschema::default() }
                 .schema_for(training.schema)
                 .unwrap();
             let prior = netschema_lab::netschema::train(schema, &training.snapshots).unwrap();
-            let rec = simulate(name, 60, 1, false).unwrap();
+            let rec = simulate(name, 60, 1, arena::Config::default(), false).unwrap();
             let config = RunConfig::new(6, 0.05, 1);
             let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
             let start = |prior: Option<&'static [u8]>| {
@@ -196,7 +202,7 @@ fn a_prior_from_another_seed_lowers_the_start() {
 #[test]
 fn netschema_contract_runs_on_particles_only_and_replicates_exactly() {
     let names = ["netschema", CONTRACTED].map(String::from);
-    let rec = simulate("particles", 120, 1, false).unwrap();
+    let rec = simulate("particles", 120, 1, arena::Config::default(), false).unwrap();
     let schema = runtime_schema("particles").unwrap().schema;
     let list = techniques_for(&names, schema, Netschema::default(), &[], contract_of("particles"))
         .unwrap();
@@ -214,4 +220,30 @@ fn netschema_contract_runs_on_particles_only_and_replicates_exactly() {
     let list =
         techniques_for(&names, cubes, Netschema::default(), &[], contract_of("cubes")).unwrap();
     assert_eq!(list.len(), 1, "no contract for cubes");
+}
+
+/// The arena behaves as its model says: views that rest and move, players that enter and leave
+/// player 0's sight, respawns or teleports that jump, and frame times that jitter.
+#[test]
+fn the_arena_moves_like_people() {
+    let rec = simulate("arena", 600, 1, arena::Config::default(), true).unwrap();
+    let world = rec.world.expect("the arena records the world when asked");
+    // Each player's rows (pos.x, pos.y, height, yaw, ...) at consecutive frames.
+    let players = world[0].world.ids.len();
+    let pairs: Vec<(&[i32], &[i32])> = world
+        .windows(2)
+        .flat_map(|w| (0..players).map(move |i| (w[0].world.row(i), w[1].world.row(i))))
+        .collect();
+    let resting = pairs.iter().filter(|(a, b)| a[3] == b[3]).count() as f64 / pairs.len() as f64;
+    assert!((0.1..0.6).contains(&resting), "the yaw held in {resting:.2} of the frames");
+    let jumps = pairs.iter().filter(|(a, b)| (a[0] - b[0]).abs() + (a[1] - b[1]).abs() > 384);
+    assert!(jumps.count() > 0, "nobody respawned or took a teleporter");
+    let seen: Vec<&Vec<u32>> = world.iter().map(|f| &f.clients.as_ref().unwrap()[0].1).collect();
+    let changes = seen.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(changes >= 20, "player 0's view changed {changes} times");
+    let times: Vec<f64> = world.iter().map(|f| f.time.unwrap()).collect();
+    let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    let (shortest, longest) =
+        gaps.iter().fold((f64::MAX, 0.0f64), |(s, l), &g| (s.min(g), l.max(g)));
+    assert!(shortest < 0.032 && longest > 0.045, "frame gaps from {shortest} to {longest} s");
 }
