@@ -18,7 +18,7 @@ use bevy_replicon::test_app::ServerTestAppExt;
 use netschema::owned::ServerConfig;
 use netschema::{Protocol, Snapshot};
 use netschema_bevy::loopback::LossyLink;
-use netschema_bevy::{NetschemaPlugin, NsHandle, NsOwn, NsOwner, NsPacket, NsReplicate};
+use netschema_bevy::{NetschemaPlugins, NsHandle, NsOwn, NsOwner, NsPacket, NsReplicate};
 
 #[derive(Component, Snapshot, Clone, Copy, Debug, PartialEq)]
 struct Ship {
@@ -45,7 +45,7 @@ fn app() -> App {
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugin::<Fleet>::new(ServerConfig::new(1024, 512))
+        NetschemaPlugins::<Fleet>::new(ServerConfig::new(1024, 512))
             .class::<Ship>()
             .interpolate(2, HZ as f32),
     ))

@@ -1,26 +1,39 @@
 #![doc = include_str!("../README.md")]
 
+#[cfg(feature = "server")]
 mod capture;
+#[cfg(feature = "client")]
 mod client;
+#[cfg(feature = "server")]
 mod encode;
+#[cfg(all(feature = "client", feature = "server"))]
 pub mod loopback;
 mod messages;
 mod plugin;
+#[cfg(feature = "server")]
 mod server;
 
+#[cfg(feature = "server")]
 pub use capture::{NsOwner, NsReplicate};
+#[cfg(feature = "client")]
 pub use client::{NsClient, NsHandle, NsOwn};
 pub use messages::{NsAck, NsPacket, NsWelcome};
-pub use plugin::{NetschemaPlugin, NetschemaSystems};
+#[cfg(feature = "client")]
+pub use plugin::NetschemaClientPlugin;
+pub use plugin::{NetschemaPlugins, NetschemaSharedPlugin};
+#[cfg(feature = "server")]
+pub use plugin::{NetschemaServerPlugin, NetschemaSystems};
+#[cfg(feature = "server")]
 pub use server::{NsPeer, NsServer, ns_id};
 
-/// What a game needs in scope: the plugin, its components and resources, and netschema's
-/// derives and server configuration.
+/// What a game needs in scope: the plugins, their components and resources (those of the
+/// sides its features build), and netschema's derives and server configuration.
 pub mod prelude {
-    pub use crate::{
-        NetschemaPlugin, NetschemaSystems, NsClient, NsHandle, NsOwn, NsOwner, NsPeer, NsReplicate,
-        NsServer,
-    };
+    pub use crate::NetschemaPlugins;
+    #[cfg(feature = "server")]
+    pub use crate::{NetschemaSystems, NsOwner, NsPeer, NsReplicate, NsServer};
+    #[cfg(feature = "client")]
+    pub use crate::{NsClient, NsHandle, NsOwn};
     pub use netschema::owned::ServerConfig;
     pub use netschema::{Protocol, Snapshot, SnapshotEnum};
 }

@@ -31,7 +31,7 @@ fn app(frame: f64) -> App {
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugin::<Fleet>::new(ServerConfig::new(16, 16))
+        NetschemaPlugins::<Fleet>::new(ServerConfig::new(16, 16))
             .class::<Ship>()
             .interpolate(DELAY, 60.0),
     ))

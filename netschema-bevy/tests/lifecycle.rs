@@ -52,7 +52,7 @@ where
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugin::<P>::new(ServerConfig::new(64, 64)).class::<C>(),
+        NetschemaPlugins::<P>::new(ServerConfig::new(64, 64)).class::<C>(),
     ));
     app.finish();
     app

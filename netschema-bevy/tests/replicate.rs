@@ -11,7 +11,7 @@ use netschema::owned::ServerConfig;
 use netschema::{Protocol, Snapshot};
 use netschema_bevy::loopback::LossyLink;
 use netschema_bevy::{
-    NetschemaPlugin, NetschemaSystems, NsClient, NsHandle, NsOwn, NsOwner, NsPeer, NsReplicate,
+    NetschemaPlugins, NetschemaSystems, NsClient, NsHandle, NsOwn, NsOwner, NsPeer, NsReplicate,
     NsServer, ns_id,
 };
 
@@ -51,7 +51,7 @@ fn app() -> App {
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
     ))
     .add_plugins(
-        NetschemaPlugin::<Fleet>::new(ServerConfig::new(256, 128)).class::<Ship>().class::<Rock>(),
+        NetschemaPlugins::<Fleet>::new(ServerConfig::new(256, 128)).class::<Ship>().class::<Rock>(),
     )
     .add_systems(PostUpdate, east_only.in_set(NetschemaSystems::Visibility));
     app.finish();

@@ -33,7 +33,7 @@ fn app() -> App {
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugin::<Fleet>::new(ServerConfig::new(64, 64))
+        NetschemaPlugins::<Fleet>::new(ServerConfig::new(64, 64))
             .class::<Ship>()
             .visible_to_all(false),
     ));
