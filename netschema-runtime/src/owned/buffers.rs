@@ -150,7 +150,9 @@ impl PeerBuffers {
 pub struct ClientBuffers {
     rows: Vec<i32>,
     classes: Vec<u16>,
+    ages: Vec<u8>,
     born: Vec<u32>,
+    entered: Vec<u32>,
     own: Vec<u64>,
     lags: Vec<u8>,
     models: Vec<Model>,
@@ -164,7 +166,9 @@ impl ClientBuffers {
         ClientBuffers {
             rows: vec![0; s.rows],
             classes: vec![0; s.handles],
-            born: vec![0; s.handles],
+            ages: vec![0; s.handles],
+            born: vec![0; s.born],
+            entered: vec![0; s.born],
             own: vec![0; s.own],
             lags: vec![0; s.lags],
             models: vec![Model::default(); s.models],
@@ -180,7 +184,9 @@ impl ClientBuffers {
         ClientStorage {
             rows: &mut self.rows,
             classes: &mut self.classes,
+            ages: &mut self.ages,
             born: &mut self.born,
+            entered: &mut self.entered,
             own: &mut self.own,
             lags: &mut self.lags,
             models: &mut self.models,
@@ -199,6 +205,7 @@ impl ClientBuffers {
             schema,
             rows: &self.rows,
             classes: &self.classes,
+            ages: &self.ages,
             born: &self.born,
             own: &self.own,
             lags: &self.lags,

@@ -19,6 +19,7 @@ use crate::model::{ModelLayout, ModelPolicy};
 use crate::schema::Schema;
 use crate::{Error, Result};
 
+mod lineage;
 mod reader;
 mod side;
 mod storage;
@@ -92,7 +93,9 @@ impl<'a> Client<'a> {
         if handles > u32::MAX as usize / 2
             || store.rows.len() < sizes.rows
             || store.classes.len() < sizes.handles
-            || store.born.len() < sizes.handles
+            || store.ages.len() < sizes.handles
+            || store.born.len() < sizes.born
+            || store.entered.len() < sizes.born
             || store.own.len() < sizes.own
             || store.lags.len() < sizes.lags
             || store.models.len() < sizes.models
@@ -135,6 +138,7 @@ impl<'a> Client<'a> {
             schema: self.schema,
             rows: self.store.rows,
             classes: self.store.classes,
+            ages: self.store.ages,
             born: self.store.born,
             own: self.store.own,
             lags: self.store.lags,
@@ -312,7 +316,9 @@ impl<'a> Client<'a> {
             new: spare,
             new_rows,
             classes: self.store.classes,
-            born: self.store.born,
+            frames: (frame, refs.base().unwrap_or(frame), refs.distance()),
+            ages: self.store.ages,
+            entered: self.store.entered,
             own: self.store.own,
             lags: self.store.lags,
         };
@@ -343,6 +349,7 @@ impl<'a> Client<'a> {
             self.state.previous = None;
         }
         self.state.checks[spare] = check as u16;
+        self.note_births(spare, frame, base.map(|p| (reference, p)));
         self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
         let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
         let slots = self.state.slots;
@@ -350,6 +357,28 @@ impl<'a> Client<'a> {
         self.state.book.commit(self.schema, models, stored, (frame, refs.base()), spare, held);
         self.state.newest = frame;
         Ok(frame)
+    }
+
+    /// Records the birth of every handle's entity in the new current frame `frame`, decoded
+    /// into slot `new` against baseline `base` (frame and slot): an entity that entered there
+    /// was born as its packet said; one kept from the baseline keeps its birth.
+    fn note_births(&mut self, new: usize, frame: u32, base: Option<(u32, usize)>) {
+        let hs = self.state.handles as usize;
+        let s = &mut self.store;
+        let classes = &s.classes[new * hs..(new + 1) * hs];
+        let ages = &s.ages[new * hs..(new + 1) * hs];
+        let (b, base_classes) = match base {
+            Some((b, p)) => (b, &s.classes[p * hs..(p + 1) * hs]),
+            None => (frame, &[][..]),
+        };
+        let entries = classes.iter().zip(ages).zip(s.born.iter_mut().zip(s.entered.iter()));
+        for (h, ((&class, &age), (born, &entered))) in entries.enumerate() {
+            let kept =
+                base_classes.get(h).is_some_and(|&c| c != NO_CLASS) && lineage::same(b, frame, age);
+            if class != NO_CLASS && !kept {
+                *born = entered;
+            }
+        }
     }
 
     /// Class and raw values of `handle` in the current view (its newest values, as

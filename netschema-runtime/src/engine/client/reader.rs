@@ -1,7 +1,7 @@
 //! What a client holds, read: the current and previous views over its storage (values,
 //! samples, rates, events) and the ack to send.
 
-use super::ClientState;
+use super::{ClientState, lineage};
 use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest};
 use crate::engine::bitset::test_bit;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
@@ -55,6 +55,7 @@ pub(crate) struct Reader<'s> {
     pub(crate) schema: &'s Schema,
     pub(crate) rows: &'s [i32],
     pub(crate) classes: &'s [u16],
+    pub(crate) ages: &'s [u8],
     pub(crate) born: &'s [u32],
     pub(crate) own: &'s [u64],
     pub(crate) lags: &'s [u8],
@@ -112,7 +113,8 @@ impl<'s> Reader<'s> {
         self.entry(slot, handle)?;
         let p = self.freshest(slot, handle);
         let (class, row) = self.entry(p, handle)?;
-        let born = *self.born.get(p * self.state.handles as usize + handle as usize)?;
+        // The current frame's entity, which every slot `freshest` picks holds.
+        let born = *self.born.get(handle as usize)?;
         let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
         let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(lag));
         Some(Sample { class, row, born, source })
@@ -154,7 +156,7 @@ impl<'s> Reader<'s> {
         let hs = self.state.handles as usize;
         let at = |p: usize| p * hs + handle as usize;
         let now = self.state.slots.frame_of(slot);
-        let born = self.born.get(at(slot)).copied();
+        let now_age = self.ages.get(at(slot)).copied().unwrap_or(0);
         let mut best = (now.wrapping_sub(lag(slot)), slot);
         for p in 0..SLOTS {
             let frame = self.state.slots.frame_of(p);
@@ -164,7 +166,7 @@ impl<'s> Reader<'s> {
             }
             let present = self.classes.get(at(p)).is_some_and(|&c| c != NO_CLASS);
             let source = frame.wrapping_sub(lag(p));
-            if present && self.born.get(at(p)).copied() == born && age(source, best.0) as i32 > 0 {
+            if present && lineage::same(frame, now, now_age) && age(source, best.0) as i32 > 0 {
                 best = (source, p);
             }
         }
@@ -184,7 +186,7 @@ impl<'s> Reader<'s> {
             return None;
         }
         let hs = self.state.handles as usize;
-        let born = self.born.get(slot * hs + handle as usize).copied();
+        let now_age = self.ages.get(slot * hs + handle as usize).copied().unwrap_or(0);
         // The newest `m` distinct source frames, as frames before the current one.
         let (mut ages, mut values, mut n) = ([0u32; MAX_SAMPLES], [0i32; MAX_SAMPLES], 0);
         for p in 0..SLOTS {
@@ -193,7 +195,7 @@ impl<'s> Reader<'s> {
                 continue;
             }
             let Some((c, row)) = self.entry(p, handle) else { continue };
-            if c != class || self.born.get(p * hs + handle as usize).copied() != born {
+            if c != class || !lineage::same(frame, self.state.newest, now_age) {
                 continue;
             }
             let lag = self.lags_of(p, handle).get(usize::from(f.group)).copied().unwrap_or(0);
@@ -256,23 +258,26 @@ impl<'s> Reader<'s> {
         let before = self.state.previous;
         let hs = self.state.handles as usize;
         (0..self.state.handles).flat_map(move |h| {
-            let born = |p: usize| self.born.get(p * hs + h as usize).copied();
             let newest = |p: usize| {
                 self.entry(p, h)?;
-                self.entry(self.freshest(p, h), h).map(|e| (e, born(p)))
+                self.entry(self.freshest(p, h), h)
             };
             let old = before.and_then(newest);
             let new = now.and_then(newest);
+            // Whether the handle names another entity now than before (both present).
+            let another = || {
+                let (Some(b), Some(n)) = (before, now) else { return false };
+                let (fb, fnow) = (self.state.slots.frame_of(b), self.state.slots.frame_of(n));
+                !lineage::same(fb, fnow, self.ages.get(n * hs + h as usize).copied().unwrap_or(0))
+            };
             let (removed, created, updated) = match (old, new) {
                 (Some(_), None) => (true, false, false),
                 (None, Some(_)) => (false, true, false),
-                (Some((a, born_a)), Some((b, born_b))) if born_a != born_b || a.0 != b.0 => {
-                    (true, true, false)
-                }
-                (Some((a, _)), Some((b, _))) => (false, false, a.1 != b.1),
+                (Some(a), Some(b)) if a.0 != b.0 || another() => (true, true, false),
+                (Some(a), Some(b)) => (false, false, a.1 != b.1),
                 (None, None) => (false, false, false),
             };
-            let class = new.map_or(0, |((c, _), _)| c);
+            let class = new.map_or(0, |(c, _)| c);
             [
                 removed.then_some(Event::Removed { handle: h }),
                 created.then_some(Event::Created { handle: h, class }),

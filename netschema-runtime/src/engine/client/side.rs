@@ -1,6 +1,7 @@
 //! The decoder's side of the packet walk ([`Side`]): history read from, and the new frame
 //! written into, the client's archive of frames.
 
+use super::lineage;
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{Refs, Samples, Side, in_window, write_lags};
@@ -42,7 +43,13 @@ pub(super) struct DecoderSide<'s> {
     pub(super) new: usize,
     pub(super) new_rows: &'s mut [i32],
     pub(super) classes: &'s mut [u16],
-    pub(super) born: &'s mut [u32],
+    /// The packet's frame, its baseline's (the frame itself without one) and the distance
+    /// between them.
+    pub(super) frames: (u32, u32, u32),
+    /// Every handle's age byte in every slot ([`lineage`]).
+    pub(super) ages: &'s mut [u8],
+    /// The birth frame of every handle's entity entering in this packet.
+    pub(super) entered: &'s mut [u32],
     pub(super) own: &'s mut [u64],
     pub(super) lags: &'s mut [u8],
 }
@@ -101,8 +108,9 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     #[inline]
     fn kept(&self, h: u32) -> bool {
         // An entity entering under a handle present at the baseline has another birth.
-        let (base, new) = (self.at(self.history[0], h), self.at(self.new, h));
-        self.base_present(h) && self.present(h) && self.born[base] == self.born[new]
+        let (n, b, _) = self.frames;
+        let new = self.at(self.new, h);
+        self.base_present(h) && self.present(h) && lineage::same(b, n, self.ages[new])
     }
 
     fn must_have(&self, _h: u32) -> bool {
@@ -123,20 +131,24 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         None
     }
 
+    #[inline]
     fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>, own: bool) -> Result<()> {
         let at = self.at(self.new, h);
         if h >= self.handles || self.classes[at] != NO_CLASS {
             return Err(Error::Corrupt);
         }
         self.classes[at] = class as u16;
-        let (born, own) = match handle_age {
-            Some(a) => (self.refs.frame.wrapping_sub(a), own),
+        let (age, own) = match handle_age {
+            Some(a) => {
+                self.entered[h as usize] = self.frames.0.wrapping_sub(a);
+                (lineage::age_byte(a), own)
+            }
             None => {
                 let base = self.at(self.history[0], h);
-                (self.born[base], test_bit(self.own, base))
+                (lineage::aged(self.ages[base], self.frames.2), test_bit(self.own, base))
             }
         };
-        self.born[at] = born;
+        self.ages[at] = age;
         put_bit(self.own, at, own);
         Ok(())
     }
@@ -145,14 +157,15 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn history_len(&self, h: u32, class: &Class) -> usize {
-        let born = self.born[self.at(self.history[0], h)];
+        let base_age = self.ages[self.at(self.history[0], h)];
+        let b = self.frames.1;
         let groups = class.group_count();
         (0..self.refs.len)
             .take_while(|&j| {
                 let (p, t) = (self.history[j], self.refs.history[j]);
                 let (at, frame) = (self.at(p, h), self.refs.frame);
                 self.classes[at] != NO_CLASS
-                    && self.born[at] == born
+                    && lineage::same(t, b, base_age)
                     && (in_window(frame, t, self.history_max_lag[j]) || {
                         self.lags(p, h).iter().take(groups).all(|&l| in_window(frame, t, l))
                     })
@@ -223,7 +236,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn hold_all(&mut self) {
         let (base, new, hs) = (self.history[0], self.new, self.handles as usize);
         self.classes.copy_within(base * hs..(base + 1) * hs, new * hs);
-        self.born.copy_within(base * hs..(base + 1) * hs, new * hs);
+        let distance = self.frames.2;
+        for h in 0..hs {
+            self.ages[new * hs + h] = lineage::aged(self.ages[base * hs + h], distance);
+        }
         for h in 0..self.handles {
             let own = test_bit(self.own, self.at(base, h));
             put_bit(self.own, self.at(new, h), own);

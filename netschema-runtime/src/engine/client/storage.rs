@@ -14,8 +14,14 @@ pub struct ClientStorage<'a> {
     pub rows: &'a mut [i32],
     /// Class of every handle in every frame slot.
     pub classes: &'a mut [u16],
-    /// Frame at which every handle got its entity, in every frame slot.
+    /// How many frames before the slot's frame every handle got its entity, in every frame
+    /// slot, saturated at 255: which entity each slot holds under the handle.
+    pub ages: &'a mut [u8],
+    /// Frame at which every handle got the entity it names in the current frame.
     pub born: &'a mut [u32],
+    /// Scratch room: the frame at which every handle got the entity it names in the packet
+    /// being decoded, if the entity enters there.
+    pub entered: &'a mut [u32],
     /// Whether every handle names one of the client's own entities, in every frame slot (one
     /// bit each).
     pub own: &'a mut [u64],
@@ -36,8 +42,11 @@ pub struct ClientStorage<'a> {
 pub struct ClientSizes {
     /// Length of [`ClientStorage::rows`].
     pub rows: usize,
-    /// Length of [`ClientStorage::classes`] and [`ClientStorage::born`].
+    /// Length of [`ClientStorage::classes`] and [`ClientStorage::ages`]: every handle in
+    /// every frame slot.
     pub handles: usize,
+    /// Length of [`ClientStorage::born`] and [`ClientStorage::entered`]: the handles.
+    pub born: usize,
     /// Length of [`ClientStorage::own`].
     pub own: usize,
     /// Length of [`ClientStorage::lags`].
@@ -52,7 +61,8 @@ impl ClientSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.rows * 4
-            + self.handles * 6
+            + self.handles * 3
+            + self.born * 8
             + self.own * 8
             + self.lags
             + self.models * core::mem::size_of::<Model>()
@@ -66,6 +76,7 @@ impl ClientStorage<'_> {
         ClientSizes {
             rows: SLOTS.saturating_mul(handles).saturating_mul(schema.max_fields),
             handles: SLOTS.saturating_mul(handles),
+            born: handles,
             own: words(SLOTS.saturating_mul(handles)),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
@@ -80,7 +91,9 @@ impl Client<'_> {
         ClientStorage {
             rows: &mut store.rows[..sizes.rows],
             classes: &mut store.classes[..sizes.handles],
-            born: &mut store.born[..sizes.handles],
+            ages: &mut store.ages[..sizes.handles],
+            born: &mut store.born[..sizes.born],
+            entered: &mut store.entered[..sizes.born],
             own: &mut store.own[..sizes.own],
             lags: &mut store.lags[..sizes.lags],
             models: &mut store.models[..sizes.models],
