@@ -400,3 +400,55 @@ fn a_group_with_an_interval_is_sent_at_most_that_often() {
     assert!(changes.windows(2).all(|w| w[1] - w[0] >= 4), "{changes:?}");
     assert!(changes.len() >= 25);
 }
+
+/// A packet that holds everything, against a baseline from before a handle was given another
+/// entity, brings the earlier entity back under that handle: the client shows it with its own
+/// values, as another entity than the one it replaced (its birth differs, and the events say
+/// so), even when it held its handle for longer than an age byte counts.
+#[test]
+fn a_hold_all_back_past_a_renewal_shows_the_earlier_entity() {
+    let (mut world, mut peer, mut client) = session(&DOT_SCHEMA, 2, 1);
+    peer.set_visible(0, true).unwrap();
+    let mut buf = vec![0u8; 1200];
+    let step = |world: &mut World<'_>, t: u32| {
+        world.begin_frame();
+        for id in 0..2 {
+            world.set(id, 0, &dot(id, t)).unwrap();
+        }
+    };
+    // Entity 0 holds the only handle for 300 frames, every packet acknowledged.
+    for t in 0..300 {
+        step(&mut world, t);
+        let len = peer.encode(&world, &mut buf).unwrap();
+        client.decode(&buf[..len]).unwrap();
+        peer.receive_ack(&client.ack().unwrap());
+    }
+    let a = world.frame().unwrap();
+    let a_born = client.sample(0).unwrap().born;
+    // Entity 1 takes the handle; the client decodes it, but its ack is lost.
+    step(&mut world, 300);
+    peer.set_visible(0, false).unwrap();
+    peer.set_visible(1, true).unwrap();
+    let len = peer.encode(&world, &mut buf).unwrap();
+    let renewed = client.decode(&buf[..len]).unwrap();
+    let b_born = client.sample(0).unwrap().born;
+    assert_eq!(b_born, renewed, "entity 1 got the handle in its own frame");
+    assert_ne!(a_born, b_born);
+    // The smallest budget a packet fits: one that holds what the client holds at frame `a`.
+    step(&mut world, 301);
+    let held = peer.stats().held_packets;
+    let len = (1..buf.len())
+        .find_map(|budget| match peer.encode(&world, &mut buf[..budget]) {
+            Err(Error::BufferFull) => None,
+            written => Some(written.unwrap()),
+        })
+        .unwrap();
+    assert_eq!(peer.stats().held_packets, held + 1, "the packet holds everything");
+    client.decode(&buf[..len]).unwrap();
+    let (_, row) = client.get(0).unwrap();
+    assert_eq!(row, world.get(a, 0).unwrap().1, "entity 0's values at frame {a}");
+    assert_ne!(client.sample(0).unwrap().born, b_born, "shown as another entity than 1");
+    let events: Vec<Event> = client.events().collect();
+    assert!(events.contains(&Event::Removed { handle: 0 }), "{events:?}");
+    assert!(events.contains(&Event::Created { handle: 0, class: 0 }), "{events:?}");
+}

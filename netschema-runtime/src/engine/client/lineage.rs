@@ -6,6 +6,11 @@
 //! frame. Two slots at most [`OLD`] frames apart therefore hold the same entity exactly when
 //! the newer one's entity had its handle by the older one's frame, which the newer one's age
 //! tells, saturated or not: an age of [`OLD`] or more reaches back past any slot held.
+//!
+//! One packet breaks that order: one that holds everything against a baseline from before a
+//! handle was given another entity shows the baseline's entity again. The server counts that
+//! entity as given its handle anew then (it leaves at the next packet), and so does the
+//! client: its age restarts at 0 in that frame.
 
 use crate::engine::frame::age;
 

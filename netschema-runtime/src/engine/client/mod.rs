@@ -319,6 +319,7 @@ impl<'a> Client<'a> {
             frames: (frame, refs.base().unwrap_or(frame), refs.distance()),
             ages: self.store.ages,
             entered: self.store.entered,
+            born: self.store.born,
             own: self.store.own,
             lags: self.store.lags,
         };
@@ -360,8 +361,9 @@ impl<'a> Client<'a> {
     }
 
     /// Records the birth of every handle's entity in the new current frame `frame`, decoded
-    /// into slot `new` against baseline `base` (frame and slot): an entity that entered there
-    /// was born as its packet said; one kept from the baseline keeps its birth.
+    /// into slot `new` against baseline `base` (frame and slot): an age under
+    /// [`lineage::OLD`] gives it exactly; an older entity kept from the baseline is the one
+    /// the handle named before, and one that entered in this packet was born as it said.
     fn note_births(&mut self, new: usize, frame: u32, base: Option<(u32, usize)>) {
         let hs = self.state.handles as usize;
         let s = &mut self.store;
@@ -372,10 +374,17 @@ impl<'a> Client<'a> {
             None => (frame, &[][..]),
         };
         let entries = classes.iter().zip(ages).zip(s.born.iter_mut().zip(s.entered.iter()));
-        for (h, ((&class, &age), (born, &entered))) in entries.enumerate() {
-            let kept =
-                base_classes.get(h).is_some_and(|&c| c != NO_CLASS) && lineage::same(b, frame, age);
-            if class != NO_CLASS && !kept {
+        for (h, ((&class, &years), (born, &entered))) in entries.enumerate() {
+            if class == NO_CLASS {
+                continue;
+            }
+            let kept = || {
+                base_classes.get(h).is_some_and(|&c| c != NO_CLASS)
+                    && lineage::same(b, frame, years)
+            };
+            if years < lineage::OLD {
+                *born = frame.wrapping_sub(u32::from(years));
+            } else if !kept() {
                 *born = entered;
             }
         }

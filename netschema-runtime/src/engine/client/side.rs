@@ -3,6 +3,7 @@
 
 use super::lineage;
 use crate::engine::bitset::{put_bit, test_bit};
+use crate::engine::frame::age;
 use crate::engine::pack::Budget;
 use crate::engine::packet::{Refs, Samples, Side, in_window, write_lags};
 use crate::engine::world::NO_CLASS;
@@ -50,6 +51,8 @@ pub(super) struct DecoderSide<'s> {
     pub(super) ages: &'s mut [u8],
     /// The birth frame of every handle's entity entering in this packet.
     pub(super) entered: &'s mut [u32],
+    /// The birth frame of every handle's entity in the current frame (before this packet).
+    pub(super) born: &'s [u32],
     pub(super) own: &'s mut [u64],
     pub(super) lags: &'s mut [u8],
 }
@@ -236,9 +239,14 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn hold_all(&mut self) {
         let (base, new, hs) = (self.history[0], self.new, self.handles as usize);
         self.classes.copy_within(base * hs..(base + 1) * hs, new * hs);
-        let distance = self.frames.2;
+        let (_, b, distance) = self.frames;
         for h in 0..hs {
-            self.ages[new * hs + h] = lineage::aged(self.ages[base * hs + h], distance);
+            // A handle given another entity since the baseline shows the baseline's entity
+            // again, as one of its own from this frame on, as the server counts it (see
+            // `lineage`): born now, so that no slot of the entity in between is taken for it.
+            let renewed = self.born.get(h).is_some_and(|&born| age(born, b) as i32 > 0);
+            let old = lineage::aged(self.ages[base * hs + h], distance);
+            self.ages[new * hs + h] = if renewed { 0 } else { old };
         }
         for h in 0..self.handles {
             let own = test_bit(self.own, self.at(base, h));
