@@ -96,6 +96,7 @@ pub(crate) fn code_history<C: BinaryCoder>(
         return Ok(());
     }
     let distance = refs.distance();
+    let before = (refs.len, refs.history);
     let mut len = 1;
     while len < MAX_SAMPLES {
         let previous = age(refs.frame, refs.history[len - 1]);
@@ -115,6 +116,9 @@ pub(crate) fn code_history<C: BinaryCoder>(
         len += 1;
     }
     refs.len = len;
-    refs.update_table();
+    // The encoder codes the history its references already hold, and their table with it.
+    if (refs.len, refs.history) != before {
+        refs.update_table();
+    }
     Ok(())
 }

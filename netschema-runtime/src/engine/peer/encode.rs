@@ -230,6 +230,7 @@ impl Peer<'_> {
                 _ => budget.without_complete(),
             },
             cursor: 0,
+            absent: (usize::MAX, 0),
         };
 
         let mut enc = Encoder::new(buf);

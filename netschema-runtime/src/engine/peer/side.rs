@@ -100,6 +100,9 @@ pub(super) struct EncoderSide<'s, 'w> {
     pub(super) order: &'s mut [u64],
     pub(super) budget: Budget<'s>,
     pub(super) cursor: u32,
+    /// The word of handles [`Side::next_enter_hint`] last looked at, and which of them are
+    /// absent at the baseline or given their entity since: found once per word and pass.
+    pub(super) absent: (usize, u64),
 }
 
 impl EncoderSide<'_, '_> {
@@ -183,18 +186,23 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         while self.cursor < self.handles {
             // Handles from the cursor on absent at the baseline, a word at a time.
             let word = self.cursor as usize / 64;
-            let base = match self.refs.len {
-                0 => 0,
-                _ => self.history_presence[0].get(word).copied().unwrap_or(0),
-            };
-            // With the handles given an entity since the baseline, whoever held them there.
-            let renewed = match base {
-                0 => 0,
-                base => (0..64u32)
-                    .filter(|&i| base >> i & 1 != 0 && self.renewed(word as u32 * 64 + i))
-                    .fold(0u64, |bits, i| bits | 1 << i),
-            };
-            let absent = (!base | renewed) >> (self.cursor % 64);
+            if self.absent.0 != word {
+                let base = match self.refs.len {
+                    0 => 0,
+                    _ => self.history_presence[0].get(word).copied().unwrap_or(0),
+                };
+                // With the handles given an entity since the baseline, whoever held them there.
+                let (mut renewed, mut present) = (0u64, base);
+                while present != 0 {
+                    let i = present.trailing_zeros();
+                    present &= present - 1;
+                    if self.renewed(word as u32 * 64 + i) {
+                        renewed |= 1 << i;
+                    }
+                }
+                self.absent = (word, !base | renewed);
+            }
+            let absent = self.absent.1 >> (self.cursor % 64);
             if absent == 0 {
                 self.cursor = (word as u32 + 1) * 64;
                 continue;
