@@ -77,6 +77,22 @@ fn home(n: usize, id: u32) -> usize {
     ((u64::from(hash) * n as u64) >> 32) as usize
 }
 
+/// The entry after `i` in a table of `n`, wrapping.
+#[inline]
+fn next(i: usize, n: usize) -> usize {
+    if i + 1 == n { 0 } else { i + 1 }
+}
+
+/// The first empty entry of `slots` from `id`'s home on: where `id` goes (`slots` has one).
+fn vacancy(slots: &[IdSlot], id: u32) -> usize {
+    let n = slots.len();
+    let mut i = home(n, id);
+    while !slots[i].is_empty() {
+        i = next(i, n);
+    }
+    i
+}
+
 /// The index of `id`'s entry in `slots`, if it has one.
 #[inline]
 pub(super) fn find(slots: &[IdSlot], id: usize) -> Option<usize> {
@@ -91,7 +107,7 @@ pub(super) fn find(slots: &[IdSlot], id: usize) -> Option<usize> {
         if slot.is_empty() {
             return None;
         }
-        i = if i + 1 == n { 0 } else { i + 1 };
+        i = next(i, n);
     }
     None
 }
@@ -110,13 +126,8 @@ pub(crate) fn visible(slots: &[IdSlot], id: usize) -> bool {
 /// Copies the entries of `from` into `to`, a longer, empty table.
 #[cfg(feature = "std")]
 pub(crate) fn rehash(from: &[IdSlot], to: &mut [IdSlot]) {
-    let n = to.len();
     for e in from.iter().filter(|e| !e.is_empty()) {
-        let mut i = home(n, e.id);
-        while !to[i].is_empty() {
-            i = if i + 1 == n { 0 } else { i + 1 };
-        }
-        to[i] = *e;
+        to[vacancy(to, e.id)] = *e;
     }
 }
 
@@ -149,11 +160,7 @@ impl Ids<'_> {
         if *len as usize >= limit || *len as usize >= self.slots.len() {
             return None;
         }
-        let n = self.slots.len();
-        let mut i = home(n, id);
-        while !self.slots[i].is_empty() {
-            i = if i + 1 == n { 0 } else { i + 1 };
-        }
+        let i = vacancy(self.slots, id);
         self.slots[i] = IdSlot { id, handle: NO_HANDLE, weight, flags: 0 };
         *len += 1;
         Some(i)
@@ -191,7 +198,7 @@ impl Ids<'_> {
         let mut hole = i;
         let mut j = i;
         loop {
-            j = if j + 1 == n { 0 } else { j + 1 };
+            j = next(j, n);
             let next = self.slots[j];
             if next.is_empty() {
                 break;
