@@ -187,8 +187,10 @@ fn summary(v: &mut [Duration]) -> String {
 fn bench(c: &mut Criterion) {
     let peer = PeerStorage::sizes(&SCHEMA, ENTITIES, ENTITIES).bytes();
     let client = ClientStorage::sizes(&SCHEMA, ENTITIES).bytes();
-    let world =
-        (WorldStorage::rows_len(&SCHEMA, ENTITIES) * 4) + WorldStorage::classes_len(ENTITIES) * 2;
+    // Rows, classes, and the spawn and change frames of every id.
+    let world = (WorldStorage::rows_len(&SCHEMA, ENTITIES) * 4)
+        + WorldStorage::classes_len(ENTITIES) * 2
+        + ENTITIES * 8;
     eprintln!("memory: server peer {peer} B per client, client {client} B, shared world {world} B");
     for loss in [0.0, 0.05] {
         let (mut e, mut d, sizes) = run(600, loss);

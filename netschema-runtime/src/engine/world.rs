@@ -18,6 +18,9 @@ pub struct WorldStorage<'a> {
     pub classes: &'a mut [u16],
     /// `capacity` frame numbers: when the entity now at each id was spawned.
     pub spawned: &'a mut [u32],
+    /// `capacity` frame numbers: when the entity now at each id last changed (was spawned or
+    /// set to other values than the frame before held).
+    pub changed: &'a mut [u32],
 }
 
 impl WorldStorage<'_> {
@@ -60,6 +63,7 @@ pub struct World<'a> {
     rows: &'a mut [i32],
     classes: &'a mut [u16],
     spawned: &'a mut [u32],
+    changed: &'a mut [u32],
     pub(crate) frame: u32,
 }
 
@@ -68,10 +72,14 @@ impl<'a> World<'a> {
     /// [`World::begin_frame`].
     pub fn new(schema: &'a Schema, capacity: usize, storage: WorldStorage<'a>) -> Result<Self> {
         schema.validate()?;
-        let WorldStorage { rows, classes, spawned } = storage;
+        let WorldStorage { rows, classes, spawned, changed } = storage;
         let rows_len = WorldStorage::rows_len(schema, capacity);
         let classes_len = WorldStorage::classes_len(capacity);
-        if rows.len() < rows_len || classes.len() < classes_len || spawned.len() < capacity {
+        if rows.len() < rows_len
+            || classes.len() < classes_len
+            || spawned.len() < capacity
+            || changed.len() < capacity
+        {
             return Err(Error::StorageTooSmall);
         }
         classes[..classes_len].fill(NO_CLASS);
@@ -81,6 +89,7 @@ impl<'a> World<'a> {
             rows: &mut rows[..rows_len],
             classes: &mut classes[..classes_len],
             spawned: &mut spawned[..capacity],
+            changed: &mut changed[..capacity],
             frame: NO_FRAME,
         })
     }
@@ -89,7 +98,7 @@ impl<'a> World<'a> {
     /// The world in `storage` as it was when `state` was taken from it (storage of
     /// [`World::new`]'s sizes, which it has already initialised).
     pub(crate) fn resume(schema: &'a Schema, storage: WorldStorage<'a>, state: WorldState) -> Self {
-        let WorldStorage { rows, classes, spawned } = storage;
+        let WorldStorage { rows, classes, spawned, changed } = storage;
         let rows_len = WorldStorage::rows_len(schema, state.capacity);
         let classes_len = WorldStorage::classes_len(state.capacity);
         World {
@@ -98,6 +107,7 @@ impl<'a> World<'a> {
             rows: &mut rows[..rows_len],
             classes: &mut classes[..classes_len],
             spawned: &mut spawned[..state.capacity],
+            changed: &mut changed[..state.capacity],
             frame: state.frame,
         }
     }
@@ -169,13 +179,19 @@ impl<'a> World<'a> {
             return Err(Error::RowLength { class, expected: fields.len(), actual: row.len() });
         }
         let at = Self::slot(self.frame) * self.capacity + id;
-        if self.classes[at] != class as u16 {
+        let mut changed = self.classes[at] != class as u16;
+        if changed {
             self.classes[at] = class as u16;
             self.spawned[id] = self.frame;
         }
         let out = &mut self.rows[at * self.schema.max_fields..][..fields.len()];
         for ((o, &v), field) in out.iter_mut().zip(row).zip(fields) {
-            *o = field.clamp(i64::from(v));
+            let v = field.clamp(i64::from(v));
+            changed |= *o != v;
+            *o = v;
+        }
+        if changed {
+            self.changed[id] = self.frame;
         }
         Ok(())
     }
@@ -208,6 +224,14 @@ impl<'a> World<'a> {
     /// Frame at which the entity now at `id` was spawned.
     pub(crate) fn spawned(&self, id: usize) -> u32 {
         self.spawned.get(id).copied().unwrap_or(NO_FRAME)
+    }
+
+    /// Whether the entity at `id` has held the same values since frame `t` or longer (and
+    /// existed then): its row at every frame from `t` to the current one is the same. A
+    /// value set and set back within one frame counts as a change.
+    #[inline]
+    pub(crate) fn still_since(&self, id: usize, t: u32) -> bool {
+        self.changed.get(id).is_some_and(|&c| age(self.frame, c) >= age(self.frame, t))
     }
 
     /// The rows of all ids at a held `frame`, `max_fields` values per id whatever its class;
@@ -246,9 +270,14 @@ mod tests {
 
     #[test]
     fn frame_numbers_roll_over_without_forgetting() {
-        let (mut rows, mut classes, mut spawned) = ([0; 128 * 2], [0; 128 * 2], [0; 2]);
-        let storage =
-            WorldStorage { rows: &mut rows, classes: &mut classes, spawned: &mut spawned };
+        let (mut rows, mut classes) = ([0; 128 * 2], [0; 128 * 2]);
+        let (mut spawned, mut changed) = ([0; 2], [0; 2]);
+        let storage = WorldStorage {
+            rows: &mut rows,
+            classes: &mut classes,
+            spawned: &mut spawned,
+            changed: &mut changed,
+        };
         let mut world = World::new(&S, 2, storage).unwrap();
         world.frame = u32::MAX - 3;
         world.begin_frame();

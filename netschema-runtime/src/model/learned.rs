@@ -318,6 +318,25 @@ impl Model {
         }
     }
 
+    /// Whether [`Model::predict`] from `k` samples that all hold one value (with predictor
+    /// vectors `table`) predicts that value: the candidate it picks for `k` samples is a
+    /// polynomial that can predict from them, whose prediction is the newest sample plus a
+    /// weighted sum of differences from it, here all 0.
+    #[inline(always)]
+    pub(crate) fn predicts_still(
+        &self,
+        candidates: &[Predictor],
+        table: &PredictorTable,
+        k: usize,
+    ) -> bool {
+        let choice = self.choice[k.min(MAX_SAMPLES)];
+        Variant::of(candidates, usize::from(choice)).is_some_and(|v| match v.predictor {
+            Predictor::Zero | Predictor::Contract => false,
+            p if v.fit => table.fitted(p, k).is_some(),
+            p => table.get(p).is_some(),
+        })
+    }
+
     /// The prediction of the first candidate that can predict from `history`, else of none.
     #[inline(never)]
     #[cold]

@@ -20,6 +20,7 @@ pub struct WorldBuffers {
     rows: Vec<i32>,
     classes: Vec<u16>,
     spawned: Vec<u32>,
+    changed: Vec<u32>,
 }
 
 impl WorldBuffers {
@@ -29,6 +30,7 @@ impl WorldBuffers {
             rows: vec![0; WorldStorage::rows_len(schema, capacity)],
             classes: vec![0; WorldStorage::classes_len(capacity)],
             spawned: vec![0; capacity],
+            changed: vec![0; capacity],
         }
     }
     /// Borrows the buffers as a new world of `capacity` entities.
@@ -41,6 +43,7 @@ impl WorldBuffers {
             rows: &mut self.rows,
             classes: &mut self.classes,
             spawned: &mut self.spawned,
+            changed: &mut self.changed,
         }
     }
 

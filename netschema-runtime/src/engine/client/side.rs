@@ -187,6 +187,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         }))
     }
 
+    fn still(&self, _h: u32, _k: usize) -> bool {
+        false
+    }
+
     #[inline(always)]
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
         let at = h as usize * self.stride + lo;

@@ -342,6 +342,10 @@ pub(crate) trait Side<'s> {
     /// came from (history frame minus lag), or `None` when they are the history frames
     /// themselves (nothing held).
     fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]>;
+    /// Encoder: whether `h`'s entity has held its values, as the client holds them at the
+    /// first `k` history frames (nothing held from earlier frames), from the oldest of them
+    /// to the new frame; false on the decoder.
+    fn still(&self, h: u32, k: usize) -> bool;
     /// Fills `samples` with the values of fields `lo..` (at most [`CHUNK`]) of `h`, of
     /// `class`, at the first `k` history frames.
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples);

@@ -7,7 +7,7 @@ use super::{Check, Refs, Side, all_groups};
 use crate::codec::coder::{BinaryCoder, Metered};
 use crate::engine::entering::Entered;
 use crate::engine::probe::{Part, Probe};
-use crate::model::predict::MAX_SAMPLES;
+use crate::model::predict::{MAX_SAMPLES, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction, neighbour};
 use crate::schema::{Class, Coding, Field, KeySlot, Schema};
 use crate::{Error, Result};
@@ -126,6 +126,28 @@ impl<P: Probe> Walk<'_, '_, P> {
         let simple = self.schema.max_tolerant == 0 && due == all_groups(c);
         let is_due = |f: &Field| simple || due >> f.group & 1 != 0;
 
+        // On the encoder, an entity the world shows still since the oldest sample: every
+        // sample and the new values are one row, which every field's prediction may keep.
+        if S::ENCODER
+            && !P::LISTENS
+            && simple
+            && hist.picks.is_none()
+            && side.still(h, k)
+            && code_still(
+                coder,
+                side,
+                (&mut self.check, &mut self.moved),
+                (c, entity, field_models),
+                h,
+                k,
+                table,
+                targets,
+            )
+        {
+            side.sent_groups(h, c, due);
+            return Ok(());
+        }
+
         // The context: how many fields changed between the entity's two newest samples (none,
         // one, more, or no two samples)? Counted over the first chunk of fields only.
         chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
@@ -242,6 +264,42 @@ impl<P: Probe> Walk<'_, '_, P> {
         side.sent_groups(h, c, u32::MAX);
         Ok(())
     }
+}
+
+/// On the encoder, codes entity `h` of `class` (with its entity and field models) as
+/// unchanged if its `k` history samples and `targets` are one row and every field's
+/// prediction from them (with predictor vectors `table`) is that row, adding its values to
+/// `check` and clearing `moved` (see [`Walk::moved`]); returns whether it did. Skips
+/// gathering the samples and predicting them.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
+    coder: &mut C,
+    side: &mut S,
+    (check, moved): (&mut Check, &mut bool),
+    (class, entity, models): (&Class, &mut Model, &[Model]),
+    h: u32,
+    k: usize,
+    table: &PredictorTable,
+    targets: &[i32],
+) -> bool {
+    let fields = class.fields;
+    let keeps = fields.iter().zip(models).all(|(f, m)| match f.coding {
+        Coding::Numeric(candidates) => m.predicts_still(candidates, table, k),
+        Coding::Categorical => true,
+    });
+    if !keeps || fields.len() > CHUNK || targets.len() != fields.len() {
+        return false;
+    }
+    // As the samples are equal, no field changed between the two newest.
+    let motion = if k >= 2 { 0 } else { 3 };
+    entity.code_flag(coder, motion + 4 * usize::from(*moved), true);
+    *moved = false;
+    for (f, &value) in targets.iter().enumerate() {
+        side.store(h, f, value, true, None);
+        check.add(value as u32);
+    }
+    true
 }
 
 /// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
