@@ -2,7 +2,7 @@
 //! entities and updates, with the encoder's marks and rollbacks under the byte budget.
 
 use super::chunk::{Chunk, Tables};
-use super::walk::Walk;
+use super::walk::{self, Walk};
 use super::{
     CHECK_BITS, COUNT_CLASS, COUNT_HANDLE_AGE, COUNT_HANDLE_GAP, COUNT_MODE, Check, Coder,
     FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, Refs, Side, check_bits,
@@ -126,6 +126,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         chunk: Chunk::EMPTY,
         tables: Tables::EMPTY,
         entered: Entered::EMPTY,
+        keeps_still: walk::keeps_still(schema),
     };
     let based = refs.base().is_some();
     if based && walk.hold_all(coder, side, models, hold_all) {

@@ -7,7 +7,7 @@ use super::{Check, Refs, Side, all_groups};
 use crate::codec::coder::{BinaryCoder, Metered};
 use crate::engine::entering::Entered;
 use crate::engine::probe::{Part, Probe};
-use crate::model::predict::{MAX_SAMPLES, PredictorTable};
+use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction, neighbour};
 use crate::schema::{Class, Coding, Field, KeySlot, Schema};
 use crate::{Error, Result};
@@ -82,6 +82,23 @@ pub(super) struct Walk<'a, 'p, P> {
     pub(super) tables: Tables,
     /// What the next entering entity of each class is predicted from.
     pub(super) entered: Entered,
+    /// The classes (of the first 64) whose every prediction from a constant history is that
+    /// constant, whatever their models choose ([`keeps_still`]).
+    pub(super) keeps_still: u64,
+}
+
+/// The classes of `schema` (of the first 64, one bit each) none of whose fields lists the
+/// zero predictor or the contract: every candidate, and the fallback, predicts a constant
+/// history as that constant.
+pub(super) fn keeps_still(schema: &Schema) -> u64 {
+    let constant = |f: &Field| match f.coding {
+        Coding::Numeric(candidates) => {
+            !candidates.iter().any(|p| matches!(p, Predictor::Zero | Predictor::Contract))
+        }
+        Coding::Categorical => true,
+    };
+    let classes = schema.classes.iter().take(64).enumerate();
+    classes.filter(|(_, c)| c.fields.iter().all(constant)).fold(0, |m, (i, _)| m | 1 << i)
 }
 
 impl<P: Probe> Walk<'_, '_, P> {
@@ -137,7 +154,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                 coder,
                 side,
                 (&mut self.check, &mut self.moved),
-                (c, entity, field_models),
+                (c, class < 64 && self.keeps_still >> class & 1 != 0, entity, field_models),
                 h,
                 k,
                 table,
@@ -268,7 +285,8 @@ impl<P: Probe> Walk<'_, '_, P> {
 
 /// On the encoder, codes entity `h` of `class` (with its entity and field models) as
 /// unchanged if its `k` history samples and `targets` are one row and every field's
-/// prediction from them (with predictor vectors `table`) is that row, adding its values to
+/// prediction from them (with predictor vectors `table`) is that row, as it is whatever the
+/// models choose if the class is `constant` ([`keeps_still`]), adding its values to
 /// `check` and clearing `moved` (see [`Walk::moved`]); returns whether it did. Skips
 /// gathering the samples and predicting them.
 #[inline(never)]
@@ -277,17 +295,18 @@ fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
     coder: &mut C,
     side: &mut S,
     (check, moved): (&mut Check, &mut bool),
-    (class, entity, models): (&Class, &mut Model, &[Model]),
+    (class, constant, entity, models): (&Class, bool, &mut Model, &[Model]),
     h: u32,
     k: usize,
     table: &PredictorTable,
     targets: &[i32],
 ) -> bool {
     let fields = class.fields;
-    let keeps = fields.iter().zip(models).all(|(f, m)| match f.coding {
-        Coding::Numeric(candidates) => m.predicts_still(candidates, table, k),
-        Coding::Categorical => true,
-    });
+    let keeps = constant
+        || fields.iter().zip(models).all(|(f, m)| match f.coding {
+            Coding::Numeric(candidates) => m.predicts_still(candidates, table, k),
+            Coding::Categorical => true,
+        });
     if !keeps || fields.len() > CHUNK || targets.len() != fields.len() {
         return false;
     }
