@@ -96,6 +96,7 @@ impl<'a> Client<'a> {
             || store.ages.len() < sizes.handles
             || store.born.len() < sizes.born
             || store.entered.len() < sizes.born
+            || store.steady.len() < sizes.born
             || store.own.len() < sizes.own
             || store.lags.len() < sizes.lags
             || store.models.len() < sizes.models
@@ -320,6 +321,7 @@ impl<'a> Client<'a> {
             ages: self.store.ages,
             entered: self.store.entered,
             born: self.store.born,
+            steady: self.store.steady,
             own: self.store.own,
             lags: self.store.lags,
         };
@@ -351,6 +353,10 @@ impl<'a> Client<'a> {
         }
         self.state.checks[spare] = check as u16;
         self.note_births(spare, frame, base.map(|p| (reference, p)));
+        let newest = self.state.slots.find(self.state.newest).map(|p| (self.state.newest, p));
+        // Within the window, so that ages tell entities apart.
+        let near = self.state.newest != NO_FRAME && age(frame, self.state.newest) < WINDOW;
+        self.note_steady(spare, frame, newest.filter(|_| near));
         self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
         let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
         let slots = self.state.slots;
@@ -358,6 +364,45 @@ impl<'a> Client<'a> {
         self.state.book.commit(self.schema, models, stored, (frame, refs.base()), spare, held);
         self.state.newest = frame;
         Ok(frame)
+    }
+
+    /// Records, for every handle in the new current frame `frame` decoded into slot `new`,
+    /// from which frame every frame held shows its values: as before if the newest frame
+    /// before it, `previous` (frame and slot), shows the same entity with the same values,
+    /// else from this frame on. Runs after [`Client::note_births`], whose ages tell the
+    /// entity.
+    fn note_steady(&mut self, new: usize, frame: u32, previous: Option<(u32, usize)>) {
+        let (hs, stride) = (self.state.handles as usize, self.schema.max_fields);
+        let s = &mut self.store;
+        let Some((before, p)) = previous else {
+            for (steady, &class) in s.steady.iter_mut().zip(&s.classes[new * hs..]) {
+                if class != NO_CLASS {
+                    *steady = frame;
+                }
+            }
+            return;
+        };
+        // Rows of one value at least (no class has any field if `stride` is 0).
+        let width = stride.max(1);
+        let rows =
+            |slot: usize| s.rows.get(slot * hs * stride..).unwrap_or(&[]).chunks_exact(width);
+        let classes = s.classes[new * hs..].iter().zip(&s.classes[p * hs..]);
+        let handles = s.steady.iter_mut().zip(&s.ages[new * hs..]).zip(classes);
+        for (((steady, &years), (&class, &was)), (row, old)) in
+            handles.zip(rows(new).zip(rows(p))).take(hs)
+        {
+            // Most moving entities differ in their first value.
+            if class == NO_CLASS || (class == was && row[0] != old[0]) {
+                *steady = frame;
+                continue;
+            }
+            let n = self.schema.classes.get(usize::from(class)).map_or(0, |c| c.fields.len());
+            let n = n.min(stride);
+            let same = class == was && row[..n] == old[..n] && lineage::same(before, frame, years);
+            if !same {
+                *steady = frame;
+            }
+        }
     }
 
     /// Records the birth of every handle's entity in the new current frame `frame`, decoded

@@ -53,6 +53,9 @@ pub(super) struct DecoderSide<'s> {
     pub(super) entered: &'s mut [u32],
     /// The birth frame of every handle's entity in the current frame (before this packet).
     pub(super) born: &'s [u32],
+    /// The frame from which every frame held shows every handle's current values
+    /// ([`ClientStorage::steady`](super::ClientStorage::steady)), before this packet.
+    pub(super) steady: &'s [u32],
     pub(super) own: &'s mut [u64],
     pub(super) lags: &'s mut [u8],
 }
@@ -68,6 +71,14 @@ impl DecoderSide<'_> {
     fn lags(&self, slot: usize, h: u32) -> &[u8] {
         let at = self.at(slot, h) * self.groups;
         self.lags.get(at..at + self.groups).unwrap_or(&[])
+    }
+
+    /// Whether the rows of `h` at the first `k` history frames are equal (what
+    /// [`Side::still`] vouches for, checked in debug builds).
+    fn one_row(&self, h: u32, k: usize, class: &Class) -> bool {
+        let at = h as usize * self.stride;
+        let row = |j: usize| self.history_rows[j].get(at..at + class.fields.len());
+        (1..k).all(|j| row(j) == row(0))
     }
 
     /// Copies the values of `h` at the baseline into the new frame.
@@ -187,8 +198,21 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         }))
     }
 
-    fn still(&self, _h: u32, _k: usize) -> bool {
-        false
+    #[inline]
+    fn still(&self, h: u32, k: usize, class: &Class) -> bool {
+        let Some(&oldest) = self.refs.history.get(k.wrapping_sub(1)) else { return false };
+        // Steady by the oldest sample's frame (not after it: an old packet is decoded too).
+        let steady = self.steady.get(h as usize).is_some_and(|&s| age(oldest, s) as i32 >= 0);
+        let held = || self.history_held && self.history_max_lag[..k].iter().any(|&l| l > 0);
+        let still = steady && !held();
+        debug_assert!(!still || self.one_row(h, k, class), "handle {h} is not still");
+        still
+    }
+
+    #[inline]
+    fn still_row(&self, h: u32) -> &'s [i32] {
+        let at = h as usize * self.stride;
+        self.history_rows[0].get(at..at + self.stride).unwrap_or(&[])
     }
 
     #[inline(always)]

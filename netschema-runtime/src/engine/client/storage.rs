@@ -22,6 +22,10 @@ pub struct ClientStorage<'a> {
     /// Scratch room: the frame at which every handle got the entity it names in the packet
     /// being decoded, if the entity enters there.
     pub entered: &'a mut [u32],
+    /// The frame from which every frame held shows every handle's entity with the values it
+    /// has in the current frame (as far as the client knows): a history of one row, which
+    /// decoding need not read.
+    pub steady: &'a mut [u32],
     /// Whether every handle names one of the client's own entities, in every frame slot (one
     /// bit each).
     pub own: &'a mut [u64],
@@ -45,7 +49,8 @@ pub struct ClientSizes {
     /// Length of [`ClientStorage::classes`] and [`ClientStorage::ages`]: every handle in
     /// every frame slot.
     pub handles: usize,
-    /// Length of [`ClientStorage::born`] and [`ClientStorage::entered`]: the handles.
+    /// Length of [`ClientStorage::born`], [`ClientStorage::entered`] and
+    /// [`ClientStorage::steady`]: the handles.
     pub born: usize,
     /// Length of [`ClientStorage::own`].
     pub own: usize,
@@ -62,7 +67,7 @@ impl ClientSizes {
     pub const fn bytes(&self) -> usize {
         self.rows * 4
             + self.handles * 3
-            + self.born * 8
+            + self.born * 12
             + self.own * 8
             + self.lags
             + self.models * core::mem::size_of::<Model>()
@@ -94,6 +99,7 @@ impl Client<'_> {
             ages: &mut store.ages[..sizes.handles],
             born: &mut store.born[..sizes.born],
             entered: &mut store.entered[..sizes.born],
+            steady: &mut store.steady[..sizes.born],
             own: &mut store.own[..sizes.own],
             lags: &mut store.lags[..sizes.lags],
             models: &mut store.models[..sizes.models],

@@ -342,10 +342,14 @@ pub(crate) trait Side<'s> {
     /// came from (history frame minus lag), or `None` when they are the history frames
     /// themselves (nothing held).
     fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]>;
-    /// Encoder: whether `h`'s entity has held its values, as the client holds them at the
-    /// first `k` history frames (nothing held from earlier frames), from the oldest of them
-    /// to the new frame; false on the decoder.
-    fn still(&self, h: u32, k: usize) -> bool;
+    /// Whether the values of `h` (of `class`) at the first `k` history frames are one row, as the client
+    /// holds them (none held from earlier frames): the encoder knows it from the world, and
+    /// then the new frame's values are that row too; the decoder from its record of when
+    /// each entity last changed.
+    fn still(&self, h: u32, k: usize, class: &Class) -> bool;
+    /// The row [`Side::still`] vouches for: the values to send on the encoder, the
+    /// baseline's on the decoder.
+    fn still_row(&self, h: u32) -> &'s [i32];
     /// Fills `samples` with the values of fields `lo..` (at most [`CHUNK`]) of `h`, of
     /// `class`, at the first `k` history frames.
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples);

@@ -143,41 +143,52 @@ impl<P: Probe> Walk<'_, '_, P> {
         let simple = self.schema.max_tolerant == 0 && due == all_groups(c);
         let is_due = |f: &Field| simple || due >> f.group & 1 != 0;
 
-        // On the encoder, an entity the world shows still since the oldest sample: every
-        // sample and the new values are one row, which every field's prediction may keep.
-        if S::ENCODER
-            && !P::LISTENS
-            && simple
-            && hist.picks.is_none()
-            && side.still(h, k)
-            && code_still(
-                coder,
-                side,
-                (&mut self.check, &mut self.moved),
-                (c, class < 64 && self.keeps_still >> class & 1 != 0, entity, field_models),
-                h,
-                k,
-                table,
-                targets,
-            )
-        {
-            side.sent_groups(h, c, due);
-            return Ok(());
+        // An entity still since the oldest sample (as the world shows on the encoder, as the
+        // client's record of it shows on the decoder): every sample is one row, which every
+        // field's prediction may keep, so its flag's context is known without them.
+        let mut flag = None;
+        if !P::LISTENS && simple && hist.picks.is_none() && side.still(h, k, c) {
+            let constant = class < 64 && self.keeps_still >> class & 1 != 0;
+            let of = (c, constant, &mut *entity, &*field_models);
+            match code_still(coder, side, (&mut self.check, &mut self.moved), of, h, k, table) {
+                Still::Unchanged => {
+                    side.sent_groups(h, c, due);
+                    return Ok(());
+                }
+                Still::Moved => flag = Some(false),
+                Still::Unknown => {}
+            }
         }
 
         // The context: how many fields changed between the entity's two newest samples (none,
         // one, more, or no two samples)? Counted over the first chunk of fields only.
         chunk.fill(side, h, &hist, 0, (class, c), contract, field_models);
-        let changed = chunk.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
-        let motion = if k >= 2 { changed.min(2) } else { 3 };
-        // On the encoder: does every due field equal (within tolerance) its prediction?
-        let exact = S::ENCODER && targets.len() == n && {
-            let of = (class, c);
-            chunk.all_predicted(&*side, h, &hist, of, contract, field_models, targets, simple, due)
+        let unchanged = match flag {
+            Some(unchanged) => unchanged,
+            None => {
+                let changed = chunk.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
+                let motion = if k >= 2 { changed.min(2) } else { 3 };
+                // On the encoder: does every due field equal (within tolerance) its prediction?
+                let exact = S::ENCODER && targets.len() == n && {
+                    let of = (class, c);
+                    chunk.all_predicted(
+                        &*side,
+                        h,
+                        &hist,
+                        of,
+                        contract,
+                        field_models,
+                        targets,
+                        simple,
+                        due,
+                    )
+                };
+                let context = motion + 4 * usize::from(self.moved);
+                let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
+                self.moved = !unchanged;
+                unchanged
+            }
         };
-        let context = motion + 4 * usize::from(self.moved);
-        let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
-        self.moved = !unchanged;
 
         if unchanged && simple && n <= CHUNK {
             // Every field as predicted: the still entity's short way.
@@ -283,14 +294,22 @@ impl<P: Probe> Walk<'_, '_, P> {
     }
 }
 
-/// On the encoder, codes entity `h` of `class` (with its entity and field models) as
-/// unchanged if its `k` history samples and `targets` are one row and every field's
-/// prediction from them (with predictor vectors `table`) is that row, as it is whatever the
-/// models choose if the class is `constant` ([`keeps_still`]), adding its values to
-/// `check` and clearing `moved` (see [`Walk::moved`]); returns whether it did. Skips
-/// gathering the samples and predicting them.
+/// What [`code_still`] made of an entity.
+enum Still {
+    /// Not known to keep its values: nothing coded.
+    Unknown,
+    /// Coded "unchanged", its values stored.
+    Unchanged,
+    /// Its "unchanged" flag decoded false: the rest of the update follows.
+    Moved,
+}
+
+/// Codes the "unchanged" flag of entity `h` of `class` (with its entity and field models)
+/// whose `k` history samples are one row ([`Side::still`]), if every field's prediction from
+/// them (with predictor vectors `table`) is that row, as it is whatever the models choose if
+/// the class is `constant` ([`keeps_still`]); if unchanged, stores the row and adds it to
+/// `check`. Keeps `moved` (see [`Walk::moved`]). Gathers no samples and predicts nothing.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
     coder: &mut C,
     side: &mut S,
@@ -299,26 +318,30 @@ fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
     h: u32,
     k: usize,
     table: &PredictorTable,
-    targets: &[i32],
-) -> bool {
+) -> Still {
     let fields = class.fields;
     let keeps = constant
         || fields.iter().zip(models).all(|(f, m)| match f.coding {
             Coding::Numeric(candidates) => m.predicts_still(candidates, table, k),
             Coding::Categorical => true,
         });
-    if !keeps || fields.len() > CHUNK || targets.len() != fields.len() {
-        return false;
-    }
+    let row = side.still_row(h);
+    let Some(row) = row.get(..fields.len()).filter(|_| keeps && fields.len() <= CHUNK) else {
+        return Still::Unknown;
+    };
     // As the samples are equal, no field changed between the two newest.
     let motion = if k >= 2 { 0 } else { 3 };
-    entity.code_flag(coder, motion + 4 * usize::from(*moved), true);
-    *moved = false;
-    for (f, &value) in targets.iter().enumerate() {
+    // On the encoder the new values are the row too: it is unchanged.
+    let unchanged = entity.code_flag(coder, motion + 4 * usize::from(*moved), true);
+    *moved = !unchanged;
+    if !unchanged {
+        return Still::Moved;
+    }
+    for (f, &value) in row.iter().enumerate() {
         side.store(h, f, value, true, None);
         check.add(value as u32);
     }
-    true
+    Still::Unchanged
 }
 
 /// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
