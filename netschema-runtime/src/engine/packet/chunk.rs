@@ -2,7 +2,7 @@
 //! the frames the packet references, predictor tables by sample spacing, and contracts.
 
 use super::walk::predicts;
-use super::{Samples, Side};
+use super::{Refs, Samples, Side};
 use crate::engine::frame::age;
 use core::ops::Range;
 
@@ -29,6 +29,22 @@ pub(super) struct Hist<'t> {
 }
 
 impl<'t> Hist<'t> {
+    /// The history of an entity from the first `k` history frames of `refs`, whose values
+    /// came from the frames `sources` if any were held ([`Side::sources`]; see
+    /// [`Hist::held`]), else from those frames themselves.
+    #[inline(always)]
+    pub(super) fn new(
+        sources: Option<[u32; MAX_SAMPLES]>,
+        k: usize,
+        refs: &'t Refs,
+        tables: &'t mut Tables,
+    ) -> Self {
+        match sources {
+            None => Hist { fetched: k, picks: None, offsets: refs.offsets, table: &refs.table },
+            Some(sources) => Hist::held(&sources, k, refs.frame, tables),
+        }
+    }
+
     /// The history of an entity whose first `k` history frames hold values from the frames
     /// `sources` (as the packet for `frame` references them): one sample per distinct frame,
     /// with a predictor table for their spacing from `tables`.
@@ -120,6 +136,33 @@ impl Chunk {
     #[inline(always)]
     pub(super) fn contract_of(&self, f: usize) -> Option<i32> {
         self.contracted.then(|| self.contract[f % CHUNK])
+    }
+
+    /// The context of the "unchanged" flag of `h` (of `class`), whose first chunk is filled:
+    /// how many fields of the chunk changed between its two newest samples (none, one, more;
+    /// 3 without two samples); and on the encoder, whether every field in the groups in `due`
+    /// (every field if `simple`, see [`Chunk::all_predicted`]) equals its prediction within its
+    /// tolerance, `targets` being the world's values.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn judge<'s, S: Side<'s>>(
+        &mut self,
+        side: &S,
+        h: u32,
+        hist: &Hist<'_>,
+        class: (usize, &Class),
+        contract: Option<&Attached>,
+        models: &[Model],
+        targets: &[i32],
+        (simple, due): (bool, u32),
+    ) -> (usize, bool) {
+        let n = class.1.fields.len();
+        let changed = self.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
+        let motion = if hist.len() >= 2 { changed.min(2) } else { 3 };
+        let exact = S::ENCODER
+            && targets.len() == n
+            && self.all_predicted(side, h, hist, class, contract, models, targets, simple, due);
+        (motion, exact)
     }
 
     /// On the encoder, whether every field of `h` in the groups in `due` (every field if

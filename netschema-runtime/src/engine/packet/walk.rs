@@ -126,15 +126,7 @@ impl<P: Probe> Walk<'_, '_, P> {
             .ok_or(Error::Corrupt)?;
         let targets = side.target_row(h);
         let targets = targets.get(..n).unwrap_or(&[]);
-        let hist = match side.sources(h, k) {
-            None => Hist {
-                fetched: k,
-                picks: None,
-                offsets: self.refs.offsets,
-                table: &self.refs.table,
-            },
-            Some(sources) => Hist::held(&sources, k, self.refs.frame, &mut self.tables),
-        };
+        let hist = Hist::new(side.sources(h, k), k, self.refs, &mut self.tables);
         let (k, table) = (hist.len(), hist.table);
         let contract = self.schema.contract.as_ref();
         let chunk = &mut self.chunk;
@@ -166,23 +158,16 @@ impl<P: Probe> Walk<'_, '_, P> {
         let unchanged = match flag {
             Some(unchanged) => unchanged,
             None => {
-                let changed = chunk.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
-                let motion = if k >= 2 { changed.min(2) } else { 3 };
-                // On the encoder: does every due field equal (within tolerance) its prediction?
-                let exact = S::ENCODER && targets.len() == n && {
-                    let of = (class, c);
-                    chunk.all_predicted(
-                        &*side,
-                        h,
-                        &hist,
-                        of,
-                        contract,
-                        field_models,
-                        targets,
-                        simple,
-                        due,
-                    )
-                };
+                let (motion, exact) = chunk.judge(
+                    &*side,
+                    h,
+                    &hist,
+                    (class, c),
+                    contract,
+                    field_models,
+                    targets,
+                    (simple, due),
+                );
                 let context = motion + 4 * usize::from(self.moved);
                 let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
                 self.moved = !unchanged;
