@@ -452,3 +452,55 @@ fn a_hold_all_back_past_a_renewal_shows_the_earlier_entity() {
     assert!(events.contains(&Event::Removed { handle: 0 }), "{events:?}");
     assert!(events.contains(&Event::Created { handle: 0, class: 0 }), "{events:?}");
 }
+
+/// An entity a packet brought in stays in the client's view while it stays in the server's:
+/// the packets after it, coded against a baseline from before it entered, carry it again
+/// before updates that can wait, so a crowd larger than a packet arrives without entities
+/// leaving and coming back (which a game would take for a despawn and a new spawn). Only
+/// while the first packets, without a baseline, bring in more than one packet can carry
+/// again may some leave until a later packet.
+#[test]
+fn an_entity_brought_in_is_not_taken_away_by_the_next_packets() {
+    const ENTITIES: usize = 1000;
+    let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, ENTITIES + 50);
+    let mut rng = Rng(9);
+    let (mut down, mut up) = (Link::new((3, 3), 0.05), Link::new((3, 3), 0.05));
+    let mut buf = [0u8; 1200];
+    let mut shown: BTreeMap<u32, ()> = BTreeMap::new();
+    let mut gone_later = 0;
+    for now in 0..200u32 {
+        world.begin_frame();
+        for id in 0..ENTITIES {
+            let (t, i) = (now as i32, id as i32);
+            let jitter = rng.below(200) as i32 - 100;
+            let row =
+                [1000 + i * 50 + t * (i % 7) + jitter, 30_000 + t * 3 + jitter, (i + t) % 1024];
+            world.set(id, 0, &[row[0], row[1], row[2], 0, 0]).unwrap();
+            if now == 0 {
+                peer.set_visible(id, true).unwrap();
+            }
+        }
+        let len = peer.encode(&world, &mut buf).unwrap();
+        down.send(&mut rng, now, &buf[..len]);
+        for packet in down.receive(now) {
+            if client.decode(&packet).is_ok() {
+                let view: BTreeMap<u32, ()> =
+                    client.frame_view().map(|(h, _, _)| (h, ())).collect();
+                let gone = shown.keys().filter(|h| !view.contains_key(h)).count();
+                // The first packets with a baseline follow several without: past them, none.
+                if now >= 30 {
+                    gone_later += gone;
+                }
+                shown = view;
+            }
+            if let Some(ack) = client.ack() {
+                up.send(&mut rng, now, &ack_bytes(ack));
+            }
+        }
+        for ack in up.receive(now) {
+            peer.receive_ack(&Ack::read(&ack).unwrap());
+        }
+    }
+    assert_eq!(shown.len(), ENTITIES, "the whole crowd arrived");
+    assert_eq!(gone_later, 0, "entities left the client's view and came back");
+}

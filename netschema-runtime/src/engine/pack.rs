@@ -39,8 +39,9 @@ pub(crate) enum Rank {
     Update = 1,
     /// An entity entering the client's view.
     Enter = 2,
-    /// An update that must not wait any longer (see [`FORCE_AGE`]), or a must-have entity's
-    /// update or entry.
+    /// An update that must not wait any longer (see [`FORCE_AGE`]), a must-have entity's
+    /// update or entry, or the entry of an entity a packet in flight brought in (which the
+    /// client may show, and would lose again).
     Forced = 3,
 }
 
@@ -54,6 +55,8 @@ pub(crate) struct Candidate {
     /// Its priority: how long it has waited, times its groups' priorities and the client's
     /// weight for it.
     pub priority: u32,
+    /// Whether it enters (else it is a kept entity's update).
+    pub enters: bool,
 }
 
 /// The encoder's byte budget for one packet and its plan.
@@ -166,7 +169,7 @@ impl<'s> Budget<'s> {
         let (mut total, mut due_kept, mut count) = (0u64, 0u32, 0u32);
         candidates(&mut |c| {
             total += self.estimate(c.h);
-            due_kept += u32::from(c.rank != Rank::Enter);
+            due_kept += u32::from(!c.enters);
             count += 1;
         });
         self.candidates = count;

@@ -131,6 +131,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         false
     }
 
+    fn forced_entry(&self, _h: u32) -> bool {
+        false
+    }
+
     fn keep_hint(&self, _h: u32) -> bool {
         false
     }

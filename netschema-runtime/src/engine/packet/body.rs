@@ -235,7 +235,7 @@ impl<P: Probe> Walk<'_, '_, P> {
             let hint = side.next_enter_hint();
             let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
             let mut attempt = None;
-            let must = hint.is_some() && side.must_have(hint_h);
+            let must = hint.is_some() && side.forced_entry(hint_h);
             if let (Some(b), Some(c)) = (side.packer(), self.schema.classes.get(hint_class))
                 && hint.is_some()
             {

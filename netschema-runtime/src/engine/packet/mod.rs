@@ -319,6 +319,9 @@ pub(crate) trait Side<'s> {
     /// Encoder: whether `h`'s entity is must-have (the client's own or essential), ranked
     /// ahead of everything under a byte budget; false on the decoder.
     fn must_have(&self, h: u32) -> bool;
+    /// Encoder: whether entering `h` ranks with the forced updates: must-have, or brought in
+    /// by a packet in flight; false on the decoder.
+    fn forced_entry(&self, h: u32) -> bool;
     /// Encoder: whether `h` is kept from the baseline.
     fn keep_hint(&self, h: u32) -> bool;
     /// Encoder: the next entering handle to try, its class, the age of its handle and whether

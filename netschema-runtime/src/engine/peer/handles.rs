@@ -159,7 +159,8 @@ impl Peer<'_> {
         s.handle_entity[h] = id as u32;
         s.since[h] = frame;
         s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
-        s.sent_at[h] = frame;
+        // Not sent yet: a frame before it was given (see `EncoderSide::entry_in_flight`).
+        s.sent_at[h] = frame.wrapping_sub(1);
         s.weights[h] = entry.weight();
         put_bit(s.handle_own, h, entry.has(OWN));
         put_bit(s.handle_essential, h, entry.has(ESSENTIAL));

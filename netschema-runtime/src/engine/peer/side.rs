@@ -116,6 +116,15 @@ impl EncoderSide<'_, '_> {
         self.handle_entity[h as usize] != NO_HANDLE
     }
 
+    /// Whether entering handle `h` entered in a packet sent after the baseline (any packet
+    /// without one), which the client may have taken and show: entering again is what keeps
+    /// it there, so it ranks with the forced updates ([`Rank::Forced`]).
+    #[inline]
+    pub(super) fn entry_in_flight(&self, h: u32) -> bool {
+        let (since, sent) = (self.since[h as usize], self.sent_at[h as usize]);
+        age(sent, since) as i32 >= 0 && self.refs.base().is_none_or(|b| age(sent, b) as i32 > 0)
+    }
+
     /// Whether handle `h` was given its entity after the baseline: if the baseline has it,
     /// that is another entity, which leaves as this one enters.
     #[inline]
@@ -178,6 +187,11 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         test_bit(self.handle_own, h as usize) || test_bit(self.handle_essential, h as usize)
     }
 
+    #[inline]
+    fn forced_entry(&self, h: u32) -> bool {
+        self.must_have(h) || self.entry_in_flight(h)
+    }
+
     fn keep_hint(&self, h: u32) -> bool {
         self.live(h) && !self.renewed(h)
     }
@@ -231,11 +245,16 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 let weight = u32::from(this.weights[h as usize]);
                 let must = this.must_have(h);
                 let groups = (0..class.group_count()).map(|g| (g, class.group(g)));
-                let (rank, urgency) = if !this.base_present(h) || this.renewed(h) {
+                let enters = !this.base_present(h) || this.renewed(h);
+                let (rank, urgency) = if enters {
                     // Waiting to enter since its handle was given.
                     let waited = age(this.refs.frame, this.since[h as usize]) + 1;
                     let rate: u32 = groups.map(|(_, g)| u32::from(g.priority)).sum();
-                    (Rank::Enter, rate.saturating_mul(waited))
+                    let rank = match this.entry_in_flight(h) {
+                        true => Rank::Forced,
+                        false => Rank::Enter,
+                    };
+                    (rank, rate.saturating_mul(waited))
                 } else if !this.present(h) {
                     continue;
                 } else {
@@ -261,7 +280,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                     true => (Rank::Forced, u32::MAX),
                     false => (rank, urgency.saturating_mul(weight)),
                 };
-                emit(Candidate { h, rank, priority });
+                emit(Candidate { h, rank, priority, enters });
             }
         };
         let live = |h: usize| this.handle_entity.get(h).is_some_and(|&e| e != NO_HANDLE);

@@ -34,7 +34,8 @@ pub struct PeerStorage<'a> {
     pub diffs: &'a mut [i8],
     /// Estimated cost of each handle's next update, in bits.
     pub cost: &'a mut [u16],
-    /// The frame each handle was last sent in (or given its entity).
+    /// The frame each handle was last sent in (or, until it is, the frame before it was given
+    /// its entity).
     pub sent_at: &'a mut [u32],
     /// Scratch room for ordering handles by priority.
     pub order: &'a mut [u64],
