@@ -144,14 +144,13 @@ impl<'s> Budget<'s> {
     /// Selects what to try, `len` bytes into the packet. `worst` is the most bits one entity
     /// of the schema can take; `live` says which handles have an entity, a superset of the
     /// candidates, which is enough when all of them fit; otherwise `candidates` (a function
-    /// listing them, called twice) are ranked, in `order`, scratch room for one key per
-    /// handle.
+    /// listing them) are ranked, in `order`, scratch room for one key per handle.
     pub(crate) fn select(
         &mut self,
         len: usize,
         worst: u64,
         live: impl Fn(usize) -> bool,
-        candidates: impl Fn(&mut dyn FnMut(Candidate)),
+        candidates: impl FnOnce(&mut dyn FnMut(Candidate)),
         order: &mut [u64],
     ) {
         let (total, count) = self
@@ -166,11 +165,17 @@ impl<'s> Budget<'s> {
         if self.all {
             return;
         }
-        let (mut total, mut due_kept, mut count) = (0u64, 0u32, 0u32);
+        // One pass: their estimated costs, and their ranking keys in case not all fit.
+        let (mut total, mut due_kept, mut count, mut n) = (0u64, 0u32, 0u32, 0);
         candidates(&mut |c| {
             total += self.estimate(c.h);
             due_kept += u32::from(!c.enters);
             count += 1;
+            if let Some(slot) = order.get_mut(n) {
+                let priority = u64::from(c.priority.min((1 << 30) - 1));
+                *slot = (c.rank as u64) << 62 | priority << 32 | u64::from(c.h);
+                n += 1;
+            }
         });
         self.candidates = count;
         let room = self.room(len, worst, due_kept);
@@ -178,14 +183,6 @@ impl<'s> Budget<'s> {
         if self.all {
             return;
         }
-        let mut n = 0;
-        candidates(&mut |c| {
-            if let Some(slot) = order.get_mut(n) {
-                let priority = u64::from(c.priority.min((1 << 30) - 1));
-                *slot = (c.rank as u64) << 62 | priority << 32 | u64::from(c.h);
-                n += 1;
-            }
-        });
         let order = &mut order[..n];
         order.sort_unstable_by(|a, b| b.cmp(a));
         let (mut taken, wanted) = (0u64, room + room / 8);
