@@ -10,7 +10,7 @@ use super::{
 };
 
 use crate::codec::coder::{Mark, Metered};
-use crate::codec::prob::{BitModel, COST_FRAC_BITS, bit_cost};
+use crate::codec::prob::{BitModel, COST_FRAC_BITS, Prob, bit_cost};
 use crate::engine::entering::Entered;
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::{Part, Probe};
@@ -75,31 +75,57 @@ fn class_span(schema: &Schema, class: usize) -> (usize, usize) {
 /// Most bits one structural flag can cost (its probability never leaves `[2^-10, 1 - 2^-10]`).
 const MAX_FLAG_BITS: u64 = 10;
 
-/// Ideal cost, in bits, of holding every due kept handle not yet coded, from the packet
-/// model's state now: what the encoder keeps in reserve to be able to end the packet.
-fn held_tail_bits(models: &[Model], budget: &Budget<'_>) -> u64 {
-    let m = budget.due_kept();
-    let mut p = models[ModelLayout::PACKET].flag(FLAG_HELD);
-    let mut units = 0u64;
-    for i in 0..m {
-        let cost = bit_cost(&p, true);
-        if i >= 64 {
-            // The cost only falls as the flag keeps saying "held": bound the rest by this one.
-            units += u64::from(cost) * u64::from(m - i);
-            break;
+/// Flags of a run of "held" flags whose costs [`HeldRun`] sums one by one; the rest cost at
+/// most as much as the last of them each (the cost only falls as the flag keeps saying held).
+const HELD_RUN: usize = 64;
+
+/// The ideal cost of a run of "held" flags from one state of the flag's model, remembered for
+/// the last state asked: near the budget every entity asks, mostly from the same state (the
+/// flag settles while nearly every entity is sent).
+pub(super) struct HeldRun {
+    /// The state the sums are for.
+    from: Option<Prob>,
+    /// Cost units of the first `i` flags of the run, `i` = 0..=[`HELD_RUN`].
+    sums: [u64; HELD_RUN + 1],
+    /// Cost units of the flag after them.
+    next: u64,
+}
+
+impl HeldRun {
+    pub(super) const EMPTY: HeldRun = HeldRun { from: None, sums: [0; HELD_RUN + 1], next: 0 };
+
+    /// Ideal cost, in bits, of holding every due kept handle not yet coded, from the packet
+    /// model's state now: what the encoder keeps in reserve to be able to end the packet.
+    fn bits(&mut self, models: &[Model], budget: &Budget<'_>) -> u64 {
+        let from = models[ModelLayout::PACKET].flag(FLAG_HELD);
+        if self.from != Some(from) {
+            let mut p = from;
+            for i in 0..HELD_RUN {
+                self.sums[i + 1] = self.sums[i] + u64::from(bit_cost(&p, true));
+                p.update(true);
+            }
+            (self.from, self.next) = (Some(from), u64::from(bit_cost(&p, true)));
         }
-        units += u64::from(cost);
-        p.update(true);
+        let m = budget.due_kept() as usize;
+        let units = match m.checked_sub(HELD_RUN) {
+            None => self.sums[m],
+            Some(rest) => self.sums[HELD_RUN] + self.next * rest as u64,
+        };
+        units.div_ceil(1 << COST_FRAC_BITS)
     }
-    units.div_ceil(1 << COST_FRAC_BITS)
 }
 
 /// Whether `bits` more and then holding every due kept handle not yet coded still fit the
 /// budget: first at the dearest a flag can be, which settles it cheaply far from the budget,
-/// then at the held flag's adaptive cost.
-fn fits_with_tail(budget: &Budget<'_>, len_bound: usize, bits: u64, models: &[Model]) -> bool {
+/// then at the held flag's adaptive cost (`held`).
+fn fits_with_tail(
+    budget: &Budget<'_>,
+    len_bound: usize,
+    bits: u64,
+    (models, held): (&[Model], &mut HeldRun),
+) -> bool {
     budget.fits(len_bound, bits + u64::from(budget.due_kept()) * MAX_FLAG_BITS)
-        || budget.fits(len_bound, bits + held_tail_bits(models, budget))
+        || budget.fits(len_bound, bits + held.bits(models, budget))
 }
 
 /// Codes the body of a packet (everything between the header and the check value) and
@@ -127,6 +153,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         tables: Tables::EMPTY,
         entered: Entered::EMPTY,
         keeps_still: walk::keeps_still(schema),
+        held: HeldRun::EMPTY,
     };
     let based = refs.base().is_some();
     if based && walk.hold_all(coder, side, models, hold_all) {
@@ -375,7 +402,7 @@ impl<P: Probe> Walk<'_, '_, P> {
     /// flag.
     #[inline(always)]
     fn attempt<C: Coder>(
-        &self,
+        &mut self,
         coder: &C,
         b: &Budget<'_>,
         models: &[Model],
@@ -388,7 +415,8 @@ impl<P: Probe> Walk<'_, '_, P> {
             return None;
         }
         let tail = pack::entity_bound_bits(c) + flags * MAX_FLAG_BITS;
-        (!fits_with_tail(b, len, tail, models)).then(|| save(coder, self, models, saved, class))
+        let fits = fits_with_tail(b, len, tail, (models, &mut self.held));
+        (!fits).then(|| save(coder, self, models, saved, class))
     }
 
     /// After coding entity `h` from bit `start`: if it was attempted and the packet no longer
@@ -406,12 +434,14 @@ impl<P: Probe> Walk<'_, '_, P> {
         (h, start): (u32, u64),
         flags: u64,
     ) -> bool {
-        let len = coder.len_bound();
-        let tail = flags * MAX_FLAG_BITS + held_tail_bits(models, b);
-        if let Some(attempt) = attempt.filter(|_| !b.fits(len, tail)) {
-            b.rolled_back(h, coder.bits() - start, len, tail);
-            restore(coder, self, models, saved, attempt);
-            return true;
+        if let Some(attempt) = attempt {
+            let len = coder.len_bound();
+            let tail = flags * MAX_FLAG_BITS + self.held.bits(models, b);
+            if !b.fits(len, tail) {
+                b.rolled_back(h, coder.bits() - start, len, tail);
+                restore(coder, self, models, saved, attempt);
+                return true;
+            }
         }
         b.sent(h, coder.bits() - start);
         false

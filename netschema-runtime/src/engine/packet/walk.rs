@@ -1,6 +1,7 @@
 //! One entity, value by value: an update's unchanged flag and residuals against the
 //! cheapest candidate prediction, or an entry's values against earlier entries.
 
+use super::body::HeldRun;
 use super::chunk::{CHUNK, Chunk, Hist, Tables};
 use super::{Check, Refs, Side, all_groups};
 
@@ -85,6 +86,8 @@ pub(super) struct Walk<'a, 'p, P> {
     /// The classes (of the first 64) whose every prediction from a constant history is that
     /// constant, whatever their models choose ([`keeps_still`]).
     pub(super) keeps_still: u64,
+    /// The cost of holding every due kept handle not yet coded (the encoder's reserve).
+    pub(super) held: HeldRun,
 }
 
 /// The classes of `schema` (of the first 64, one bit each) none of whose fields lists the
