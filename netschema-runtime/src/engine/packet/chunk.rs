@@ -154,7 +154,8 @@ impl Chunk {
         contract: Option<&Attached>,
         models: &[Model],
         targets: &[i32],
-        (simple, due): (bool, u32),
+        simple: bool,
+        due: u32,
     ) -> (usize, bool) {
         let n = class.1.fields.len();
         let changed = self.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();

@@ -169,7 +169,8 @@ impl<P: Probe> Walk<'_, '_, P> {
                     contract,
                     field_models,
                     targets,
-                    (simple, due),
+                    simple,
+                    due,
                 );
                 let context = motion + 4 * usize::from(self.moved);
                 let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
