@@ -173,7 +173,9 @@ impl<'s> Budget<'s> {
             count += 1;
             if let Some(slot) = order.get_mut(n) {
                 let priority = u64::from(c.priority.min((1 << 30) - 1));
-                *slot = (c.rank as u64) << 62 | priority << 32 | u64::from(c.h);
+                // Among equals the lower handle first, as the packet codes them: when more are
+                // tried than fit, the ones left out are the last ranked.
+                *slot = (c.rank as u64) << 62 | priority << 32 | u64::from(!c.h);
                 n += 1;
             }
         });
@@ -190,7 +192,7 @@ impl<'s> Budget<'s> {
             if taken >= wanted {
                 break;
             }
-            let h = key as u32;
+            let h = !(key as u32);
             let cost = self.estimate(h);
             put_bit(self.selected, h as usize, true);
             if taken + cost <= room {
