@@ -574,7 +574,7 @@ fn entities_a_byte_budget_holds_are_blended_at_their_source_frames() {
     // shows values older than the packet. Blending at the frames the values come from, not at
     // the packets' frames, still shows the truth at the render time.
     let n = lossy_session(40, 80);
-    assert!(n.between > 20_000 && n.across_gaps > 10_000 && n.budget_held > 2000, "{n:?}");
+    assert!(n.between > 20_000 && n.across_gaps > 10_000 && n.budget_held > 1500, "{n:?}");
 }
 
 #[test]
