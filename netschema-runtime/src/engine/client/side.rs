@@ -206,9 +206,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn still(&self, h: u32, k: usize, class: &Class) -> bool {
         let Some(&oldest) = self.refs.history.get(k.wrapping_sub(1)) else { return false };
         // Steady by the oldest sample's frame (not after it: an old packet is decoded too).
-        let steady = self.steady.get(h as usize).is_some_and(|&s| age(oldest, s) as i32 >= 0);
-        let held = || self.history_held && self.history_max_lag[..k].iter().any(|&l| l > 0);
-        let still = steady && !held();
+        let still = self.steady.get(h as usize).is_some_and(|&s| age(oldest, s) as i32 >= 0);
         debug_assert!(!still || self.one_row(h, k, class), "handle {h} is not still");
         still
     }

@@ -345,10 +345,11 @@ pub(crate) trait Side<'s> {
     /// came from (history frame minus lag), or `None` when they are the history frames
     /// themselves (nothing held).
     fn sources(&self, h: u32, k: usize) -> Option<[u32; MAX_SAMPLES]>;
-    /// Whether the values of `h` (of `class`) at the first `k` history frames are one row, as the client
-    /// holds them (none held from earlier frames): the encoder knows it from the world, and
-    /// then the new frame's values are that row too; the decoder from its record of when
-    /// each entity last changed.
+    /// Whether the values of `h` (of `class`) at the first `k` history frames are one row:
+    /// the encoder knows it from the world, and then the new frame's values are that row too;
+    /// the decoder from its record of when each entity last changed. Asked only for an update
+    /// that codes every field exactly and holds nothing from earlier frames at those frames
+    /// ([`Side::sources`] is `None`), so the frames are what the client holds.
     fn still(&self, h: u32, k: usize, class: &Class) -> bool;
     /// The row [`Side::still`] vouches for: the values to send on the encoder, the
     /// baseline's on the decoder.

@@ -334,8 +334,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     #[inline]
     fn still(&self, h: u32, k: usize, _class: &Class) -> bool {
         let Some(&oldest) = self.refs.history.get(k.wrapping_sub(1)) else { return false };
-        let held = || self.history_held && self.history_max_lag[..k].iter().any(|&l| l > 0);
-        self.world.still_since(self.entity(h), oldest) && self.tolerant() == 0 && !held()
+        self.world.still_since(self.entity(h), oldest)
     }
 
     #[inline]
