@@ -141,8 +141,9 @@ impl Chunk {
     /// The context of the "unchanged" flag of `h` (of `class`), whose first chunk is filled:
     /// how many fields of the chunk changed between its two newest samples (none, one, more;
     /// 3 without two samples); and on the encoder, whether every field in the groups in `due`
-    /// (every field if `simple`, see [`Chunk::all_predicted`]) equals its prediction within its
-    /// tolerance, `targets` being the world's values.
+    /// (every field if `simple`: no tolerances and every group due) equals its prediction
+    /// within its tolerance, `targets` being the world's values (the chunks after the first
+    /// are filled as they are reached).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn judge<'s, S: Side<'s>>(
@@ -157,35 +158,13 @@ impl Chunk {
         simple: bool,
         due: u32,
     ) -> (usize, bool) {
-        let n = class.1.fields.len();
-        let changed = self.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
-        let motion = if hist.len() >= 2 { changed.min(2) } else { 3 };
-        let exact = S::ENCODER
-            && targets.len() == n
-            && self.all_predicted(side, h, hist, class, contract, models, targets, simple, due);
-        (motion, exact)
-    }
-
-    /// On the encoder, whether every field of `h` in the groups in `due` (every field if
-    /// `simple`: no tolerances and every group due) equals its prediction within its
-    /// tolerance, `targets` being the world's values. The first chunk is already filled; the
-    /// others are filled as they are reached.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    pub(super) fn all_predicted<'s, S: Side<'s>>(
-        &mut self,
-        side: &S,
-        h: u32,
-        hist: &Hist<'_>,
-        class: (usize, &Class),
-        contract: Option<&Attached>,
-        models: &[Model],
-        targets: &[i32],
-        simple: bool,
-        due: u32,
-    ) -> bool {
         let fields = class.1.fields;
         let n = fields.len();
+        let changed = self.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
+        let motion = if hist.len() >= 2 { changed.min(2) } else { 3 };
+        if !S::ENCODER || targets.len() != n {
+            return (motion, false);
+        }
         let mut lo = 0;
         while lo < n {
             if lo > 0 {
@@ -202,11 +181,11 @@ impl Chunk {
                 })
             };
             if !exact {
-                return false;
+                return (motion, false);
             }
             lo = hi;
         }
-        true
+        (motion, true)
     }
 
     /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`
