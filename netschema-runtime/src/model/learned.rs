@@ -158,7 +158,7 @@ pub struct Model {
     /// predictor).
     step_lead: i32,
     /// Binary decisions: transition flags of categorical fields, entity and packet flags.
-    flags: [Prob; 8],
+    flags: [Prob; Model::FLAG_WORDS],
     /// Values seen, for scheduling the learning of losing candidates.
     tick: u32,
     /// The candidate [`Model::refresh_choice`] picks for each history length `0..=MAX_SAMPLES`
@@ -697,6 +697,56 @@ impl Model {
         }
         for (f, w) in m.flags.iter_mut().zip(flags) {
             *f = p(w);
+        }
+    }
+
+    /// Words [`Model::store_flags`] writes.
+    pub(crate) const FLAG_WORDS: usize = 8;
+
+    /// Writes the model's flags, as they are, into the start of `out`: all an entity model
+    /// uses. Returns how many words it wrote (0 if `out` is too short).
+    pub(crate) fn store_flags(&self, out: &mut [u16]) -> usize {
+        let Some(out) = out.get_mut(..Self::FLAG_WORDS) else { return 0 };
+        for (o, p) in out.iter_mut().zip(&self.flags) {
+            *o = p.p0() as u16;
+        }
+        Self::FLAG_WORDS
+    }
+
+    /// Makes this model the one [`Model::store_flags`] wrote into the start of `words`:
+    /// [`Model::default`] with those flags.
+    pub(crate) fn load_flags(&mut self, words: &[u16]) {
+        *self = Model::default();
+        for (f, w) in self.flags.iter_mut().zip(words.get(..Self::FLAG_WORDS).unwrap_or(&[])) {
+            *f = Prob::from_p0(u32::from(*w));
+        }
+    }
+
+    /// Words [`Model::store_counts`] writes.
+    pub(crate) const COUNT_WORDS: usize =
+        COUNT_SLOTS * ResidualModel::<Prob>::used_probs(u32::BITS) + Self::FLAG_WORDS;
+
+    /// Writes the residual models [`Model::code_count`] uses (the step's too) and the flags,
+    /// as they are, into the start of `out`: all the packet model uses. Returns how many words
+    /// it wrote (0 if `out` is too short).
+    pub(crate) fn store_counts(&self, out: &mut [u16]) -> usize {
+        let Some(out) = out.get_mut(..Self::COUNT_WORDS) else { return 0 };
+        let mut at = 0;
+        for r in self.residuals.iter().chain([&self.entry, &self.step]) {
+            at += r.store(u32::BITS, &mut out[at..]);
+        }
+        at + self.store_flags(&mut out[at..])
+    }
+
+    /// Makes this model the one [`Model::store_counts`] wrote into the start of `words`:
+    /// [`Model::default`] with those residual models and flags.
+    pub(crate) fn load_counts(&mut self, words: &[u16]) {
+        let words = words.get(..Self::COUNT_WORDS).unwrap_or(&[]);
+        let flags = words.len().saturating_sub(Self::FLAG_WORDS);
+        self.load_flags(&words[flags..]);
+        let mut at = 0;
+        for r in self.residuals.iter_mut().chain([&mut self.entry, &mut self.step]) {
+            at += r.load(u32::BITS, words.get(at..).unwrap_or(&[]));
         }
     }
 

@@ -8,46 +8,86 @@ use core::iter::once;
 use crate::model::{Model, runs};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
-/// For each model of a set of `schema`, in layout order, the candidates whose parts it uses
-/// and the most magnitude classes of its residuals: for a numeric field the candidates its
-/// model runs (the listed ones and their fits), for a categorical field one (its transition
-/// residuals), with the classes of the field's largest residual (half its span); for the
-/// packet and entity models every candidate and class (their counts use the candidates'
-/// residual models), and for every model of a schema with a prior, whose models may start
-/// anywhere.
-fn parts(schema: &Schema) -> impl Iterator<Item = (usize, u32)> + '_ {
+/// What a stored set keeps of one model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The packet model: the residual models of its counts, and its flags.
+    Counts,
+    /// An entity model: its flags, the only part it uses (the "unchanged" decision).
+    Flags,
+    /// Every part but those of the candidates past the first `used` and the magnitude classes
+    /// of residuals past `classes` (see [`Model::store`]).
+    Model { used: usize, classes: u32 },
+}
+
+impl Part {
+    /// Words the part takes.
+    const fn words(self) -> usize {
+        match self {
+            Part::Counts => Model::COUNT_WORDS,
+            Part::Flags => Model::FLAG_WORDS,
+            Part::Model { used, classes } => Model::stored_words(used, classes),
+        }
+    }
+
+    /// Writes the part of `model` into the start of `out`; returns the words written.
+    fn store(self, model: &Model, out: &mut [u16]) -> usize {
+        match self {
+            Part::Counts => model.store_counts(out),
+            Part::Flags => model.store_flags(out),
+            Part::Model { used, classes } => model.store(used, classes, out),
+        }
+    }
+
+    /// Makes `model` the one [`Part::store`] wrote into the start of `words`.
+    fn load(self, model: &mut Model, words: &[u16]) {
+        match self {
+            Part::Counts => model.load_counts(words),
+            Part::Flags => model.load_flags(words),
+            Part::Model { used, classes } => model.load(used, classes, words),
+        }
+    }
+}
+
+/// For each model of a set of `schema`, in layout order, what a stored set keeps of it: for a
+/// numeric field the parts of the candidates its model runs (the listed ones and their fits),
+/// for a categorical field of one (its transition residuals), with the classes of the
+/// field's largest residual (half its span); for the packet model its counts and flags, for an
+/// entity model its flags; and every field model of a schema with a prior whole, as those may
+/// start anywhere.
+fn parts(schema: &Schema) -> impl Iterator<Item = Part> + '_ {
     let prior = schema.prior.is_some();
+    let whole = Part::Model { used: MAX_CANDIDATES, classes: u32::BITS };
     let field = move |f: &Field| {
         let used = match f.coding {
             Coding::Numeric(candidates) => runs(candidates),
             Coding::Categorical => 1,
         };
-        if prior { (MAX_CANDIDATES, u32::BITS) } else { (used, f.raw_bits()) }
+        if prior { whole } else { Part::Model { used, classes: f.raw_bits() } }
     };
-    let whole = (MAX_CANDIDATES, u32::BITS);
-    let class = move |c: &'static Class| once(whole).chain(c.fields.iter().map(field));
-    once(whole).chain(schema.classes.iter().flat_map(class))
+    let class = move |c: &'static Class| once(Part::Flags).chain(c.fields.iter().map(field));
+    once(Part::Counts).chain(schema.classes.iter().flat_map(class))
 }
 
 /// Words one stored set of `schema` takes.
 pub(crate) fn words(schema: &Schema) -> usize {
-    parts(schema).map(|(used, classes)| Model::stored_words(used, classes)).sum()
+    parts(schema).map(Part::words).sum()
 }
 
 /// Stores `set`, a whole set of `schema`, into `out` ([`words`] long).
 pub(crate) fn store(schema: &Schema, set: &[Model], out: &mut [u16]) {
     let mut at = 0;
-    for (model, (used, classes)) in set.iter().zip(parts(schema)) {
-        at += model.store(used, classes, out.get_mut(at..).unwrap_or(&mut []));
+    for (model, part) in set.iter().zip(parts(schema)) {
+        at += part.store(model, out.get_mut(at..).unwrap_or(&mut []));
     }
 }
 
 /// Fills `set`, a whole set of `schema`, with the set [`store`] wrote into `stored`.
 pub(crate) fn load(schema: &Schema, stored: &[u16], set: &mut [Model]) {
     let mut at = 0;
-    for (model, (used, classes)) in set.iter_mut().zip(parts(schema)) {
-        model.load(used, classes, stored.get(at..).unwrap_or(&[]));
-        at += Model::stored_words(used, classes);
+    for (model, part) in set.iter_mut().zip(parts(schema)) {
+        part.load(model, stored.get(at..).unwrap_or(&[]));
+        at += part.words();
     }
 }
 
@@ -83,15 +123,17 @@ mod tests {
         for i in 0..200 {
             set[3].code_categorical(&mut meter, &FIELDS[1], Some(i % 2), (i / 3) % 2);
             set[0].code_count(&mut meter, i as usize % 7, i % 5);
+            set[1].code_flag(&mut meter, i as usize % 8, i % 3 == 0);
         }
         let mut stored = vec![0u16; words(&SCHEMA)];
         store(&SCHEMA, &set, &mut stored);
         let mut back = [Model::default(); 4];
         load(&SCHEMA, &stored, &mut back);
         assert_eq!(back, set);
-        // Packet and entity models whole; hold, linear and the line's fit over 11 bits; one
-        // candidate over 1 bit for the bool.
-        let expected = 2 * Model::stored_words(MAX_CANDIDATES, 32)
+        // The packet model's counts and flags, the entity model's flags; hold, linear and the
+        // line's fit over 11 bits; one candidate over 1 bit for the bool.
+        let expected = Model::COUNT_WORDS
+            + Model::FLAG_WORDS
             + Model::stored_words(3, 11)
             + Model::stored_words(1, 1);
         assert_eq!(words(&SCHEMA), expected);
