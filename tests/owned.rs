@@ -299,8 +299,10 @@ mod equivalence {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
-        /// The owned server writes the same bytes as the borrowed world and peer for the same
-        /// values, visibility and acks.
+        /// The owned server writes the same bytes as the borrowed world and peers for the same
+        /// values, visibility and acks: for several clients, each under its own byte budget,
+        /// whose packets it codes in turn in one scratch room, where each borrowed peer has a
+        /// room of its own.
         #[test]
         fn owned_and_borrowed_packets_are_identical(
             seed in any::<u64>(),
@@ -308,15 +310,19 @@ mod equivalence {
             frames in 2usize..40,
             ack_loss in 0.0f64..0.6,
         ) {
+            const BUDGETS: [usize; 3] = [2048, 160, 90];
             let schema = Arena::SCHEMA;
             let mut server = Server::<Arena>::new(CONFIG).unwrap();
             let mut hello = [0; 64];
             let n = Client::<Arena>::hello(&mut hello).unwrap();
-            let client = server.connect(&hello[..n]).unwrap();
+            let clients = BUDGETS.map(|_| server.connect(&hello[..n]).unwrap());
             let mut wb = WorldBuffers::new(schema, CONFIG.entities);
             let mut world = wb.world(schema, CONFIG.entities).unwrap();
-            let mut pb = PeerBuffers::new(schema, CONFIG.handles, CONFIG.entities);
-            let mut peer = pb.peer(schema, CONFIG.handles, CONFIG.entities).unwrap();
+            let mut pbs = BUDGETS.map(|_| PeerBuffers::new(schema, CONFIG.handles, CONFIG.entities));
+            let mut peers: Vec<_> = pbs
+                .iter_mut()
+                .map(|pb| pb.peer(schema, CONFIG.handles, CONFIG.entities).unwrap())
+                .collect();
             let mut rng = Rng(seed);
             let (mut a, mut b) = ([0u8; 2048], [0u8; 2048]);
             for _ in 0..frames {
@@ -328,26 +334,30 @@ mod equivalence {
                     } else {
                         Arena::Player(Player { pos: [rng.real(-9.0, 9.0), 0.0, 0.0], yaw: rng.real(0.0, 6.0), health: (rng.next() % 101) as u8, stance: Stance::Running })
                     };
-                    let visible = rng.chance(0.8);
-                    let own = slot == 1;
                     let id = 1_000_000 + slot as u64 * 13;
                     server.set_entity(id, &value).unwrap();
-                    server.set_visible(client, id, visible).unwrap();
-                    server.set_own(client, id, own).unwrap();
                     let mut raw = vec![0; schema.classes[value.class()].fields.len()];
                     value.quantise_with(&mut raw, &mut |_, _| {});
                     world.set(slot, value.class(), &raw).unwrap();
-                    peer.set_visible(slot, visible).unwrap();
-                    peer.set_own(slot, own).unwrap();
+                    for (c, (&client, peer)) in clients.iter().zip(&mut peers).enumerate() {
+                        let visible = rng.chance(0.8);
+                        let own = slot == c;
+                        server.set_visible(client, id, visible).unwrap();
+                        server.set_own(client, id, own).unwrap();
+                        peer.set_visible(slot, visible).unwrap();
+                        peer.set_own(slot, own).unwrap();
+                    }
                 }
-                let n = server.encode(client, &mut a).unwrap();
-                let m = peer.encode(&world, &mut b).unwrap();
-                prop_assert_eq!(&a[..n], &b[..m]);
-                if !rng.chance(ack_loss) {
-                    let frame = world.frame().unwrap();
-                    let ack = peer.ack_of(frame, |f| frame.wrapping_sub(f) < 3).unwrap();
-                    server.receive_ack(client, &ack).unwrap();
-                    peer.receive_ack(&ack);
+                for ((&client, peer), budget) in clients.iter().zip(&mut peers).zip(BUDGETS) {
+                    let n = server.encode(client, &mut a[..budget]).unwrap();
+                    let m = peer.encode(&world, &mut b[..budget]).unwrap();
+                    prop_assert_eq!(&a[..n], &b[..m]);
+                    if !rng.chance(ack_loss) {
+                        let frame = world.frame().unwrap();
+                        let ack = peer.ack_of(frame, |f| frame.wrapping_sub(f) < 3).unwrap();
+                        server.receive_ack(client, &ack).unwrap();
+                        peer.receive_ack(&ack);
+                    }
                 }
             }
         }

@@ -80,7 +80,8 @@ pub enum Error {
     InvalidSchema,
     /// A packet is older than, or the same as, a frame the receiver already holds.
     StalePacket,
-    /// Storage handed to a constructor is too small for the requested capacities.
+    /// Storage handed to a constructor, or a peer's scratch room when it encodes, is too small
+    /// for the requested capacities.
     StorageTooSmall,
     /// A peer or client was asked for no handles: it could never hold an entity.
     NoHandles,

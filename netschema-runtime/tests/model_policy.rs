@@ -64,18 +64,20 @@ fn a_packet_coded_with_a_dropped_model_is_refused_and_the_stream_recovers() {
     assert!(recovered, "the stream did not recover");
 }
 
-/// Per frame, a peer keeps a whole set to code in and one to save models in, and stores 16
-/// sets compactly (for its baseline and the frames in flight); a client keeps a whole set to
-/// decode in and stores 24 (for the newest baseline named and the frames decoded since). A batched peer keeps its model in use, an
-/// accumulator per batch an ack may prove, a working set and a saved set; a batched client its
-/// kept models, one accumulator and a working set: far less than a set per frame slot.
+/// Per frame, a peer stores 16 sets compactly (for its baseline and the frames in flight) and
+/// codes in scratch room of two whole sets (one to code in, one to save models in) that the
+/// peers of a server share; a client keeps a whole set to decode in and stores 24 (for the
+/// newest baseline named and the frames decoded since). A batched peer keeps its model in use
+/// and an accumulator per batch an ack may prove; a batched client its kept models, one
+/// accumulator and a working set: far less than a set per frame slot.
 #[test]
 fn model_storage_follows_the_policy() {
     let set = 1 + 2 + 7; // packet model, two classes' entity models, seven fields
     let model = core::mem::size_of::<netschema_runtime::model::Model>();
     let peer = |s| PeerStorage::sizes(s, 100, 100);
     let client = |s| ClientStorage::sizes(s, 100);
-    assert_eq!(peer(&SCHEMA).models, 2 * set);
+    assert_eq!(peer(&SCHEMA).models, 0);
+    assert_eq!(peer(&SCHEMA).scratch.models, 2 * set);
     assert_eq!(client(&SCHEMA).models, set);
     // Stored sets leave out what the fields never change: smaller than whole ones.
     let stored = peer(&SCHEMA).stored / 16;
@@ -83,7 +85,8 @@ fn model_storage_follows_the_policy() {
     assert_eq!(client(&SCHEMA).stored, 24 * stored);
     assert!(2 * stored < set * model);
     // Batches of 10: accumulators for 32 / 10 + 1 = 4 batches.
-    assert_eq!(peer(&BATCHED).models, (1 + 4 + 2) * set);
+    assert_eq!(peer(&BATCHED).models, (1 + 4) * set);
+    assert_eq!(peer(&BATCHED).scratch.models, 2 * set);
     assert_eq!(client(&BATCHED).models, (7 + 2) * set);
     assert_eq!((peer(&BATCHED).stored, client(&BATCHED).stored), (0, 0));
 }

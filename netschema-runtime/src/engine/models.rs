@@ -3,15 +3,17 @@
 //!
 //! A peer's or client's model storage is a run of whole model sets, each [`ModelLayout::len`]
 //! models long, and under the per-frame policy a run of stored sets (see [`stored`]):
-//! - per frame: the set a packet is coded in and, on the server, one where the packer saves
-//!   models it may have to restore; stored, a pool on each end ([`SERVER_SETS`],
-//!   [`CLIENT_SETS`]), one for each frame that may still become a baseline (on the server the
-//!   newest acknowledged and those sent since, on the client the newest baseline a packet named
-//!   and those decoded since);
+//! - per frame: on the client the set a packet is decoded in; stored, a pool on each end
+//!   ([`SERVER_SETS`], [`CLIENT_SETS`]), one for each frame that may still become a baseline
+//!   (on the server the newest acknowledged and those sent since, on the client the newest
+//!   baseline a packet named and those decoded since);
 //! - batched: the kept models (the server's one in use; the client's `kept` newest), the
 //!   accumulators (the server's for every batch an ack may still prove whole; the client's for
-//!   the batch it is decoding), the working set a packet is coded in, and on the server the
-//!   saved set.
+//!   the batch it is decoding), and on the client the set a packet is decoded in.
+//!
+//! The server codes a packet in scratch room it keeps nothing in between packets
+//! ([`SCRATCH_SETS`]: the set a packet is coded in and one where the packer saves models it
+//! may have to restore), which the peers of one server can share.
 
 use crate::engine::frame::{NO_FRAME, age};
 use crate::engine::peer::digest;
@@ -49,6 +51,10 @@ pub(crate) const SERVER_SETS: usize = 16;
 /// keep one frame in two, so the client's frames seldom outnumber its sets; when they do, a
 /// frame decoded then keeps no models and its acks do not name it (see [`Book::holds`]).
 pub(crate) const CLIENT_SETS: usize = 24;
+
+/// Whole model sets of a server peer's scratch room: the set a packet is coded in, then the
+/// set the packer saves models in (see [`Book::start_encode`]).
+pub(crate) const SCRATCH_SETS: usize = 2;
 
 /// What an end records about its model sets besides the sets themselves.
 #[derive(Clone, Copy, Debug)]
@@ -107,11 +113,11 @@ impl Book {
         }
     }
 
-    /// Whole model sets the storage of `end` holds for `schema`.
+    /// Whole model sets the storage of `end` holds for `schema` (the server's scratch room
+    /// aside, see [`SCRATCH_SETS`]).
     pub(crate) fn sets(schema: &Schema, end: End) -> usize {
-        let saved = usize::from(end == End::Server);
         let (kept, acc) = Self::counts(schema.policy, end);
-        kept + acc + 1 + saved
+        kept + acc + usize::from(end == End::Client)
     }
 
     /// Words of stored sets the storage of `end` holds for `schema` (none batched).
@@ -138,10 +144,20 @@ impl Book {
         self.policy == ModelPolicy::PerFrame
     }
 
-    /// Index of the whole set a packet is coded in.
-    fn working(&self) -> usize {
+    /// The sets of `models` kept between packets, and the set a packet is coded in: on the
+    /// client the set after them, on the server the first of its `scratch` room.
+    fn parts<'m>(
+        &self,
+        models: &'m mut [Model],
+        scratch: &'m mut [Model],
+    ) -> (&'m mut [Model], &'m mut [Model]) {
         let (kept, acc) = Self::counts(self.policy, self.end);
-        kept + acc
+        let (persistent, rest) = models.split_at_mut(((kept + acc) * self.len).min(models.len()));
+        let working = match self.end {
+            End::Client => rest,
+            End::Server => scratch,
+        };
+        (persistent, working.get_mut(..self.len).unwrap_or(&mut []))
     }
 
     /// The pooled set holding the models the packet for `frame` ended with, while kept (per
@@ -153,15 +169,11 @@ impl Book {
         }
     }
 
-    /// Fills the working set from stored set `source`, or cold without one.
-    fn load(&self, schema: &Schema, models: &mut [Model], stored: &[u16], source: Option<usize>) {
-        let len = self.len;
-        let Some(set) = models.get_mut(self.working() * len..(self.working() + 1) * len) else {
-            return;
-        };
+    /// Fills `working` from stored set `source`, or cold without one.
+    fn load(&self, schema: &Schema, working: &mut [Model], stored: &[u16], source: Option<usize>) {
         match source.and_then(|s| self.stored_set(stored, s)) {
-            Some(words) => stored::load(schema, words, set),
-            None => ModelLayout::reset(schema, set),
+            Some(words) => stored::load(schema, words, working),
+            None => ModelLayout::reset(schema, working),
         }
     }
 
@@ -230,28 +242,30 @@ impl Book {
         !self.pooled() || (frame != NO_FRAME && self.pool.contains(&frame))
     }
 
-    /// Encoder: fills the working set with the models the packet starts from — under the
-    /// per-frame policy those stored with the baseline `base` (cold without), batched those
-    /// of `model` (an [`Book::in_use`] value) — and returns it with the saved set.
+    /// Encoder: fills the set a packet is coded in, the first of `scratch` (the peer's
+    /// scratch room, [`SCRATCH_SETS`] long), with the models the packet starts from — under
+    /// the per-frame policy those stored with the baseline `base` (cold without), batched
+    /// those of `model` (an [`Book::in_use`] value, the first set of `models`) — and returns
+    /// it with the saved set.
     pub(crate) fn start_encode<'m>(
         &self,
         schema: &Schema,
-        models: &'m mut [Model],
+        (models, scratch): (&[Model], &'m mut [Model]),
         stored: &[u16],
         base: Option<u32>,
         model: u32,
     ) -> (&'m mut [Model], &'m mut [Model]) {
-        let (working, len) = (self.working(), self.len);
+        let (working, saved) = scratch.split_at_mut(self.len.min(scratch.len()));
         match self.policy {
             ModelPolicy::PerFrame => {
-                self.load(schema, models, stored, base.and_then(|b| self.stored_of(b)));
+                self.load(schema, working, stored, base.and_then(|b| self.stored_of(b)));
             }
             ModelPolicy::Batched { .. } => {
-                Self::fill(schema, models, len, (model != NO_FRAME).then_some(0), working);
+                let source = (model != NO_FRAME).then(|| Self::set(models, self.len, 0));
+                Self::fill(schema, source, working);
             }
         }
-        let (body, saved) = models.split_at_mut(len * (Self::sets(schema, End::Server) - 1));
-        (body.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []), saved)
+        (working, saved.get_mut(..self.len).unwrap_or(&mut []))
     }
 
     /// Decoder: fills the working set with the models the packet starts from — per frame
@@ -267,15 +281,15 @@ impl Book {
         base: Option<u32>,
         model: u32,
     ) -> Result<&'m mut [Model]> {
-        let (working, len) = (self.working(), self.len);
+        let (persistent, working) = self.parts(models, &mut []);
         let source = match self.policy {
             ModelPolicy::PerFrame => {
                 let source = match base {
                     Some(b) => Some(self.stored_of(b).ok_or(Error::UnknownBaseline)?),
                     None => None,
                 };
-                self.load(schema, models, stored, source);
-                return Ok(models.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []));
+                self.load(schema, working, stored, source);
+                return Ok(working);
             }
             ModelPolicy::Batched { .. } if model == NO_FRAME => None,
             ModelPolicy::Batched { kept, .. } => Some(
@@ -285,25 +299,22 @@ impl Book {
                     .ok_or(Error::UnknownModel)?,
             ),
         };
-        Self::fill(schema, models, len, source, working);
-        Ok(models.get_mut(working * len..(working + 1) * len).unwrap_or(&mut []))
+        Self::fill(schema, source.map(|k| Self::set(persistent, self.len, k)), working);
+        Ok(working)
     }
 
     /// Copies set `source` into set `to`, or resets `to` to cold models without a source.
-    fn fill(schema: &Schema, models: &mut [Model], len: usize, source: Option<usize>, to: usize) {
+    fn fill(schema: &Schema, source: Option<&[Model]>, to: &mut [Model]) {
         match source {
-            Some(from) if from != to => models.copy_within(from * len..(from + 1) * len, to * len),
+            Some(from) if from.len() == to.len() => to.copy_from_slice(from),
             Some(_) => {}
-            None => {
-                if let Some(set) = models.get_mut(to * len..(to + 1) * len) {
-                    ModelLayout::reset(schema, set);
-                }
-            }
+            None => ModelLayout::reset(schema, to),
         }
     }
 
-    /// Records the packet for `frame`, coded in the working set against baseline `base`
-    /// and now held in frame slot `spare`: per frame, its models are stored in a pooled set
+    /// Records the packet for `frame`, coded in the working set (see [`Book::parts`]: of
+    /// `models`, or the first of the server's `scratch`) against baseline `base` and now held
+    /// in frame slot `spare`: per frame, its models are stored in a pooled set
     /// (the server's in the one [`Book::reserve`] took, the client's in one whose frame is no
     /// longer `held` or older than the newest baseline named, if any is); batched, its models
     /// join the accumulator of its batch, and a client that now holds every packet of the
@@ -311,20 +322,20 @@ impl Book {
     pub(crate) fn commit(
         &mut self,
         schema: &Schema,
-        models: &mut [Model],
+        (models, scratch): (&mut [Model], &mut [Model]),
         stored: &mut [u16],
         (frame, base): (u32, Option<u32>),
         spare: usize,
         held: impl Fn(u32) -> bool,
     ) {
-        let (working, len) = (self.working(), self.len);
+        let len = self.len;
+        let (body, set) = self.parts(models, scratch);
         if self.policy == ModelPolicy::PerFrame {
             let to = match self.end {
                 End::Server => Some(self.reserved),
                 End::Client => self.free_for(base, held),
             };
             let Some(to) = to else { return };
-            let set = models.get(working * len..(working + 1) * len).unwrap_or(&[]);
             if let Some(out) = stored.get_mut(to * self.words..(to + 1) * self.words) {
                 stored::store(schema, set, out);
             }
@@ -335,8 +346,6 @@ impl Book {
         let (kept_sets, accs) = Self::counts(self.policy, self.end);
         let start = ModelPolicy::batch_start(batch, frame);
         let a = (start / u32::from(batch.max(1))) as usize % accs;
-        let (body, rest) = models.split_at_mut(working * len);
-        let set = rest.get(..len).unwrap_or(&[]);
         self.digests[spare % SLOTS] = digest(set);
         let entry = &mut self.acc[a];
         if entry.0 != start {
@@ -405,12 +414,6 @@ impl Book {
         Some(digest(Self::set(models, self.len, k)))
     }
 
-    /// The whole set holding the models the packet last coded ended with: the working set,
-    /// only while that packet is the `newest` coded.
-    pub(crate) fn ended_in(&self, newest: bool) -> Option<usize> {
-        newest.then(|| self.working())
-    }
-
     /// Batched, server: the first frame of the batch the model in use was built from.
     pub(crate) fn current(&self) -> Option<u32> {
         (self.kept[0] != NO_FRAME && self.policy != ModelPolicy::PerFrame).then_some(self.kept[0])
@@ -432,7 +435,7 @@ mod tests {
         for frame in 100..140 {
             // Nothing acknowledged since frame 100: every frame from it is wanted.
             book.reserve(frame, |f| f >= 100);
-            book.commit(&SCHEMA, &mut [], &mut [], (frame, None), 0, |_| true);
+            book.commit(&SCHEMA, (&mut [], &mut []), &mut [], (frame, None), 0, |_| true);
         }
         let mut kept = book.pool;
         let kept = &mut kept[..SERVER_SETS];
@@ -451,7 +454,7 @@ mod tests {
     fn a_client_frees_the_sets_of_frames_older_than_the_newest_baseline() {
         let mut book = Book::new(&SCHEMA, End::Client);
         let commit = |book: &mut Book, frame, base| {
-            book.commit(&SCHEMA, &mut [], &mut [], (frame, base), 0, |_| true);
+            book.commit(&SCHEMA, (&mut [], &mut []), &mut [], (frame, base), 0, |_| true);
         };
         // Frames 0..24 against no baseline, then 24 against baseline 0: the pool is full.
         for frame in 0..CLIENT_SETS as u32 {

@@ -8,7 +8,9 @@ use std::vec;
 use std::vec::Vec;
 
 use crate::engine::client::{ClientState, ClientStorage, Reader};
-use crate::engine::peer::{IdSlot, PeerState, PeerStorage, marked_visible, rehash, table_len};
+use crate::engine::peer::{
+    IdSlot, PeerScratch, PeerState, PeerStorage, ScratchSizes, marked_visible, rehash, table_len,
+};
 use crate::engine::world::{WorldState, WorldStorage};
 use crate::model::Model;
 use crate::schema::Schema;
@@ -53,7 +55,8 @@ impl WorldBuffers {
     }
 }
 
-/// Owned storage for one peer.
+/// Owned storage for one peer, with scratch room of its own to encode in (see
+/// [`PeerScratch`]).
 #[derive(Debug)]
 pub struct PeerBuffers {
     presence: Vec<u64>,
@@ -67,16 +70,24 @@ pub struct PeerBuffers {
     weights: Vec<u16>,
     cost: Vec<u16>,
     sent_at: Vec<u32>,
-    order: Vec<u64>,
-    marks: Vec<u64>,
     models: Vec<Model>,
     stored: Vec<u16>,
+    scratch: ScratchBuffers,
 }
 
 impl PeerBuffers {
     /// Buffers for a peer of `handles` handles that the game may mark up to `interest`
     /// entities for at once (see [`Peer::new`]).
     pub fn new(schema: &Schema, handles: usize, interest: usize) -> Self {
+        let mut buffers = Self::without_scratch(schema, handles, interest);
+        buffers.scratch.reserve(PeerScratch::sizes(schema, handles));
+        buffers
+    }
+
+    /// Buffers as [`PeerBuffers::new`] makes them but without scratch room: for a peer that
+    /// is only ever resumed with a room of its thread's to encode in
+    /// ([`PeerBuffers::resume_with`]).
+    pub(crate) fn without_scratch(schema: &Schema, handles: usize, interest: usize) -> Self {
         let s = PeerStorage::sizes(schema, handles, interest);
         PeerBuffers {
             presence: vec![0; s.presence],
@@ -90,10 +101,9 @@ impl PeerBuffers {
             weights: vec![0; s.handles],
             cost: vec![0; s.handles],
             sent_at: vec![0; s.handles],
-            order: vec![0; s.handles],
-            marks: vec![0; 3 * s.handle_words],
             models: vec![Model::default(); s.models],
             stored: vec![0; s.stored],
+            scratch: ScratchBuffers::default(),
         }
     }
     /// Borrows the buffers as a new peer.
@@ -103,11 +113,25 @@ impl PeerBuffers {
         handles: usize,
         interest: usize,
     ) -> Result<Peer<'a>> {
-        Peer::new(schema, handles, interest, self.storage())
+        let (storage, scratch) = self.storage();
+        Peer::new(schema, handles, interest, PeerStorage { scratch: scratch.room(), ..storage })
     }
 
-    fn storage(&mut self) -> PeerStorage<'_> {
-        PeerStorage {
+    /// Borrows the buffers as a new peer of `handles` and `interest` (see [`Peer::new`]) that
+    /// encodes in `scratch`.
+    pub(crate) fn peer_with<'a>(
+        &'a mut self,
+        schema: &'a Schema,
+        (handles, interest): (usize, usize),
+        scratch: PeerScratch<'a>,
+    ) -> Result<Peer<'a>> {
+        let (storage, _) = self.storage();
+        Peer::new(schema, handles, interest, PeerStorage { scratch, ..storage })
+    }
+
+    /// The buffers as storage (with empty scratch room), and their own scratch room.
+    fn storage(&mut self) -> (PeerStorage<'_>, &mut ScratchBuffers) {
+        let storage = PeerStorage {
             presence: &mut self.presence,
             handle_entity: &mut self.handle_entity,
             since: &mut self.since,
@@ -119,11 +143,11 @@ impl PeerBuffers {
             weights: &mut self.weights,
             cost: &mut self.cost,
             sent_at: &mut self.sent_at,
-            order: &mut self.order,
-            marks: &mut self.marks,
             models: &mut self.models,
             stored: &mut self.stored,
-        }
+            scratch: PeerScratch { models: &mut [], order: &mut [], marks: &mut [] },
+        };
+        (storage, &mut self.scratch)
     }
 
     /// Doubles the entities the game may mark for the peer at once (its interest, see
@@ -142,9 +166,50 @@ impl PeerBuffers {
         marked_visible(&self.ids, id)
     }
 
-    /// The peer these buffers hold, as it was when `state` was taken.
+    /// The peer these buffers hold, as it was when `state` was taken, with their own scratch
+    /// room (none if made [`PeerBuffers::without_scratch`]).
     pub(crate) fn resume<'a>(&'a mut self, schema: &'a Schema, state: PeerState) -> Peer<'a> {
-        Peer::resume(schema, self.storage(), state)
+        let (storage, scratch) = self.storage();
+        Peer::resume(schema, PeerStorage { scratch: scratch.room(), ..storage }, state)
+    }
+
+    /// The peer these buffers hold, as it was when `state` was taken, encoding in `scratch`.
+    pub(crate) fn resume_with<'a>(
+        &'a mut self,
+        schema: &'a Schema,
+        state: PeerState,
+        scratch: PeerScratch<'a>,
+    ) -> Peer<'a> {
+        let (storage, _) = self.storage();
+        Peer::resume(schema, PeerStorage { scratch, ..storage }, state)
+    }
+}
+
+/// Owned scratch room for encoding packets (see [`PeerScratch`]), grown on demand: one serves
+/// every peer that encodes on a thread.
+#[derive(Debug, Default)]
+pub(crate) struct ScratchBuffers {
+    models: Vec<Model>,
+    order: Vec<u64>,
+    marks: Vec<u64>,
+}
+
+impl ScratchBuffers {
+    /// Grows the room to fit `sizes` (allocating only if it does not yet).
+    pub(crate) fn reserve(&mut self, sizes: ScratchSizes) {
+        fn at_least<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+            if v.len() < len {
+                v.resize(len, fill);
+            }
+        }
+        at_least(&mut self.models, sizes.models, Model::default());
+        at_least(&mut self.order, sizes.order, 0);
+        at_least(&mut self.marks, sizes.marks, 0);
+    }
+
+    /// The room, borrowed for a peer to encode in.
+    pub(crate) fn room(&mut self) -> PeerScratch<'_> {
+        PeerScratch { models: &mut self.models, order: &mut self.order, marks: &mut self.marks }
     }
 }
 

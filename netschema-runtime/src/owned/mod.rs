@@ -13,8 +13,9 @@
 //!   enter and leave radii, and hands [`Server`] only the changes.
 //!
 //! Everything here calls the `no_std`, allocation-free core underneath and allocates only when
-//! a server, client or connection is created (and when [`Interest`]'s buffers grow): packets
-//! are byte-identical to the core's for the same inputs.
+//! a server, client or connection is created, when a thread first encodes a connection's packet
+//! (the room it codes packets in, shared by every connection it encodes) and when
+//! [`Interest`]'s buffers grow: packets are byte-identical to the core's for the same inputs.
 
 mod buffers;
 mod client;

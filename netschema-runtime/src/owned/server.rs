@@ -1,16 +1,17 @@
 //! The owned, typed server: the world and every client connection, keyed by the game's ids.
 
+use core::cell::RefCell;
 use core::fmt;
 use core::marker::PhantomData;
 use std::vec;
 use std::vec::Vec;
 
-use super::buffers::{PeerBuffers, WorldBuffers};
+use super::buffers::{PeerBuffers, ScratchBuffers, WorldBuffers};
 use super::ids::{IdMap, Ids};
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::frame::WINDOW;
 use crate::engine::handshake::{self, Welcome};
-use crate::engine::peer::{PeerState, PeerStats};
+use crate::engine::peer::{PeerScratch, PeerState, PeerStats};
 use crate::engine::world::WorldState;
 use crate::{ClassOf, Error, Peer, PeerStorage, Protocol, Result, Value, World};
 
@@ -92,11 +93,21 @@ impl Connection {
     /// Writes this client's packet for `frame` into `buf`, never past its end; the same bytes
     /// as [`Server::encode`].
     pub fn encode<P: Protocol>(&mut self, frame: &Frame<'_, P>, buf: &mut [u8]) -> Result<usize> {
-        let mut peer = self.buffers.resume(P::SCHEMA, self.state);
-        let written = peer.encode(&frame.world, buf);
-        self.state = peer.state();
-        written
+        let sizes = PeerScratch::sizes(P::SCHEMA, self.state.handles());
+        SCRATCH.with_borrow_mut(|room| {
+            room.reserve(sizes);
+            let mut peer = self.buffers.resume_with(P::SCHEMA, self.state, room.room());
+            let written = peer.encode(&frame.world, buf);
+            self.state = peer.state();
+            written
+        })
     }
+}
+
+std::thread_local! {
+    /// The scratch room every connection encodes in on this thread (see [`PeerScratch`]):
+    /// grown to the largest asked, the first time on each thread.
+    static SCRATCH: RefCell<ScratchBuffers> = RefCell::new(ScratchBuffers::default());
 }
 
 /// The server's current frame, read-only, shared by the threads that encode packets; see
@@ -215,8 +226,12 @@ impl<P: Protocol> Server<P> {
         }
         let schema = P::SCHEMA;
         let (handles, interest) = (self.config.handles, self.config.interest);
-        let mut buffers = PeerBuffers::new(schema, handles, interest);
-        let state = buffers.peer(schema, handles, interest)?.state();
+        let mut buffers = PeerBuffers::without_scratch(schema, handles, interest);
+        let sizes = PeerScratch::sizes(schema, handles);
+        let state = SCRATCH.with_borrow_mut(|room| {
+            room.reserve(sizes);
+            buffers.peer_with(schema, (handles, interest), room.room()).map(|p| p.state())
+        })?;
         let id = ClientId(self.next_client);
         self.next_client += 1;
         self.index.insert(id, self.connections.len());

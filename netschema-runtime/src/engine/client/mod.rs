@@ -361,7 +361,8 @@ impl<'a> Client<'a> {
         let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
         let slots = self.state.slots;
         let held = |f: u32| slots.find(f).is_some();
-        self.state.book.commit(self.schema, models, stored, (frame, refs.base()), spare, held);
+        let (sets, sent) = ((models, &mut [][..]), (frame, refs.base()));
+        self.state.book.commit(self.schema, sets, stored, sent, spare, held);
         self.state.newest = frame;
         Ok(frame)
     }

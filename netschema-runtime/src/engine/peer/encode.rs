@@ -2,7 +2,7 @@
 //! the byte budget, and the record of what it sent.
 
 use super::side::EncoderSide;
-use super::{PROVEN, Peer, SHORT_PACKETS};
+use super::{PROVEN, Peer, PeerScratch, SHORT_PACKETS};
 use crate::codec::coder::{BinaryCoder, Encoder, Metered};
 use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::datagram_hash;
@@ -103,6 +103,10 @@ impl Peer<'_> {
         buf: &mut [u8],
         probe: &mut P,
     ) -> Result<usize> {
+        let room = PeerScratch::sizes(self.schema, self.state.handles as usize);
+        if !self.store.scratch.fits(&room) {
+            return Err(Error::StorageTooSmall);
+        }
         let frame = world.frame().ok_or(Error::StalePacket)?;
         if self.state.newest_sent != NO_FRAME && age(frame, self.state.newest_sent) as i32 <= 0 {
             return Err(Error::StalePacket);
@@ -174,7 +178,7 @@ impl Peer<'_> {
         let base = refs.base().and_then(|b| self.state.slots.find(b));
         let (models, saved) = self.state.book.start_encode(
             self.schema,
-            self.store.models,
+            (self.store.models, self.store.scratch.models),
             self.store.stored,
             refs.base(),
             refs.model,
@@ -193,7 +197,7 @@ impl Peer<'_> {
         let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
         let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
         presence.fill(0);
-        let (selected, rest) = self.store.marks.split_at_mut(w);
+        let (selected, rest) = self.store.scratch.marks.split_at_mut(w);
         let (sent, core) = rest.split_at_mut(w);
         // A packet without baseline ends with the longer check value: the budget keeps room.
         let room = buf.len().saturating_sub(((packet::check_bits(refs) - CHECK_BITS) / 8) as usize);
@@ -224,7 +228,7 @@ impl Peer<'_> {
             handle_essential: self.store.handle_essential,
             weights: self.store.weights,
             sent_at: self.store.sent_at,
-            order: self.store.order,
+            order: self.store.scratch.order,
             budget: match mode {
                 Attempt::Plain => budget,
                 _ => budget.without_complete(),
@@ -295,7 +299,7 @@ impl Peer<'_> {
             }
         }
         self.state.stats.waited += u64::from(written.waited);
-        for (word, bits) in self.store.marks[w..2 * w].iter().enumerate() {
+        for (word, bits) in self.store.scratch.marks[w..2 * w].iter().enumerate() {
             let mut bits = *bits;
             while bits != 0 {
                 let h = word * 64 + bits.trailing_zeros() as usize;
@@ -306,8 +310,9 @@ impl Peer<'_> {
             }
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
-        let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
+        let models = (&mut *self.store.models, &mut *self.store.scratch.models);
         let sent = (frame, refs.base());
+        let stored = &mut *self.store.stored;
         self.state.book.commit(self.schema, models, stored, sent, spare, |_| true);
         self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
         self.state.scale = written.scale;

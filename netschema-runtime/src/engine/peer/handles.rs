@@ -32,7 +32,7 @@ impl Peer<'_> {
         // released is free at once: the client sees its entity leave and the next one enter in
         // the same packet (see `EncoderSide::keep_hint`).
         let s = &mut self.store;
-        let free = &mut s.marks[..words(self.state.handles as usize)];
+        let free = &mut s.scratch.marks[..words(self.state.handles as usize)];
         free.fill(0);
         for (h, &e) in s.handle_entity.iter().enumerate() {
             put_bit(free, h, e == NO_HANDLE);
@@ -86,7 +86,8 @@ impl Peer<'_> {
     /// only get free ones.
     fn wanting(&mut self, world: &World<'_>, frame: u32, must: bool) -> Wanted {
         let handles = self.state.handles as usize;
-        let free = self.store.marks[..words(handles)].iter().map(|b| b.count_ones() as usize);
+        let free =
+            self.store.scratch.marks[..words(handles)].iter().map(|b| b.count_ones() as usize);
         let limit = if must { handles } else { free.sum() };
         let mut wanted = Wanted { len: 0, left_out: 0, first_left: usize::MAX, musts: 0 };
         for e in self.store.ids.iter() {
@@ -99,12 +100,13 @@ impl Peer<'_> {
                 continue;
             }
             let key = e.id() as u64;
-            if let Some(out) = keep_smallest(self.store.order, &mut wanted.len, limit, key) {
+            if let Some(out) = keep_smallest(self.store.scratch.order, &mut wanted.len, limit, key)
+            {
                 wanted.left_out += 1;
                 wanted.first_left = wanted.first_left.min(out as usize);
             }
         }
-        self.store.order[..wanted.len].sort_unstable();
+        self.store.scratch.order[..wanted.len].sort_unstable();
         wanted
     }
 
@@ -115,8 +117,8 @@ impl Peer<'_> {
         let w = words(handles);
         let mut word = 0;
         for k in 0..wanted.len {
-            let id = self.store.order[k] as usize;
-            let free = &self.store.marks[..w];
+            let id = self.store.scratch.order[k] as usize;
+            let free = &self.store.scratch.marks[..w];
             while word < w && free[word] == 0 {
                 word += 1;
             }
@@ -155,7 +157,7 @@ impl Peer<'_> {
         let entry = ids.slots[i];
         let class = world.get(frame, id).map_or(0, |(c, _)| c);
         let s = &mut self.store;
-        put_bit(&mut s.marks[..words(self.state.handles as usize)], h, false);
+        put_bit(&mut s.scratch.marks[..words(self.state.handles as usize)], h, false);
         s.handle_entity[h] = id as u32;
         s.since[h] = frame;
         s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
@@ -176,7 +178,7 @@ impl Peer<'_> {
             .filter(|&h| s.handle_entity[h] != NO_HANDLE && !must(h))
             .min_by_key(|&h| (s.weights[h], core::cmp::Reverse(h)))?;
         self.release(h);
-        put_bit(&mut self.store.marks[..words(self.state.handles as usize)], h, true);
+        put_bit(&mut self.store.scratch.marks[..words(self.state.handles as usize)], h, true);
         self.state.stats.evicted += 1;
         Some(h)
     }

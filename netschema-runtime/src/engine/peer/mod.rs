@@ -31,7 +31,7 @@ use ids::{ESSENTIAL, Ids, OWN, VISIBLE};
 pub(crate) use ids::{rehash, table_len, visible as marked_visible};
 
 use side::held_values;
-pub use storage::{PeerSizes, PeerStorage};
+pub use storage::{PeerScratch, PeerSizes, PeerStorage, ScratchSizes};
 
 const NO_HANDLE: u32 = u32::MAX;
 
@@ -135,6 +135,11 @@ impl PeerState {
     /// What [`Peer::starved`] says of the peer this state was taken from.
     pub(crate) fn starved(&self) -> Option<usize> {
         self.starved
+    }
+
+    /// The most entities the client may see at once (see [`Peer::new`]).
+    pub(crate) fn handles(&self) -> usize {
+        self.handles as usize
     }
 
     /// The most entities the game may mark for the client at once (see [`Peer::new`]).
@@ -451,16 +456,16 @@ impl<'a> Peer<'a> {
     }
 
     /// The model set the newest packet ended with (what the peer has learned by then), if it is
-    /// still held: [`ModelLayout::write_prior`] turns it into a prior.
+    /// still held and was coded in this peer's own scratch room: [`ModelLayout::write_prior`]
+    /// turns it into a prior.
     pub fn learned(&self) -> Option<&[Model]> {
         self.state.slots.find(self.state.newest_sent)?;
-        let (set, len) = (self.state.book.ended_in(true)?, self.state.layout.len);
-        self.store.models.get(set * len..(set + 1) * len)
+        self.store.scratch.models.get(..self.state.layout.len)
     }
 
-    /// The model of scalar `field` of `class` as the packet for `frame` left it, if the frame
-    /// is held (batched: only the newest frame sent): what the peer has learned about that
-    /// field by then.
+    /// The model of scalar `field` of `class` as the packet for `frame` left it, if `frame` is
+    /// the newest frame sent, still held, and was coded in this peer's own scratch room: what
+    /// the peer has learned about that field by then.
     pub fn field_model(&self, frame: u32, class: usize, field: usize) -> Option<&Model> {
         self.state.slots.find(frame)?;
         let fields = self.schema.classes.get(class)?.fields.len();
@@ -468,8 +473,7 @@ impl<'a> Peer<'a> {
             return None;
         }
         let at = ModelLayout::class_base(self.schema, class) + 1 + field;
-        let set = self.state.book.ended_in(frame == self.state.newest_sent)?;
-        self.store.models.get(set * self.state.layout.len + at)
+        (frame == self.state.newest_sent).then(|| self.store.scratch.models.get(at))?
     }
 }
 

@@ -1,9 +1,10 @@
-//! A peer's caller-owned storage: the slices and the lengths [`PeerStorage::sizes`] gives.
+//! A peer's caller-owned storage: the slices and the lengths [`PeerStorage::sizes`] gives,
+//! and the scratch room it codes a packet in, which the peers of one server can share.
 
 use super::Peer;
 use super::ids::{IdSlot, table_len};
 use crate::engine::bitset::words;
-use crate::engine::models::{Book, End};
+use crate::engine::models::{Book, End, SCRATCH_SETS};
 use crate::engine::slots::SLOTS;
 use crate::model::{Model, ModelLayout};
 use crate::schema::Schema;
@@ -37,18 +38,93 @@ pub struct PeerStorage<'a> {
     /// The frame each handle was last sent in (or, until it is, the frame before it was given
     /// its entity).
     pub sent_at: &'a mut [u32],
-    /// Scratch room for ordering handles by priority.
-    pub order: &'a mut [u64],
-    /// Scratch bitsets of the handles selected for, sent in, and at the core of a packet
-    /// (three bits per handle).
-    pub marks: &'a mut [u64],
-    /// Whole model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): the set a packet is
-    /// coded in, batched also the model in use and one accumulator per batch in flight; and
-    /// one more set for undoing an entity that did not fit.
+    /// Batched (see [`ModelPolicy`](crate::model::ModelPolicy)): whole model sets, the model
+    /// in use and one accumulator per batch in flight (empty per frame).
     pub models: &'a mut [Model],
     /// Per frame, the model sets of the frames that may still become a baseline, stored
     /// without the parts their fields never change (empty batched).
     pub stored: &'a mut [u16],
+    /// Room used only while a packet is encoded.
+    pub scratch: PeerScratch<'a>,
+}
+
+/// Room a [`Peer`] uses only while it encodes a packet: nothing in it lasts from one packet
+/// to the next, so a server whose peers encode one after another needs one for each thread
+/// that encodes, not one per client (the owned
+/// [`Server`](crate::owned::Server) keeps one per thread). [`PeerScratch::sizes`] gives its
+/// lengths.
+#[derive(Debug)]
+pub struct PeerScratch<'a> {
+    /// Two whole model sets: the set a packet is coded in, and one for undoing an entity that
+    /// did not fit.
+    pub models: &'a mut [Model],
+    /// Room for ordering handles by priority, one word per handle.
+    pub order: &'a mut [u64],
+    /// Bitsets of the handles selected for, sent in, and at the core of a packet (three bits
+    /// per handle).
+    pub marks: &'a mut [u64],
+}
+
+/// Lengths of the slices of a [`PeerScratch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScratchSizes {
+    /// Length of [`PeerScratch::models`].
+    pub models: usize,
+    /// Length of [`PeerScratch::order`].
+    pub order: usize,
+    /// Length of [`PeerScratch::marks`].
+    pub marks: usize,
+}
+
+impl ScratchSizes {
+    /// Bytes of storage these sizes take.
+    pub const fn bytes(&self) -> usize {
+        self.models * core::mem::size_of::<Model>() + (self.order + self.marks) * 8
+    }
+
+    /// Sizes that fit both these and `other` (scratch shared by peers of either sizes).
+    pub const fn max(self, other: ScratchSizes) -> ScratchSizes {
+        const fn max(a: usize, b: usize) -> usize {
+            if a > b { a } else { b }
+        }
+        ScratchSizes {
+            models: max(self.models, other.models),
+            order: max(self.order, other.order),
+            marks: max(self.marks, other.marks),
+        }
+    }
+}
+
+impl<'a> PeerScratch<'a> {
+    /// Slice lengths for encoding the packets of peers of `schema` with up to `handles`
+    /// handles.
+    pub fn sizes(schema: &Schema, handles: usize) -> ScratchSizes {
+        ScratchSizes {
+            models: SCRATCH_SETS.saturating_mul(ModelLayout::new(schema).len),
+            order: handles,
+            marks: words(handles).saturating_mul(3),
+        }
+    }
+
+    /// Whether this room fits `sizes`.
+    pub(super) fn fits(&self, sizes: &ScratchSizes) -> bool {
+        self.models.len() >= sizes.models
+            && self.order.len() >= sizes.order
+            && self.marks.len() >= sizes.marks
+    }
+
+    /// The room cut to `sizes`, or empty if it does not fit them (a peer resumed without
+    /// room to encode in).
+    fn trim(self, sizes: &ScratchSizes) -> PeerScratch<'a> {
+        if !self.fits(sizes) {
+            return PeerScratch { models: &mut [], order: &mut [], marks: &mut [] };
+        }
+        PeerScratch {
+            models: &mut self.models[..sizes.models],
+            order: &mut self.order[..sizes.order],
+            marks: &mut self.marks[..sizes.marks],
+        }
+    }
 }
 
 /// Lengths of the slices of a [`PeerStorage`].
@@ -57,13 +133,11 @@ pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
     /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
-    /// [`PeerStorage::weights`], [`PeerStorage::cost`], [`PeerStorage::sent_at`] and
-    /// [`PeerStorage::order`].
+    /// [`PeerStorage::weights`], [`PeerStorage::cost`] and [`PeerStorage::sent_at`].
     pub handles: usize,
     /// Length of [`PeerStorage::ids`].
     pub ids: usize,
-    /// Length of [`PeerStorage::handle_own`] and [`PeerStorage::handle_essential`];
-    /// [`PeerStorage::marks`] is three times as long.
+    /// Length of [`PeerStorage::handle_own`] and [`PeerStorage::handle_essential`].
     pub handle_words: usize,
     /// Length of [`PeerStorage::lags`].
     pub lags: usize,
@@ -73,15 +147,18 @@ pub struct PeerSizes {
     pub models: usize,
     /// Length of [`PeerStorage::stored`].
     pub stored: usize,
+    /// Lengths of [`PeerStorage::scratch`].
+    pub scratch: ScratchSizes,
 }
 
 impl PeerSizes {
-    /// Bytes of storage these sizes take.
+    /// Bytes of storage these sizes take, the scratch room aside (see
+    /// [`ScratchSizes::bytes`]): what a peer keeps between packets.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * (4 + 4 + 2 + 2 + 4 + 8)
+            + self.handles * (4 + 4 + 2 + 2 + 4)
             + self.ids * core::mem::size_of::<IdSlot>()
-            + self.handle_words * 8 * 5
+            + self.handle_words * 8 * 2
             + self.lags
             + self.diffs
             + self.models * core::mem::size_of::<Model>()
@@ -103,6 +180,7 @@ impl PeerStorage<'_> {
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
             models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Server),
+            scratch: PeerScratch::sizes(schema, handles),
         }
     }
 }
@@ -120,10 +198,9 @@ impl Peer<'_> {
             && store.weights.len() >= sizes.handles
             && store.cost.len() >= sizes.handles
             && store.sent_at.len() >= sizes.handles
-            && store.order.len() >= sizes.handles
-            && store.marks.len() >= 3 * sizes.handle_words
             && store.models.len() >= sizes.models
             && store.stored.len() >= sizes.stored
+            && store.scratch.fits(&sizes.scratch)
     }
 
     /// `store` cut to `sizes` (which it fits).
@@ -140,10 +217,9 @@ impl Peer<'_> {
             weights: &mut store.weights[..sizes.handles],
             cost: &mut store.cost[..sizes.handles],
             sent_at: &mut store.sent_at[..sizes.handles],
-            order: &mut store.order[..sizes.handles],
-            marks: &mut store.marks[..3 * sizes.handle_words],
             models: &mut store.models[..sizes.models],
             stored: &mut store.stored[..sizes.stored],
+            scratch: store.scratch.trim(&sizes.scratch),
         }
     }
 }
