@@ -216,7 +216,8 @@ impl ScratchBuffers {
 /// Owned storage for one client.
 #[derive(Debug)]
 pub struct ClientBuffers {
-    rows: Vec<i32>,
+    rows: Vec<u8>,
+    view: Vec<i32>,
     classes: Vec<u16>,
     ages: Vec<u8>,
     born: Vec<u32>,
@@ -234,6 +235,7 @@ impl ClientBuffers {
         let s = ClientStorage::sizes(schema, handles);
         ClientBuffers {
             rows: vec![0; s.rows],
+            view: vec![0; 3 * s.view],
             classes: vec![0; s.handles],
             ages: vec![0; s.handles],
             born: vec![0; s.born],
@@ -253,6 +255,7 @@ impl ClientBuffers {
     fn storage(&mut self) -> ClientStorage<'_> {
         ClientStorage {
             rows: &mut self.rows,
+            view: &mut self.view,
             classes: &mut self.classes,
             ages: &mut self.ages,
             born: &mut self.born,
@@ -275,6 +278,7 @@ impl ClientBuffers {
         Reader {
             schema,
             rows: &self.rows,
+            view: &self.view,
             classes: &self.classes,
             ages: &self.ages,
             born: &self.born,

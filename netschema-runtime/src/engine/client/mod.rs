@@ -21,12 +21,13 @@ use crate::{Error, Result};
 
 mod lineage;
 mod reader;
+mod row;
 mod side;
 mod storage;
 
 pub(crate) use reader::Reader;
 pub use reader::{Event, Sample};
-use side::DecoderSide;
+use side::{DecoderSide, layouts};
 pub use storage::{ClientSizes, ClientStorage};
 
 /// Genuine packets (their check value matched) refused in a row as stale, with none accepted
@@ -43,6 +44,11 @@ pub(crate) struct ClientState {
     /// Where packets' models start from and go.
     pub(super) book: Book,
     pub(super) handles: u32,
+    /// Bytes of a handle's packed row in a frame slot ([`row::stride`]).
+    pub(super) stride: usize,
+    /// Which of the two tables of [`ClientStorage::view`] that take turns holds the current
+    /// frame's values.
+    pub(super) shown: usize,
     pub(super) slots: Slots,
     pub(super) newest: u32,
     pub(super) previous: Option<usize>,
@@ -92,6 +98,7 @@ impl<'a> Client<'a> {
         let sizes = ClientStorage::sizes(schema, handles);
         if handles > u32::MAX as usize / 2
             || store.rows.len() < sizes.rows
+            || store.view.len() < 3 * sizes.view
             || store.classes.len() < sizes.handles
             || store.ages.len() < sizes.handles
             || store.born.len() < sizes.born
@@ -108,6 +115,8 @@ impl<'a> Client<'a> {
         let state = ClientState {
             book: Book::new(schema, End::Client),
             handles: handles as u32,
+            stride: row::stride(schema),
+            shown: 0,
             slots: Slots::new(),
             newest: NO_FRAME,
             previous: None,
@@ -138,6 +147,7 @@ impl<'a> Client<'a> {
         Reader {
             schema: self.schema,
             rows: self.store.rows,
+            view: self.store.view,
             classes: self.store.classes,
             ages: self.store.ages,
             born: self.store.born,
@@ -298,16 +308,23 @@ impl<'a> Client<'a> {
         let h = self.state.handles as usize;
         self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
         let read = &history[..refs.len];
-        let (new_rows, history_rows) =
-            split(self.store.rows, h * self.schema.max_fields, spare, read);
+        let (new_rows, history_rows) = split(self.store.rows, h * self.state.stride, spare, read);
+        let table = h * self.schema.max_fields;
+        let (first, second) = self.store.view.split_at_mut(table.min(self.store.view.len()));
+        let second = second.get_mut(..table).unwrap_or(&mut []);
+        let (values, new_values) = match self.state.shown {
+            0 => (&*first, second),
+            _ => (&*second, first),
+        };
         let mut history_max_lag = [0u8; MAX_SAMPLES];
         for (lag, &p) in history_max_lag.iter_mut().zip(read) {
             *lag = self.state.slots.max_lag(p);
         }
         let mut side = DecoderSide {
+            schema: self.schema,
             refs: &refs,
             handles: self.state.handles,
-            stride: self.schema.max_fields,
+            stride: self.state.stride,
             groups: self.schema.max_groups,
             history,
             history_max_lag,
@@ -316,6 +333,9 @@ impl<'a> Client<'a> {
             history_rows,
             new: spare,
             new_rows,
+            values,
+            new_values,
+            layouts: layouts(self.schema),
             classes: self.store.classes,
             frames: (frame, refs.base().unwrap_or(frame), refs.distance()),
             ages: self.store.ages,
@@ -364,7 +384,39 @@ impl<'a> Client<'a> {
         let (sets, sent) = ((models, &mut [][..]), (frame, refs.base()));
         self.state.book.commit(self.schema, sets, stored, sent, spare, held);
         self.state.newest = frame;
+        self.show(spare);
         Ok(frame)
+    }
+
+    /// Makes the table the new current frame `frame`, in slot `new`, was decoded into the
+    /// current one ([`ClientStorage::view`]), and writes into the third the newest values of
+    /// every handle whose frame holds older ones than another frame the client has.
+    fn show(&mut self, new: usize) {
+        self.state.shown = 1 - self.state.shown;
+        if self.state.slots.max_lag(new) == 0 {
+            return;
+        }
+        let (hs, n) = (self.state.handles as usize, self.schema.max_fields);
+        let s = &mut self.store;
+        let (_, newest) = s.view.split_at_mut(2 * hs * n);
+        let reader = Reader {
+            schema: self.schema,
+            rows: s.rows,
+            view: &[],
+            classes: s.classes,
+            ages: s.ages,
+            born: s.born,
+            own: s.own,
+            lags: s.lags,
+            state: self.state,
+        };
+        for h in 0..hs as u32 {
+            let p = reader.freshest(new, h);
+            let Some((class, packed)) = reader.packed(p, h).filter(|_| p != new) else { continue };
+            let fields = self.schema.classes.get(class).map_or(&[][..], |c| c.fields);
+            let at = h as usize * n;
+            row::unpack(fields, packed, newest.get_mut(at..at + n).unwrap_or(&mut []));
+        }
     }
 
     /// Records, for every handle in the new current frame `frame` decoded into slot `new`,
@@ -373,7 +425,7 @@ impl<'a> Client<'a> {
     /// else from this frame on. Runs after [`Client::note_births`], whose ages tell the
     /// entity.
     fn note_steady(&mut self, new: usize, frame: u32, previous: Option<(u32, usize)>) {
-        let (hs, stride) = (self.state.handles as usize, self.schema.max_fields);
+        let (hs, stride) = (self.state.handles as usize, self.state.stride);
         let s = &mut self.store;
         let Some((before, p)) = previous else {
             for (steady, &class) in s.steady.iter_mut().zip(&s.classes[new * hs..]) {
@@ -383,24 +435,19 @@ impl<'a> Client<'a> {
             }
             return;
         };
-        // Rows of one value at least (no class has any field if `stride` is 0).
-        let width = stride.max(1);
-        let rows =
-            |slot: usize| s.rows.get(slot * hs * stride..).unwrap_or(&[]).chunks_exact(width);
-        let classes = s.classes[new * hs..].iter().zip(&s.classes[p * hs..]);
-        let handles = s.steady.iter_mut().zip(&s.ages[new * hs..]).zip(classes);
-        for (((steady, &years), (&class, &was)), (row, old)) in
-            handles.zip(rows(new).zip(rows(p))).take(hs)
-        {
-            // Most moving entities differ in their first value.
-            if class == NO_CLASS || (class == was && row[0] != old[0]) {
+        // Whole rows compare: their tails past their class's values are zero.
+        let row = |slot: usize, h: usize| s.rows.get((slot * hs + h) * stride..).unwrap_or(&[]);
+        let (classes, ages) = (&s.classes, &s.ages);
+        for (h, steady) in s.steady.iter_mut().enumerate().take(hs) {
+            let (class, was) = (classes[new * hs + h], classes[p * hs + h]);
+            let (now, old) = (row(new, h), row(p, h));
+            // Most moving entities differ in their first value's low byte.
+            if class == NO_CLASS || class != was || now.first() != old.first() {
                 *steady = frame;
                 continue;
             }
-            let n = self.schema.classes.get(usize::from(class)).map_or(0, |c| c.fields.len());
-            let n = n.min(stride);
-            let same = class == was && row[..n] == old[..n] && lineage::same(before, frame, years);
-            if !same {
+            let same = now.get(..stride) == old.get(..stride);
+            if !same || !lineage::same(before, frame, ages[new * hs + h]) {
                 *steady = frame;
             }
         }

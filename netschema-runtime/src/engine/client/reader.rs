@@ -1,7 +1,7 @@
 //! What a client holds, read: the current and previous views over its storage (values,
 //! samples, rates, events) and the ack to send.
 
-use super::{ClientState, lineage};
+use super::{ClientState, lineage, row};
 use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest};
 use crate::engine::bitset::test_bit;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
@@ -53,7 +53,11 @@ pub struct Sample<'s> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reader<'s> {
     pub(crate) schema: &'s Schema,
-    pub(crate) rows: &'s [i32],
+    /// Every frame slot's packed rows ([`row`]).
+    pub(crate) rows: &'s [u8],
+    /// The current view's and the current frame's values (see
+    /// [`ClientStorage::view`](super::ClientStorage::view)).
+    pub(crate) view: &'s [i32],
     pub(crate) classes: &'s [u16],
     pub(crate) ages: &'s [u8],
     pub(crate) born: &'s [u32],
@@ -110,9 +114,9 @@ impl<'s> Reader<'s> {
     /// group's values were the world's.
     pub(crate) fn sample(&self, handle: u32) -> Option<Sample<'s>> {
         let slot = self.current_slot()?;
-        self.entry(slot, handle)?;
+        let (class, _) = self.packed(slot, handle)?;
         let p = self.freshest(slot, handle);
-        let (class, row) = self.entry(p, handle)?;
+        let row = self.shown(if p == slot { self.state.shown } else { 2 }, handle, class)?;
         // The current frame's entity, which every slot `freshest` picks holds.
         let born = *self.born.get(handle as usize)?;
         let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
@@ -122,14 +126,15 @@ impl<'s> Reader<'s> {
 
     /// Class and raw values of `handle` in the current frame exactly as its packet set it.
     pub(crate) fn frame_entry(&self, handle: u32) -> Option<(usize, &'s [i32])> {
-        self.entry(self.current_slot()?, handle)
+        let (class, _) = self.packed(self.current_slot()?, handle)?;
+        Some((class, self.shown(self.state.shown, handle, class)?))
     }
 
     /// How many frames before the current one the world had the values [`Reader::get`]
     /// gives for `handle` (the oldest of its update groups).
     pub(crate) fn age(&self, handle: u32) -> Option<u32> {
         let slot = self.current_slot()?;
-        self.entry(slot, handle)?;
+        self.packed(slot, handle)?;
         let p = self.freshest(slot, handle);
         let frame = self.state.slots.frame_of(p);
         let oldest = self.lags_of(p, handle).iter().copied().max().unwrap_or(0);
@@ -148,7 +153,7 @@ impl<'s> Reader<'s> {
     /// same entity, the one whose default update group came from the latest frame. A packet
     /// that holds an entity keeps the values of its baseline, which can be older than a
     /// frame decoded since; showing the newest keeps entities from stepping back.
-    fn freshest(&self, slot: usize, handle: u32) -> usize {
+    pub(super) fn freshest(&self, slot: usize, handle: u32) -> usize {
         let lag = |p: usize| u32::from(self.lags_of(p, handle).first().copied().unwrap_or(0));
         if lag(slot) == 0 {
             return slot;
@@ -180,8 +185,9 @@ impl<'s> Reader<'s> {
             return None;
         }
         let slot = self.current_slot()?;
-        let (class, _) = self.entry(slot, handle)?;
-        let f = self.schema.classes.get(class)?.fields.get(field)?;
+        let (class, _) = self.packed(slot, handle)?;
+        let fields = self.schema.classes.get(class)?.fields;
+        let f = fields.get(field)?;
         if f.coding == crate::schema::Coding::Categorical {
             return None;
         }
@@ -194,7 +200,7 @@ impl<'s> Reader<'s> {
             if frame == NO_FRAME || age(self.state.newest, frame) >= WINDOW {
                 continue;
             }
-            let Some((c, row)) = self.entry(p, handle) else { continue };
+            let Some((c, row)) = self.packed(p, handle) else { continue };
             if c != class || !lineage::same(frame, self.state.newest, now_age) {
                 continue;
             }
@@ -209,7 +215,7 @@ impl<'s> Reader<'s> {
             for i in (at + 1..n).rev() {
                 (ages[i], values[i]) = (ages[i - 1], values[i - 1]);
             }
-            (ages[at], values[at]) = (a, *row.get(field)?);
+            (ages[at], values[at]) = (a, row::value(fields, row, field)?);
         }
         if n < m {
             return None;
@@ -226,14 +232,24 @@ impl<'s> Reader<'s> {
             })
     }
 
-    fn entry(&self, slot: usize, handle: u32) -> Option<(usize, &'s [i32])> {
+    /// Class and packed row of `handle` in frame slot `slot`, if present there.
+    pub(super) fn packed(&self, slot: usize, handle: u32) -> Option<(usize, &'s [u8])> {
         if handle >= self.state.handles {
             return None;
         }
         let at = slot * self.state.handles as usize + handle as usize;
         let class = usize::from(*self.classes.get(at)?);
+        let len = row::len(self.schema.classes.get(class)?.fields);
+        self.rows.get(at * self.state.stride..)?.get(..len).map(|row| (class, row))
+    }
+
+    /// The values of `handle`, of `class`, in table `table` of
+    /// [`ClientStorage::view`](super::ClientStorage::view).
+    fn shown(&self, table: usize, handle: u32, class: usize) -> Option<&'s [i32]> {
+        let n = self.schema.max_fields;
         let fields = self.schema.classes.get(class)?.fields.len();
-        self.rows.get(at * self.schema.max_fields..)?.get(..fields).map(|row| (class, row))
+        let at = (table * self.state.handles as usize + handle as usize) * n;
+        self.view.get(at..at + fields)
     }
 
     /// Every entity of the current view: handle, class and its newest raw values, by handle.
@@ -259,8 +275,8 @@ impl<'s> Reader<'s> {
         let hs = self.state.handles as usize;
         (0..self.state.handles).flat_map(move |h| {
             let newest = |p: usize| {
-                self.entry(p, h)?;
-                self.entry(self.freshest(p, h), h)
+                self.packed(p, h)?;
+                self.packed(self.freshest(p, h), h)
             };
             let old = before.and_then(newest);
             let new = now.and_then(newest);

@@ -2,13 +2,14 @@
 //! written into, the client's archive of frames.
 
 use super::lineage;
+use super::row::{self, Layout};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
 use crate::engine::pack::Budget;
-use crate::engine::packet::{Refs, Samples, Side, in_window, write_lags};
+use crate::engine::packet::{Check, Refs, Samples, Side, in_window, write_lags};
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::MAX_SAMPLES;
-use crate::schema::Class;
+use crate::schema::{Class, Field, Schema};
 use crate::{Error, Result};
 
 /// The `len` items of `all` at `read` (shared) and at `write` (mutable), which must not
@@ -25,11 +26,22 @@ fn split_pair<T>(all: &mut [T], read: usize, write: usize, len: usize) -> Option
     }
 }
 
+/// Classes whose rows' layout a decoder works out once a packet ([`Layout`]); the values of
+/// later classes are placed field by field.
+const LAYOUTS: usize = 8;
+
+/// The layouts of the first [`LAYOUTS`] classes of `schema`.
+pub(super) fn layouts(schema: &Schema) -> [Layout; LAYOUTS] {
+    core::array::from_fn(|c| schema.classes.get(c).map_or(Layout::EMPTY, |c| Layout::new(c.fields)))
+}
+
 /// The decoder's side of the packet walk: reads history from, and writes the new frame into,
 /// the client's archive.
 pub(super) struct DecoderSide<'s> {
+    pub(super) schema: &'s Schema,
     pub(super) refs: &'s Refs,
     pub(super) handles: u32,
+    /// Bytes of a handle's packed row in a frame slot ([`row::stride`]).
     pub(super) stride: usize,
     /// Lags per handle and slot.
     pub(super) groups: usize,
@@ -40,9 +52,15 @@ pub(super) struct DecoderSide<'s> {
     pub(super) history_held: bool,
     /// The largest lag written for the new frame.
     pub(super) max_lag: u8,
-    pub(super) history_rows: [&'s [i32]; MAX_SAMPLES],
+    pub(super) history_rows: [&'s [u8]; MAX_SAMPLES],
     pub(super) new: usize,
-    pub(super) new_rows: &'s mut [i32],
+    pub(super) new_rows: &'s mut [u8],
+    /// The current frame's values unpacked, the schema's most fields per handle.
+    pub(super) values: &'s [i32],
+    /// The new frame's values unpacked, likewise.
+    pub(super) new_values: &'s mut [i32],
+    /// Where the values of the first classes lie in their rows.
+    pub(super) layouts: [Layout; LAYOUTS],
     pub(super) classes: &'s mut [u16],
     /// The packet's frame, its baseline's (the frame itself without one) and the distance
     /// between them.
@@ -77,18 +95,27 @@ impl DecoderSide<'_> {
     /// [`Side::still`] vouches for, checked in debug builds).
     fn one_row(&self, h: u32, k: usize, class: &Class) -> bool {
         let at = h as usize * self.stride;
-        let row = |j: usize| self.history_rows[j].get(at..at + class.fields.len());
+        let row = |j: usize| self.history_rows[j].get(at..at + row::len(class.fields));
         (1..k).all(|j| row(j) == row(0))
     }
 
-    /// Copies the values of `h` at the baseline into the new frame.
-    fn copy_row(&mut self, h: u32) {
+    /// Copies the values of `h`, of `fields`, at the baseline into the new frame; returns
+    /// them unpacked.
+    fn copy_row(&mut self, h: u32, fields: &[Field]) -> &[i32] {
         let at = h as usize * self.stride;
-        if let (Some(to), Some(from)) =
-            (self.new_rows.get_mut(at..at + self.stride), self.history_rows[0].get(at..))
-        {
-            to.copy_from_slice(&from[..to.len().min(from.len())]);
+        let from = self.history_rows[0].get(at..at + self.stride).unwrap_or(&[]);
+        if let Some(to) = self.new_rows.get_mut(at..at + from.len()) {
+            to.copy_from_slice(from);
         }
+        let values = self.values_of(h, fields.len());
+        row::unpack(fields, from, values);
+        values
+    }
+
+    /// Where the new frame's values of `h`, `n` of them, go.
+    fn values_of(&mut self, h: u32, n: usize) -> &mut [i32] {
+        let at = h as usize * self.schema.max_fields;
+        self.new_values.get_mut(at..at + n).unwrap_or(&mut [])
     }
 }
 
@@ -152,7 +179,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     #[inline]
     fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>, own: bool) -> Result<()> {
         let at = self.at(self.new, h);
-        if h >= self.handles || self.classes[at] != NO_CLASS {
+        if h >= self.handles || self.classes[at] != NO_CLASS || class >= self.schema.classes.len() {
             return Err(Error::Corrupt);
         }
         self.classes[at] = class as u16;
@@ -212,21 +239,43 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     }
 
     #[inline]
-    fn still_row(&self, h: u32) -> &'s [i32] {
+    fn keep_still(&mut self, h: u32, class: &Class, check: &mut Check) {
         let at = h as usize * self.stride;
-        self.history_rows[0].get(at..at + self.stride).unwrap_or(&[])
+        let from = self.history_rows[0].get(at..at + self.stride).unwrap_or(&[]);
+        if let Some(to) = self.new_rows.get_mut(at..at + from.len()) {
+            to.copy_from_slice(from);
+        }
+        // Steady since before the baseline: the current frame shows the baseline's values.
+        let (n, at) = (class.fields.len(), h as usize * self.schema.max_fields);
+        let values = self.values.get(at..at + n).unwrap_or(&[]);
+        debug_assert!(
+            values.iter().enumerate().all(|(f, &v)| row::value(class.fields, from, f) == Some(v)),
+            "handle {h}: the current frame is not the baseline"
+        );
+        if let Some(to) = self.new_values.get_mut(at..at + values.len()) {
+            to.copy_from_slice(values);
+        }
+        values.iter().for_each(|&v| check.add(v as u32));
     }
 
     #[inline(always)]
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples) {
-        let at = h as usize * self.stride + lo;
+        let base = h as usize * self.stride;
+        let rows = self.history_rows.map(|rows| rows.get(base..).unwrap_or(&[]));
+        let history = &rows[..k.min(MAX_SAMPLES)];
+        let slow;
+        let layout = match self.layouts.iter().find(|l| core::ptr::eq(l.fields, class.fields)) {
+            Some(layout) => layout,
+            None => {
+                slow = Layout::new(class.fields);
+                &slow
+            }
+        };
         let n = class.fields.len().saturating_sub(lo);
-        let history = &self.history_rows[..k.min(self.history_rows.len())];
-        for (j, rows) in history.iter().enumerate() {
-            let row = rows.get(at..).unwrap_or(&[]);
-            // Zipped with slices alone, the copy compiles to a plain counted loop.
-            for (s, &v) in samples.iter_mut().zip(&row[..n.min(row.len())]) {
-                s[j] = v;
+        for (i, s) in samples.iter_mut().enumerate().take(n) {
+            let place = layout.place(lo + i);
+            for (s, row) in s.iter_mut().zip(history) {
+                *s = place.get(row);
             }
         }
     }
@@ -237,7 +286,24 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline(always)]
     fn store(&mut self, h: u32, f: usize, value: i32, _coded: bool, _tolerant: Option<usize>) {
-        if let Some(v) = self.new_rows.get_mut(h as usize * self.stride + f) {
+        let class =
+            usize::from(self.classes.get(self.at(self.new, h)).copied().unwrap_or(NO_CLASS));
+        let slow;
+        let layout = match self.layouts.get(class) {
+            Some(layout) => layout,
+            None => {
+                let Some(c) = self.schema.classes.get(class) else { return };
+                slow = Layout::new(c.fields);
+                &slow
+            }
+        };
+        let row = self.new_rows.get_mut(h as usize * self.stride..).unwrap_or(&mut []);
+        layout.place(f).put(value, row);
+        if f + 1 == layout.fields.len() {
+            // The row's tail past its class's values stays zero, so that whole rows compare.
+            row.get_mut(layout.len..self.stride).unwrap_or(&mut []).fill(0);
+        }
+        if let Some(v) = self.new_values.get_mut(h as usize * self.schema.max_fields + f) {
             *v = value;
         }
     }
@@ -262,7 +328,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     }
 
     fn hold(&mut self, h: u32, class: &Class) {
-        self.copy_row(h);
+        self.copy_row(h, class.fields);
         self.sent_groups(h, class, 0);
     }
 
@@ -281,7 +347,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         for h in 0..self.handles {
             let own = test_bit(self.own, self.at(base, h));
             put_bit(self.own, self.at(new, h), own);
-            self.copy_row(h);
+            let class = usize::from(self.classes[self.at(new, h)]);
+            if let Some(c) = self.schema.classes.get(class) {
+                self.copy_row(h, c.fields);
+            }
         }
         // Every lag of every handle is held: one run over the slot.
         let (g, distance) = (self.groups, self.refs.distance());

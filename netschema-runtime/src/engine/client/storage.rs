@@ -1,6 +1,6 @@
 //! A client's caller-owned storage: the slices and the lengths [`ClientStorage::sizes`] gives.
 
-use super::Client;
+use super::{Client, row};
 use crate::engine::bitset::words;
 use crate::engine::models::{Book, End};
 use crate::engine::slots::SLOTS;
@@ -10,8 +10,14 @@ use crate::schema::Schema;
 /// Caller-owned storage of a [`Client`]; [`ClientStorage::sizes`] gives every length.
 #[derive(Debug)]
 pub struct ClientStorage<'a> {
-    /// Raw values of every handle in every frame slot.
-    pub rows: &'a mut [i32],
+    /// Raw values of every handle in every frame slot, packed: each as its distance from its
+    /// field's minimum, in the fewest whole bytes that hold the field's span.
+    pub rows: &'a mut [u8],
+    /// Raw values of every handle, in three tables of [`ClientSizes::view`]: two that take
+    /// turns holding the current frame's values ([`Client::frame_view`]) and the values of the
+    /// frame being decoded, and one holding the newest values of the handles whose current
+    /// frame holds older ones than another frame the client has ([`Client::get`]).
+    pub view: &'a mut [i32],
     /// Class of every handle in every frame slot.
     pub classes: &'a mut [u16],
     /// How many frames before the slot's frame every handle got its entity, in every frame
@@ -46,6 +52,8 @@ pub struct ClientStorage<'a> {
 pub struct ClientSizes {
     /// Length of [`ClientStorage::rows`].
     pub rows: usize,
+    /// A third of the length of [`ClientStorage::view`]: every handle's values in one table.
+    pub view: usize,
     /// Length of [`ClientStorage::classes`] and [`ClientStorage::ages`]: every handle in
     /// every frame slot.
     pub handles: usize,
@@ -65,7 +73,8 @@ pub struct ClientSizes {
 impl ClientSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
-        self.rows * 4
+        self.rows
+            + self.view * 3 * 4
             + self.handles * 3
             + self.born * 12
             + self.own * 8
@@ -79,7 +88,8 @@ impl ClientStorage<'_> {
     /// Slice lengths for a client that sees up to `handles` entities at once.
     pub fn sizes(schema: &Schema, handles: usize) -> ClientSizes {
         ClientSizes {
-            rows: SLOTS.saturating_mul(handles).saturating_mul(schema.max_fields),
+            rows: SLOTS.saturating_mul(handles).saturating_mul(row::stride(schema)),
+            view: handles.saturating_mul(schema.max_fields),
             handles: SLOTS.saturating_mul(handles),
             born: handles,
             own: words(SLOTS.saturating_mul(handles)),
@@ -95,6 +105,7 @@ impl Client<'_> {
     pub(super) fn trim<'s>(store: ClientStorage<'s>, sizes: &ClientSizes) -> ClientStorage<'s> {
         ClientStorage {
             rows: &mut store.rows[..sizes.rows],
+            view: &mut store.view[..3 * sizes.view],
             classes: &mut store.classes[..sizes.handles],
             ages: &mut store.ages[..sizes.handles],
             born: &mut store.born[..sizes.born],

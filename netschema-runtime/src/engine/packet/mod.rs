@@ -351,9 +351,10 @@ pub(crate) trait Side<'s> {
     /// that codes every field exactly and holds nothing from earlier frames at those frames
     /// ([`Side::sources`] is `None`), so the frames are what the client holds.
     fn still(&self, h: u32, k: usize, class: &Class) -> bool;
-    /// The row [`Side::still`] vouches for: the values to send on the encoder, the
-    /// baseline's on the decoder.
-    fn still_row(&self, h: u32) -> &'s [i32];
+    /// Records, for `h` of `class` (of at most [`CHUNK`] fields), the row [`Side::still`]
+    /// vouches for as its values at the new frame — the values to send on the encoder, the
+    /// baseline's on the decoder — and adds them to `check`.
+    fn keep_still(&mut self, h: u32, class: &Class, check: &mut Check);
     /// Fills `samples` with the values of fields `lo..` (at most [`CHUNK`]) of `h`, of
     /// `class`, at the first `k` history frames.
     fn samples(&self, h: u32, k: usize, lo: usize, class: &Class, samples: &mut Samples);
@@ -400,8 +401,9 @@ impl Check {
         check
     }
 
+    /// Folds `v` in.
     #[inline(always)]
-    fn add(&mut self, v: u32) {
+    pub(crate) fn add(&mut self, v: u32) {
         self.0 = fnv(self.0, v);
     }
 

@@ -314,10 +314,9 @@ fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
             Coding::Numeric(candidates) => m.predicts_still(candidates, table, k),
             Coding::Categorical => true,
         });
-    let row = side.still_row(h);
-    let Some(row) = row.get(..fields.len()).filter(|_| keeps && fields.len() <= CHUNK) else {
+    if !keeps || fields.len() > CHUNK {
         return Still::Unknown;
-    };
+    }
     // As the samples are equal, no field changed between the two newest.
     let motion = if k >= 2 { 0 } else { 3 };
     // On the encoder the new values are the row too: it is unchanged.
@@ -326,10 +325,7 @@ fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
     if !unchanged {
         return Still::Moved;
     }
-    for (f, &value) in row.iter().enumerate() {
-        side.store(h, f, value, true, None);
-        check.add(value as u32);
-    }
+    side.keep_still(h, class, check);
     Still::Unchanged
 }
 

@@ -5,7 +5,7 @@ use super::NO_HANDLE;
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
 use crate::engine::pack::{self, Budget, Candidate, Rank};
-use crate::engine::packet::{Refs, Samples, Side, in_window, write_lags};
+use crate::engine::packet::{Check, Refs, Samples, Side, in_window, write_lags};
 use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
 use crate::schema::{Class, MAX_GROUPS, Schema};
@@ -338,8 +338,10 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     }
 
     #[inline]
-    fn still_row(&self, h: u32) -> &'s [i32] {
-        self.target_row(h)
+    fn keep_still(&mut self, h: u32, class: &Class, check: &mut Check) {
+        // Nothing tolerant to record: the client holds exactly the world's row.
+        let row = self.target_row(h);
+        row.iter().take(class.fields.len()).for_each(|&v| check.add(v as u32));
     }
 
     #[inline(always)]
