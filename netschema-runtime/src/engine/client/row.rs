@@ -7,7 +7,7 @@ use crate::schema::{Field, Schema};
 
 /// Bytes a value of `field` takes in a row: those of its largest distance from its minimum.
 #[inline(always)]
-pub(super) const fn width(field: &Field) -> usize {
+const fn width(field: &Field) -> usize {
     let most = field.max.abs_diff(field.min);
     if most == 0 {
         0
@@ -34,7 +34,7 @@ pub(super) fn stride(schema: &Schema) -> usize {
 
 /// Where the value of field `f` of `fields` starts in a row.
 #[inline]
-pub(super) fn offset(fields: &[Field], f: usize) -> usize {
+fn offset(fields: &[Field], f: usize) -> usize {
     fields.iter().take(f).map(width).sum()
 }
 
@@ -53,12 +53,16 @@ impl Place {
 
     /// The place of field `f` of `fields`.
     pub(super) fn of(fields: &[Field], f: usize) -> Place {
-        let Some(field) = fields.get(f) else { return Place::NONE };
+        fields.get(f).map_or(Place::NONE, |field| Place::at(field, offset(fields, f)))
+    }
+
+    /// The place of a value of `field` starting at byte `at` of a row.
+    fn at(field: &Field, at: usize) -> Place {
         let mask = match width(field) {
             0 => 0,
             w => u32::MAX >> (32 - 8 * w),
         };
-        Place { at: offset(fields, f) as u32, mask, min: field.min }
+        Place { at: at as u32, mask, min: field.min }
     }
 
     /// The value at this place in `row` (bytes past its end read as zero).
@@ -112,7 +116,11 @@ impl Layout {
 
     /// The layout of a class of `fields`.
     pub(super) fn new(fields: &'static [Field]) -> Layout {
-        let places = core::array::from_fn(|f| Place::of(fields, f));
+        let (mut places, mut at) = ([Place::NONE; CHUNK], 0);
+        for (place, field) in places.iter_mut().zip(fields) {
+            *place = Place::at(field, at);
+            at += width(field);
+        }
         Layout { fields, places, len: len(fields) }
     }
 
@@ -134,8 +142,10 @@ pub(super) fn value(fields: &[Field], row: &[u8], f: usize) -> Option<i32> {
 
 /// Writes the values of `row`, of `fields`, into `out`.
 pub(super) fn unpack(fields: &[Field], row: &[u8], out: &mut [i32]) {
-    for (f, o) in out.iter_mut().enumerate().take(fields.len()) {
-        *o = Place::of(fields, f).get(row);
+    let mut at = 0;
+    for (field, o) in fields.iter().zip(out) {
+        *o = Place::at(field, at).get(row);
+        at += width(field);
     }
 }
 
