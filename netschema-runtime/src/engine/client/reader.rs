@@ -55,7 +55,7 @@ pub(crate) struct Reader<'s> {
     pub(crate) schema: &'s Schema,
     /// Every frame slot's packed rows ([`row`]).
     pub(crate) rows: &'s [u8],
-    /// The current view's and the current frame's values (see
+    /// The tables of unpacked values (see
     /// [`ClientStorage::view`](super::ClientStorage::view)).
     pub(crate) view: &'s [i32],
     pub(crate) classes: &'s [u16],

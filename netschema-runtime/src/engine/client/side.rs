@@ -99,23 +99,19 @@ impl DecoderSide<'_> {
         (1..k).all(|j| row(j) == row(0))
     }
 
-    /// Copies the values of `h`, of `fields`, at the baseline into the new frame; returns
-    /// them unpacked.
-    fn copy_row(&mut self, h: u32, fields: &[Field]) -> &[i32] {
+    /// Copies the values of `h`, of `fields`, at the baseline into the new frame.
+    fn copy_row(&mut self, h: u32, fields: &[Field]) {
         let at = h as usize * self.stride;
         let from = self.history_rows[0].get(at..at + self.stride).unwrap_or(&[]);
         if let Some(to) = self.new_rows.get_mut(at..at + from.len()) {
             to.copy_from_slice(from);
         }
-        let values = self.values_of(h, fields.len());
-        row::unpack(fields, from, values);
-        values
-    }
-
-    /// Where the new frame's values of `h`, `n` of them, go.
-    fn values_of(&mut self, h: u32, n: usize) -> &mut [i32] {
         let at = h as usize * self.schema.max_fields;
-        self.new_values.get_mut(at..at + n).unwrap_or(&mut [])
+        row::unpack(
+            fields,
+            from,
+            self.new_values.get_mut(at..at + fields.len()).unwrap_or(&mut []),
+        );
     }
 }
 
