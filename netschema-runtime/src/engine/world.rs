@@ -41,6 +41,7 @@ impl WorldStorage<'_> {
 pub(crate) struct WorldState {
     capacity: usize,
     frame: u32,
+    members: u32,
 }
 
 #[cfg(feature = "std")]
@@ -65,6 +66,8 @@ pub struct World<'a> {
     spawned: &'a mut [u32],
     changed: &'a mut [u32],
     pub(crate) frame: u32,
+    /// The last frame in which an entity was spawned or removed ([`NO_FRAME`]: none yet).
+    members: u32,
 }
 
 impl<'a> World<'a> {
@@ -91,6 +94,7 @@ impl<'a> World<'a> {
             spawned: &mut spawned[..capacity],
             changed: &mut changed[..capacity],
             frame: NO_FRAME,
+            members: NO_FRAME,
         })
     }
 
@@ -109,13 +113,14 @@ impl<'a> World<'a> {
             spawned: &mut spawned[..state.capacity],
             changed: &mut changed[..state.capacity],
             frame: state.frame,
+            members: state.members,
         }
     }
 
     #[cfg(feature = "std")]
     /// What [`World::resume`] needs besides the storage.
     pub(crate) fn state(&self) -> WorldState {
-        WorldState { capacity: self.capacity, frame: self.frame }
+        WorldState { capacity: self.capacity, frame: self.frame, members: self.members }
     }
 
     /// The schema of this world.
@@ -183,6 +188,7 @@ impl<'a> World<'a> {
         if changed {
             self.classes[at] = class as u16;
             self.spawned[id] = self.frame;
+            self.members = self.frame;
         }
         let out = &mut self.rows[at * self.schema.max_fields..][..fields.len()];
         for ((o, &v), field) in out.iter_mut().zip(row).zip(fields) {
@@ -199,8 +205,17 @@ impl<'a> World<'a> {
     /// Removes entity `id` from the current frame (a no-op if it is absent).
     pub fn remove(&mut self, id: usize) {
         if id < self.capacity && self.frame != NO_FRAME {
-            self.classes[Self::slot(self.frame) * self.capacity + id] = NO_CLASS;
+            let class = &mut self.classes[Self::slot(self.frame) * self.capacity + id];
+            if *class != NO_CLASS {
+                (*class, self.members) = (NO_CLASS, self.frame);
+            }
         }
+    }
+
+    /// Whether an entity was spawned or removed at frame `t` or since.
+    #[inline]
+    pub(crate) fn members_changed_since(&self, t: u32) -> bool {
+        self.members != NO_FRAME && age(self.members, t) as i32 >= 0
     }
 
     /// Whether `frame` is still held.

@@ -5,7 +5,7 @@
 use super::ids::{self, ESSENTIAL, Ids, OWN, VISIBLE};
 use super::{NO_HANDLE, Peer};
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::frame::age;
+use crate::engine::frame::{NO_FRAME, age};
 use crate::engine::pack;
 use crate::engine::packet::{Refs, in_window};
 use crate::engine::world::World;
@@ -22,6 +22,18 @@ impl Peer<'_> {
             .base()
             .and_then(|b| Some((b, self.state.slots.find(b)?)))
             .filter(|&(b, p)| !in_window(frame, b, self.state.slots.max_lag(p)));
+        // Nothing to do when the last pass left every visible entity with a handle and
+        // neither the marks nor the world's entities changed since (nor, here, may values the
+        // client holds have left the world's window): the pass would release and give nothing.
+        let settled = self.state.settled;
+        if base.is_none()
+            && !self.state.loose
+            && settled != NO_FRAME
+            && !world.members_changed_since(settled)
+        {
+            return;
+        }
+        let deferred = self.state.stats.deferred;
         for h in 0..self.state.handles as usize {
             if self.store.handle_entity[h] != NO_HANDLE && !self.keeps(world, frame, base, h) {
                 self.release(h);
@@ -58,6 +70,8 @@ impl Peer<'_> {
         }
         self.give_wanted(world, frame, false, wanted);
         self.state.stats.starved += u64::from(self.state.starved.is_some());
+        let all_served = self.state.starved.is_none() && self.state.stats.deferred == deferred;
+        self.state.settled = if all_served { frame } else { NO_FRAME };
     }
 
     /// Whether handle `h` keeps its entity at `frame`: it is still visible, was not respawned

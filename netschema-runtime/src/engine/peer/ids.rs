@@ -166,11 +166,13 @@ impl Ids<'_> {
         Some(i)
     }
 
-    /// Sets or clears `mark` on entry `i`.
+    /// Sets or clears `mark` on entry `i`; returns whether that changed it.
     #[inline]
-    pub(super) fn mark(&mut self, i: usize, mark: u8, on: bool) {
+    pub(super) fn mark(&mut self, i: usize, mark: u8, on: bool) -> bool {
         let flags = &mut self.slots[i].flags;
+        let was = *flags;
         *flags = if on { *flags | mark } else { *flags & !mark };
+        *flags != was
     }
 
     /// Sets entry `i`'s weight.

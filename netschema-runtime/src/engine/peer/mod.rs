@@ -120,6 +120,10 @@ pub(crate) struct PeerState {
     unacked_since: u32,
     /// A visible must-have entity without a handle at the last packet.
     starved: Option<usize>,
+    /// The frame of the last packet whose handles served every visible entity, if no mark
+    /// changed since ([`NO_FRAME`]: not so): until an entity is spawned or removed, the
+    /// handles stay as they are.
+    settled: u32,
     /// Packets in a row that carried no entity because the budget could not carry the one
     /// tried (see [`Error::BudgetTooSmall`]).
     short_packets: u32,
@@ -231,6 +235,7 @@ impl<'a> Peer<'a> {
             acked_latest: NO_FRAME,
             unacked_since: NO_FRAME,
             starved: None,
+            settled: NO_FRAME,
             short_packets: 0,
             scale: 256,
             stats: PeerStats::default(),
@@ -352,15 +357,20 @@ impl<'a> Peer<'a> {
 
     /// Sets or clears `mark` on entity `id`; an entry left with no mark and no handle goes.
     fn mark(&mut self, id: usize, mark: u8, on: bool) -> Result<()> {
-        if on {
+        let changed = if on {
             let i = self.entry(id)?;
-            Ids { slots: self.store.ids }.mark(i, mark, true);
+            Ids { slots: self.store.ids }.mark(i, mark, true)
         } else {
             let mut ids = Ids { slots: self.store.ids };
-            if let Some(i) = ids.find(id) {
-                ids.mark(i, mark, false);
+            let i = ids.find(id);
+            let changed = i.is_some_and(|i| ids.mark(i, mark, false));
+            if let Some(i) = i {
                 ids.prune(i, &mut self.state.marked);
             }
+            changed
+        };
+        if changed {
+            self.state.settled = NO_FRAME;
         }
         Ok(())
     }
