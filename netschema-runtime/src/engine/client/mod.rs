@@ -2,9 +2,10 @@
 //! and writes acknowledgements.
 //!
 //! This module owns the client's state and decoding; the rest is in one module per job:
-//! `storage` (the caller's slices and their sizes), `reader` (the current and previous views
-//! read over the storage: values, samples, events, acks) and `side` (the decoder's side of
-//! the packet walk).
+//! `storage` (the caller's slices and their sizes), `row` (frame rows packed at their fields'
+//! widths), `reader` (the current and previous views read over the storage: values, samples,
+//! events, acks), `side` (the decoder's side of the packet walk), `accept` (what an accepted
+//! packet records) and `lineage` (which entity a frame slot holds under a handle).
 
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::{Ack, datagram_hash};
@@ -19,6 +20,7 @@ use crate::model::{ModelLayout, ModelPolicy};
 use crate::schema::Schema;
 use crate::{Error, Result};
 
+mod accept;
 mod lineage;
 mod reader;
 mod row;
@@ -37,6 +39,20 @@ pub use storage::{ClientSizes, ClientStorage};
 /// hearing no ack it can use, codes packets without baseline: those it can check, and refuse
 /// as stale. Datagrams it cannot check never count, so junk cannot force a restart.
 pub const RESTART_AFTER: u32 = WINDOW / 2;
+
+/// A packet's baseline: its frame and the slot holding it.
+type Base = Option<(u32, usize)>;
+
+/// The two tables of `view` that take turns ([`ClientStorage::view`]), `table` values each:
+/// the current frame's (the one `shown` names) and the one a packet is decoded into.
+fn turns(view: &mut [i32], table: usize, shown: usize) -> (&[i32], &mut [i32]) {
+    let (first, second) = view.split_at_mut(table.min(view.len()));
+    let second = second.get_mut(..table).unwrap_or(&mut []);
+    match shown {
+        0 => (first, second),
+        _ => (second, first),
+    }
+}
 
 /// What a [`Client`] keeps besides its storage, for the owned layer to resume it.
 #[derive(Clone, Copy, Debug)]
@@ -309,13 +325,8 @@ impl<'a> Client<'a> {
         self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
         let read = &history[..refs.len];
         let (new_rows, history_rows) = split(self.store.rows, h * self.state.stride, spare, read);
-        let table = h * self.schema.max_fields;
-        let (first, second) = self.store.view.split_at_mut(table.min(self.store.view.len()));
-        let second = second.get_mut(..table).unwrap_or(&mut []);
-        let (values, new_values) = match self.state.shown {
-            0 => (&*first, second),
-            _ => (&*second, first),
-        };
+        let (values, new_values) =
+            turns(self.store.view, h * self.schema.max_fields, self.state.shown);
         let mut history_max_lag = [0u8; MAX_SAMPLES];
         for (lag, &p) in history_max_lag.iter_mut().zip(read) {
             *lag = self.state.slots.max_lag(p);
@@ -365,122 +376,8 @@ impl<'a> Client<'a> {
         if stale {
             return Err(Error::StalePacket);
         }
-        self.state.previous = (self.state.newest != NO_FRAME)
-            .then(|| self.state.slots.find(self.state.newest))
-            .flatten();
-        if age(frame, self.state.newest) >= WINDOW {
-            self.state.previous = None;
-        }
-        self.state.checks[spare] = check as u16;
-        self.note_births(spare, frame, base.map(|p| (reference, p)));
-        let newest = self.state.slots.find(self.state.newest).map(|p| (self.state.newest, p));
-        // Within the window, so that ages tell entities apart.
-        let near = self.state.newest != NO_FRAME && age(frame, self.state.newest) < WINDOW;
-        self.note_steady(spare, frame, newest.filter(|_| near));
-        self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
-        let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
-        let slots = self.state.slots;
-        let held = |f: u32| slots.find(f).is_some();
-        let (sets, sent) = ((models, &mut [][..]), (frame, refs.base()));
-        self.state.book.commit(self.schema, sets, stored, sent, spare, held);
-        self.state.newest = frame;
-        self.show(spare);
+        self.accept(&refs, (spare, check as u16, max_lag), base.map(|p| (reference, p)));
         Ok(frame)
-    }
-
-    /// Makes the table the new current frame, in slot `new`, was decoded into the current one
-    /// ([`ClientStorage::view`]), and writes into the third the newest values of every handle
-    /// whose frame holds older ones than another frame the client has.
-    fn show(&mut self, new: usize) {
-        self.state.shown = 1 - self.state.shown;
-        if self.state.slots.max_lag(new) == 0 {
-            return;
-        }
-        let (hs, n) = (self.state.handles as usize, self.schema.max_fields);
-        let s = &mut self.store;
-        let (_, newest) = s.view.split_at_mut(2 * hs * n);
-        let reader = Reader {
-            schema: self.schema,
-            rows: s.rows,
-            view: &[],
-            classes: s.classes,
-            ages: s.ages,
-            born: s.born,
-            own: s.own,
-            lags: s.lags,
-            state: self.state,
-        };
-        for h in 0..hs as u32 {
-            let p = reader.freshest(new, h);
-            let Some((class, packed)) = reader.packed(p, h).filter(|_| p != new) else { continue };
-            let fields = self.schema.classes.get(class).map_or(&[][..], |c| c.fields);
-            let at = h as usize * n;
-            row::unpack(fields, packed, newest.get_mut(at..at + n).unwrap_or(&mut []));
-        }
-    }
-
-    /// Records, for every handle in the new current frame `frame` decoded into slot `new`,
-    /// from which frame every frame held shows its values: as before if the newest frame
-    /// before it, `previous` (frame and slot), shows the same entity with the same values,
-    /// else from this frame on. Runs after [`Client::note_births`], whose ages tell the
-    /// entity.
-    fn note_steady(&mut self, new: usize, frame: u32, previous: Option<(u32, usize)>) {
-        let (hs, stride) = (self.state.handles as usize, self.state.stride);
-        let s = &mut self.store;
-        let Some((before, p)) = previous else {
-            for (steady, &class) in s.steady.iter_mut().zip(&s.classes[new * hs..]) {
-                if class != NO_CLASS {
-                    *steady = frame;
-                }
-            }
-            return;
-        };
-        // Whole rows compare: their tails past their class's values are zero.
-        let row = |slot: usize, h: usize| s.rows.get((slot * hs + h) * stride..).unwrap_or(&[]);
-        let (classes, ages) = (&s.classes, &s.ages);
-        for (h, steady) in s.steady.iter_mut().enumerate().take(hs) {
-            let (class, was) = (classes[new * hs + h], classes[p * hs + h]);
-            let (now, old) = (row(new, h), row(p, h));
-            // Most moving entities differ in their first value's low byte.
-            if class == NO_CLASS || class != was || now.first() != old.first() {
-                *steady = frame;
-                continue;
-            }
-            let same = now.get(..stride) == old.get(..stride);
-            if !same || !lineage::same(before, frame, ages[new * hs + h]) {
-                *steady = frame;
-            }
-        }
-    }
-
-    /// Records the birth of every handle's entity in the new current frame `frame`, decoded
-    /// into slot `new` against baseline `base` (frame and slot): an age under
-    /// [`lineage::OLD`] gives it exactly; an older entity kept from the baseline is the one
-    /// the handle named before, and one that entered in this packet was born as it said.
-    fn note_births(&mut self, new: usize, frame: u32, base: Option<(u32, usize)>) {
-        let hs = self.state.handles as usize;
-        let s = &mut self.store;
-        let classes = &s.classes[new * hs..(new + 1) * hs];
-        let ages = &s.ages[new * hs..(new + 1) * hs];
-        let (b, base_classes) = match base {
-            Some((b, p)) => (b, &s.classes[p * hs..(p + 1) * hs]),
-            None => (frame, &[][..]),
-        };
-        let entries = classes.iter().zip(ages).zip(s.born.iter_mut().zip(s.entered.iter()));
-        for (h, ((&class, &years), (born, &entered))) in entries.enumerate() {
-            if class == NO_CLASS {
-                continue;
-            }
-            let kept = || {
-                base_classes.get(h).is_some_and(|&c| c != NO_CLASS)
-                    && lineage::same(b, frame, years)
-            };
-            if years < lineage::OLD {
-                *born = frame.wrapping_sub(u32::from(years));
-            } else if !kept() {
-                *born = entered;
-            }
-        }
     }
 
     /// Class and raw values of `handle` in the current view (its newest values, as
