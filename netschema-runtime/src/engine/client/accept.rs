@@ -41,8 +41,9 @@ impl Client<'_> {
     }
 
     /// Makes the table the new current frame, in slot `new`, was decoded into the current one
-    /// ([`ClientStorage::view`](super::ClientStorage::view)), and writes into the third the newest values of every handle
-    /// whose frame holds older ones than another frame the client has.
+    /// ([`ClientStorage::view`](super::ClientStorage::view)), and writes into the third the
+    /// newest values of every handle whose frame holds older ones than another frame the
+    /// client has.
     fn show(&mut self, new: usize) {
         self.state.shown = 1 - self.state.shown;
         if self.state.slots.max_lag(new) == 0 {
