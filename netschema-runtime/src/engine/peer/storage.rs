@@ -49,10 +49,10 @@ pub struct PeerStorage<'a> {
 }
 
 /// Room a [`Peer`] uses only while it encodes a packet: nothing in it lasts from one packet
-/// to the next, so a server whose peers encode one after another needs one for each thread
-/// that encodes, not one per client (the owned
-/// [`Server`](crate::owned::Server) keeps one per thread). [`PeerScratch::sizes`] gives its
-/// lengths.
+/// to the next. A peer made with [`Peer::new`] holds its room as long as it lives; the owned
+/// [`Server`](crate::owned::Server), which takes up each client's peer only to use it, keeps
+/// one room per thread that encodes, shared by every client, rather than one per client.
+/// [`PeerScratch::sizes`] gives its lengths.
 #[derive(Debug)]
 pub struct PeerScratch<'a> {
     /// Two whole model sets: the set a packet is coded in, and one for undoing an entity that
@@ -80,18 +80,6 @@ impl ScratchSizes {
     /// Bytes of storage these sizes take.
     pub const fn bytes(&self) -> usize {
         self.models * core::mem::size_of::<Model>() + (self.order + self.marks) * 8
-    }
-
-    /// Sizes that fit both these and `other` (scratch shared by peers of either sizes).
-    pub const fn max(self, other: ScratchSizes) -> ScratchSizes {
-        const fn max(a: usize, b: usize) -> usize {
-            if a > b { a } else { b }
-        }
-        ScratchSizes {
-            models: max(self.models, other.models),
-            order: max(self.order, other.order),
-            marks: max(self.marks, other.marks),
-        }
     }
 }
 
