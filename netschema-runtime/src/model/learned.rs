@@ -653,9 +653,7 @@ impl Model {
                 *o = p.p0() as u16;
             }
         }
-        for (o, p) in flags.iter_mut().zip(&self.flags) {
-            *o = p.p0() as u16;
-        }
+        self.store_flags(flags);
         out.len()
     }
 
@@ -695,9 +693,7 @@ impl Model {
                 *z = p(w);
             }
         }
-        for (f, w) in m.flags.iter_mut().zip(flags) {
-            *f = p(w);
-        }
+        m.set_flags(flags);
     }
 
     /// Words [`Model::store_flags`] writes.
@@ -717,6 +713,11 @@ impl Model {
     /// [`Model::default`] with those flags.
     pub(crate) fn load_flags(&mut self, words: &[u16]) {
         *self = Model::default();
+        self.set_flags(words);
+    }
+
+    /// Sets the flags to those [`Model::store_flags`] wrote into the start of `words`.
+    fn set_flags(&mut self, words: &[u16]) {
         for (f, w) in self.flags.iter_mut().zip(words.get(..Self::FLAG_WORDS).unwrap_or(&[])) {
             *f = Prob::from_p0(u32::from(*w));
         }

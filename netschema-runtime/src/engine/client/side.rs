@@ -78,7 +78,7 @@ pub(super) struct DecoderSide<'s> {
     pub(super) lags: &'s mut [u8],
 }
 
-impl DecoderSide<'_> {
+impl<'s> DecoderSide<'s> {
     #[inline]
     fn at(&self, slot: usize, h: u32) -> usize {
         slot * self.handles as usize + h as usize
@@ -99,13 +99,19 @@ impl DecoderSide<'_> {
         (1..k).all(|j| row(j) == row(0))
     }
 
-    /// Copies the values of `h`, of `fields`, at the baseline into the new frame.
-    fn copy_row(&mut self, h: u32, fields: &[Field]) {
+    /// Copies the packed row of `h` at the baseline into the new frame; returns it.
+    fn copy_packed(&mut self, h: u32) -> &'s [u8] {
         let at = h as usize * self.stride;
         let from = self.history_rows[0].get(at..at + self.stride).unwrap_or(&[]);
         if let Some(to) = self.new_rows.get_mut(at..at + from.len()) {
             to.copy_from_slice(from);
         }
+        from
+    }
+
+    /// Copies the values of `h`, of `fields`, at the baseline into the new frame.
+    fn copy_row(&mut self, h: u32, fields: &[Field]) {
+        let from = self.copy_packed(h);
         let at = h as usize * self.schema.max_fields;
         row::unpack(
             fields,
@@ -236,11 +242,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn keep_still(&mut self, h: u32, class: &Class, check: &mut Check) {
-        let at = h as usize * self.stride;
-        let from = self.history_rows[0].get(at..at + self.stride).unwrap_or(&[]);
-        if let Some(to) = self.new_rows.get_mut(at..at + from.len()) {
-            to.copy_from_slice(from);
-        }
+        let from = self.copy_packed(h);
         // Steady since before the baseline: the current frame shows the baseline's values.
         let (n, at) = (class.fields.len(), h as usize * self.schema.max_fields);
         let values = self.values.get(at..at + n).unwrap_or(&[]);
