@@ -103,6 +103,18 @@ impl<M: BitModel> ResidualModel<M> {
         2 + unary as usize + if classes > UNARY_CLASSES { ESCAPE_NODES } else { 0 }
     }
 
+    /// This model with the probabilities that residuals of at most `classes` magnitude
+    /// classes never touch (see [`ResidualModel::used`]) at their starting values.
+    pub(crate) fn within(mut self, classes: u32) -> Self
+    where
+        M: Default,
+    {
+        let (unary, escape) = Self::used(classes);
+        self.unary[unary..].fill(M::default());
+        self.escape[escape..].fill(M::default());
+        self
+    }
+
     /// The probabilities coding residuals of at most `classes` magnitude classes touches: the
     /// zero and sign flags, the unary positions up to `classes`, and the escape tree only past
     /// [`UNARY_CLASSES`] (the others keep their starting values).

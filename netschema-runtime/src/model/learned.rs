@@ -127,7 +127,9 @@ fn variants(candidates: &[Predictor]) -> impl Iterator<Item = Variant> + '_ {
 /// Candidates the model of a field with `candidates` runs: the listed ones and the fits after
 /// them ([`fitted_candidates`]).
 pub(crate) fn runs(candidates: &[Predictor]) -> usize {
-    variants(candidates).count()
+    let fits = candidates.iter().filter(|p| matches!(p, Predictor::Linear | Predictor::Quadratic));
+    let listed = candidates.len().min(MAX_CANDIDATES);
+    listed + fits.count().min(MAX_CANDIDATES - listed)
 }
 
 /// The predictors whose least-squares fits ([`PredictorTable::fitted`]) the model of a field
@@ -168,6 +170,53 @@ pub struct Model {
 
 /// Integers [`Model::code_count`] keeps.
 pub(crate) const COUNT_SLOTS: usize = MAX_CANDIDATES + 2;
+
+/// Magnitude classes a stored packet model keeps of its counts (see [`Model::store_counts`]):
+/// every count a packet codes is below `2^16` (handle gaps and classes, ages and distances in
+/// frames), and one that is not costs a little more to code, as the model of its larger
+/// classes restarts from even odds, on both ends alike.
+const COUNT_CLASSES: u32 = 16;
+
+/// Words of a stored model's choice of candidate for each history length, two to a word.
+const CHOICE_WORDS: usize = (MAX_SAMPLES + 2) / 2;
+
+/// What a stored model keeps (see [`Model::store`]); every other part stays as
+/// [`Model::default`] has it. Numeric and categorical fields use different parts, and a
+/// field's residuals never reach past its raw width in magnitude classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Kept {
+    /// Candidates whose residual models are kept (the first `used`).
+    pub used: usize,
+    /// Magnitude classes kept of each residual model (the candidates', the step's and the
+    /// entry's).
+    pub classes: u32,
+    /// Whether the prediction state is kept: the candidates' running costs and zero flags,
+    /// the value count and the choice of candidate (a numeric field's).
+    pub predicts: bool,
+    /// Whether the flags are kept (a categorical field's transition flags).
+    pub flags: bool,
+}
+
+impl Kept {
+    /// Every part of a model.
+    pub(crate) const WHOLE: Kept =
+        Kept { used: MAX_CANDIDATES, classes: u32::BITS, predicts: true, flags: true };
+
+    /// What a model of `field` uses: for a numeric field the parts of the candidates its
+    /// model runs (see [`runs`]), for a categorical field its transition residuals (over
+    /// more than two values) and flags; in either, residuals of the field's raw width.
+    pub(crate) fn of(field: &Field) -> Kept {
+        let classes = field.raw_bits();
+        match field.coding {
+            Coding::Numeric(candidates) => {
+                Kept { used: runs(candidates), classes, predicts: true, flags: false }
+            }
+            Coding::Categorical => {
+                Kept { used: usize::from(field.span() > 2), classes, predicts: false, flags: true }
+            }
+        }
+    }
+}
 
 /// Probabilities of one residual model.
 const RESIDUAL_PROBS: usize = 33;
@@ -273,7 +322,7 @@ impl Model {
         // The share of values below the zero prediction, if they were spread evenly.
         let negative =
             (u128::from(below) * u128::from(PROB_ONE) / u128::from(below + above).max(1)) as u32;
-        m.entry = ResidualModel::spread(bits, negative);
+        m.entry = ResidualModel::spread(bits, negative).within(field.raw_bits());
         m
     }
 
@@ -610,90 +659,100 @@ impl Model {
         Some(m)
     }
 
-    /// Words [`Model::store`] gives a model whose first `used` candidates' parts are in use,
-    /// of a field whose residuals have at most `classes` magnitude classes.
-    pub(crate) const fn stored_words(used: usize, classes: u32) -> usize {
-        let residual = ResidualModel::<Prob>::used_probs(classes);
-        let choice = (MAX_SAMPLES + 2) / 2;
-        used * (residual + CONTEXTS * NEIGHBOURS + 2) + residual + RESIDUAL_PROBS + 8 + 6 + choice
+    /// Words [`Model::store`] gives a model keeping `kept`.
+    pub(crate) const fn stored_words(kept: Kept) -> usize {
+        let residual = ResidualModel::<Prob>::used_probs(kept.classes);
+        let used = if kept.used < MAX_CANDIDATES { kept.used } else { MAX_CANDIDATES };
+        let predicts =
+            if kept.predicts { used * (2 + CONTEXTS * NEIGHBOURS) + 2 + CHOICE_WORDS } else { 0 };
+        let flags = if kept.flags { Self::FLAG_WORDS } else { 0 };
+        predicts + 2 + (used + 2) * residual + flags
     }
 
-    /// Writes into the start of `out` the [`Model::stored_words`]`(used, classes)` words
-    /// holding every part of the model a field of `used` candidates whose residuals have at
-    /// most `classes` magnitude classes may hold other than [`Model::default`]'s: all but the
-    /// later candidates' parts and the unused classes of the candidates' and the step's
-    /// residual models (the entry's, which [`Model::for_field`] spreads over the field's
-    /// range, whole). Probabilities as they are, 32-bit integers low half first. Returns how
-    /// many words it wrote (0 if `out` is too short).
-    pub(crate) fn store(&self, used: usize, classes: u32, out: &mut [u16]) -> usize {
-        let used = used.min(MAX_CANDIDATES);
-        let Some(out) = out.get_mut(..Self::stored_words(used, classes)) else { return 0 };
+    /// Writes into the start of `out` the [`Model::stored_words`]`(kept)` words holding the
+    /// parts of the model `kept` names, which are all a field of that kind may hold other
+    /// than [`Model::default`]'s (see [`Kept`]). Probabilities as they are, 32-bit integers
+    /// low half first. Returns how many words it wrote (0 if `out` is too short).
+    pub(crate) fn store(&self, kept: Kept, out: &mut [u16]) -> usize {
+        let used = kept.used.min(MAX_CANDIDATES);
+        let Some(out) = out.get_mut(..Self::stored_words(kept)) else { return 0 };
         let mut at = 0;
         let int = |out: &mut [u16], at: &mut usize, v: u32| {
             out[*at] = v as u16;
             out[*at + 1] = (v >> 16) as u16;
             *at += 2;
         };
-        for &c in &self.costs[..used] {
-            int(out, &mut at, c as u32);
+        if kept.predicts {
+            for &c in &self.costs[..used] {
+                int(out, &mut at, c as u32);
+            }
+            int(out, &mut at, self.tick);
+            for pair in self.choice.chunks(2) {
+                out[at] = u16::from(pair[0]) | u16::from(pair.get(1).copied().unwrap_or(0)) << 8;
+                at += 1;
+            }
+            let zero =
+                out[at..at + used * CONTEXTS * NEIGHBOURS].chunks_exact_mut(CONTEXTS * NEIGHBOURS);
+            for (o, z) in zero.zip(&self.zero) {
+                for (o, p) in o.iter_mut().zip(z) {
+                    *o = p.p0() as u16;
+                }
+            }
+            at += used * CONTEXTS * NEIGHBOURS;
         }
         int(out, &mut at, self.step_lead as u32);
-        int(out, &mut at, self.tick);
-        for pair in self.choice.chunks(2) {
-            out[at] = u16::from(pair[0]) | u16::from(pair.get(1).copied().unwrap_or(0)) << 8;
-            at += 1;
+        for r in self.residuals[..used].iter().chain([&self.step, &self.entry]) {
+            at += r.store(kept.classes, &mut out[at..]);
         }
-        for r in self.residuals[..used].iter().chain([&self.step]) {
-            at += r.store(classes, &mut out[at..]);
+        if kept.flags {
+            self.store_flags(&mut out[at..]);
         }
-        at += self.entry.store(u32::BITS, &mut out[at..]);
-        let (zero, flags) = out[at..].split_at_mut(used * CONTEXTS * NEIGHBOURS);
-        for (o, z) in zero.chunks_exact_mut(CONTEXTS * NEIGHBOURS).zip(&self.zero) {
-            for (o, p) in o.iter_mut().zip(z) {
-                *o = p.p0() as u16;
-            }
-        }
-        self.store_flags(flags);
         out.len()
     }
 
-    /// Makes this model the one [`Model::store`] wrote into the start of `words`:
-    /// [`Model::default`] with them laid over it.
-    pub(crate) fn load(&mut self, used: usize, classes: u32, words: &[u16]) {
-        let used = used.min(MAX_CANDIDATES);
+    /// Makes this model the one [`Model::store`] wrote into the start of `words` keeping
+    /// `kept`: [`Model::default`] with them laid over it.
+    pub(crate) fn load(&mut self, kept: Kept, words: &[u16]) {
+        let used = kept.used.min(MAX_CANDIDATES);
         *self = Model::default();
         let m = self;
-        let Some(words) = words.get(..Self::stored_words(used, classes)) else { return };
+        let Some(words) = words.get(..Self::stored_words(kept)) else { return };
         let int = |at: usize| u32::from(words[at]) | u32::from(words[at + 1]) << 16;
+        let p = |w: &u16| Prob::from_p0(u32::from(*w));
         let mut at = 0;
-        for c in &mut m.costs[..used] {
-            *c = int(at) as i32;
+        if kept.predicts {
+            for c in &mut m.costs[..used] {
+                *c = int(at) as i32;
+                at += 2;
+            }
+            m.tick = int(at);
             at += 2;
+            for pair in m.choice.chunks_mut(2) {
+                let [low, high] = words[at].to_le_bytes();
+                pair[0] = low;
+                if let Some(c) = pair.get_mut(1) {
+                    *c = high;
+                }
+                at += 1;
+            }
+            let zero =
+                words[at..at + used * CONTEXTS * NEIGHBOURS].chunks_exact(CONTEXTS * NEIGHBOURS);
+            for (z, w) in m.zero.iter_mut().zip(zero) {
+                for (z, w) in z.iter_mut().zip(w) {
+                    *z = p(w);
+                }
+            }
+            at += used * CONTEXTS * NEIGHBOURS;
         }
         m.step_lead = int(at) as i32;
-        m.tick = int(at + 2);
-        at += 4;
-        for pair in m.choice.chunks_mut(2) {
-            let [low, high] = words[at].to_le_bytes();
-            pair[0] = low;
-            if let Some(c) = pair.get_mut(1) {
-                *c = high;
-            }
-            at += 1;
-        }
+        at += 2;
         let (head, _) = m.residuals.split_at_mut(used);
-        for r in head.iter_mut().chain([&mut m.step]) {
-            at += r.load(classes, &words[at..]);
+        for r in head.iter_mut().chain([&mut m.step, &mut m.entry]) {
+            at += r.load(kept.classes, &words[at..]);
         }
-        at += m.entry.load(u32::BITS, &words[at..]);
-        let (zero, flags) = words[at..].split_at(used * CONTEXTS * NEIGHBOURS);
-        let p = |w: &u16| Prob::from_p0(u32::from(*w));
-        for (z, w) in m.zero.iter_mut().zip(zero.chunks_exact(CONTEXTS * NEIGHBOURS)) {
-            for (z, w) in z.iter_mut().zip(w) {
-                *z = p(w);
-            }
+        if kept.flags {
+            m.set_flags(&words[at..]);
         }
-        m.set_flags(flags);
     }
 
     /// Words [`Model::store_flags`] writes.
@@ -725,7 +784,7 @@ impl Model {
 
     /// Words [`Model::store_counts`] writes.
     pub(crate) const COUNT_WORDS: usize =
-        COUNT_SLOTS * ResidualModel::<Prob>::used_probs(u32::BITS) + Self::FLAG_WORDS;
+        COUNT_SLOTS * ResidualModel::<Prob>::used_probs(COUNT_CLASSES) + Self::FLAG_WORDS;
 
     /// Writes the residual models [`Model::code_count`] uses (the step's too) and the flags,
     /// as they are, into the start of `out`: all the packet model uses. Returns how many words
@@ -734,7 +793,7 @@ impl Model {
         let Some(out) = out.get_mut(..Self::COUNT_WORDS) else { return 0 };
         let mut at = 0;
         for r in self.residuals.iter().chain([&self.entry, &self.step]) {
-            at += r.store(u32::BITS, &mut out[at..]);
+            at += r.store(COUNT_CLASSES, &mut out[at..]);
         }
         at + self.store_flags(&mut out[at..])
     }
@@ -747,7 +806,7 @@ impl Model {
         self.load_flags(&words[flags..]);
         let mut at = 0;
         for r in self.residuals.iter_mut().chain([&mut self.entry, &mut self.step]) {
-            at += r.load(u32::BITS, words.get(at..).unwrap_or(&[]));
+            at += r.load(COUNT_CLASSES, words.get(at..).unwrap_or(&[]));
         }
     }
 

@@ -29,5 +29,5 @@ pub(crate) mod stored;
 pub use learned::{
     CONTEXTS, COST_DECAY, LEARN_PERIOD, Model, ModelLayout, TIE_MARGIN, fitted_candidates,
 };
-pub(crate) use learned::{COUNT_SLOTS, History, Prediction, neighbour, runs};
+pub(crate) use learned::{COUNT_SLOTS, History, Prediction, neighbour};
 pub use policy::ModelPolicy;

@@ -5,8 +5,9 @@
 
 use core::iter::once;
 
-use crate::model::{Model, runs};
-use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
+use crate::model::Model;
+use crate::model::learned::Kept;
+use crate::schema::{Class, Field, Schema};
 
 /// What a stored set keeps of one model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,9 +16,8 @@ enum Part {
     Counts,
     /// An entity model: its flags, the only part it uses (the "unchanged" decision).
     Flags,
-    /// Every part but those of the candidates past the first `used` and the magnitude classes
-    /// of residuals past `classes` (see [`Model::store`]).
-    Model { used: usize, classes: u32 },
+    /// A field's model: the parts [`Kept`] names (see [`Model::store`]).
+    Model(Kept),
 }
 
 impl Part {
@@ -26,7 +26,7 @@ impl Part {
         match self {
             Part::Counts => Model::COUNT_WORDS,
             Part::Flags => Model::FLAG_WORDS,
-            Part::Model { used, classes } => Model::stored_words(used, classes),
+            Part::Model(kept) => Model::stored_words(kept),
         }
     }
 
@@ -35,7 +35,7 @@ impl Part {
         match self {
             Part::Counts => model.store_counts(out),
             Part::Flags => model.store_flags(out),
-            Part::Model { used, classes } => model.store(used, classes, out),
+            Part::Model(kept) => model.store(kept, out),
         }
     }
 
@@ -44,27 +44,18 @@ impl Part {
         match self {
             Part::Counts => model.load_counts(words),
             Part::Flags => model.load_flags(words),
-            Part::Model { used, classes } => model.load(used, classes, words),
+            Part::Model(kept) => model.load(kept, words),
         }
     }
 }
 
 /// For each model of a set of `schema`, in layout order, what a stored set keeps of it: for a
-/// numeric field the parts of the candidates its model runs (the listed ones and their fits),
-/// for a categorical field of one (its transition residuals), with the classes of the
-/// field's largest residual (half its span); for the packet model its counts and flags, for an
-/// entity model its flags; and every field model of a schema with a prior whole, as those may
-/// start anywhere.
+/// field the parts its model uses ([`Kept::of`]), for the packet model its counts and flags,
+/// for an entity model its flags; and every field model of a schema with a prior whole, as
+/// those may start anywhere.
 fn parts(schema: &Schema) -> impl Iterator<Item = Part> + '_ {
     let prior = schema.prior.is_some();
-    let whole = Part::Model { used: MAX_CANDIDATES, classes: u32::BITS };
-    let field = move |f: &Field| {
-        let used = match f.coding {
-            Coding::Numeric(candidates) => runs(candidates),
-            Coding::Categorical => 1,
-        };
-        if prior { whole } else { Part::Model { used, classes: f.raw_bits() } }
-    };
+    let field = move |f: &Field| Part::Model(if prior { Kept::WHOLE } else { Kept::of(f) });
     let class = move |c: &'static Class| once(Part::Flags).chain(c.fields.iter().map(field));
     once(Part::Counts).chain(schema.classes.iter().flat_map(class))
 }
@@ -131,11 +122,13 @@ mod tests {
         load(&SCHEMA, &stored, &mut back);
         assert_eq!(back, set);
         // The packet model's counts and flags, the entity model's flags; hold, linear and the
-        // line's fit over 11 bits; one candidate over 1 bit for the bool.
+        // line's fit over 11 bits; the bool's flags and its entry over 1 bit.
+        let numeric = Kept { used: 3, classes: 11, predicts: true, flags: false };
+        let bool = Kept { used: 0, classes: 1, predicts: false, flags: true };
         let expected = Model::COUNT_WORDS
             + Model::FLAG_WORDS
-            + Model::stored_words(3, 11)
-            + Model::stored_words(1, 1);
+            + Model::stored_words(numeric)
+            + Model::stored_words(bool);
         assert_eq!(words(&SCHEMA), expected);
         assert!(expected * 2 < 4 * core::mem::size_of::<Model>() * 4 / 5);
     }
