@@ -394,12 +394,51 @@ pub struct PredictorTable {
 }
 
 /// Vectors for offsets 1, 2, 3, 4, computed at compile time.
-pub const EVENLY_SPACED: PredictorTable = PredictorTable::new(&[1, 2, 3, 4]);
+pub const EVENLY_SPACED: PredictorTable = EVEN[MAX_SAMPLES];
+
+/// The tables of the evenly spaced offsets `1, 2, …, len` for each `len` in
+/// `0..=MAX_SAMPLES`, computed at compile time.
+const EVEN: [PredictorTable; MAX_SAMPLES + 1] = [
+    PredictorTable::compute(&[]),
+    PredictorTable::compute(&[1]),
+    PredictorTable::compute(&[1, 2]),
+    PredictorTable::compute(&[1, 2, 3]),
+    PredictorTable::compute(&[1, 2, 3, 4]),
+];
+
+/// How many offsets `offsets` holds if they are `d, 2d, 3d, …` for some `d > 0` (at most
+/// [`MAX_SAMPLES`] of them).
+const fn evenly_spaced(offsets: &[u32]) -> Option<usize> {
+    if offsets.len() > MAX_SAMPLES || (!offsets.is_empty() && offsets[0] == 0) {
+        return None;
+    }
+    let mut i = 0;
+    while i < offsets.len() {
+        if offsets[i] as u64 != (i as u64 + 1) * offsets[0] as u64 {
+            return None;
+        }
+        i += 1;
+    }
+    Some(offsets.len())
+}
 
 impl PredictorTable {
     /// Vectors for the given offsets (newest first); orders beyond the offsets given are
     /// unavailable.
+    ///
+    /// The weights of a polynomial or a fit do not change when every offset is scaled alike,
+    /// and history is usually spaced like the baseline (`d, 2d, 3d, …`): such offsets take
+    /// the table of `1, 2, 3, …`, computed once at compile time, instead of a few thousand
+    /// instructions of exact arithmetic.
     pub const fn new(offsets: &[u32]) -> PredictorTable {
+        match evenly_spaced(offsets) {
+            Some(len) => EVEN[len],
+            None => PredictorTable::compute(offsets),
+        }
+    }
+
+    /// [`PredictorTable::new`] by exact arithmetic.
+    const fn compute(offsets: &[u32]) -> PredictorTable {
         let mut vectors = [None; MAX_SAMPLES + 2];
         let mut available = 0;
         let mut m = 0;
@@ -583,5 +622,19 @@ mod tests {
         assert!(PredictorVector::from_offsets(&[1, 1], 2).is_none());
         assert!(PredictorVector::from_offsets(&[0], 1).is_none());
         assert!(PredictorVector::from_offsets(&[1, 2], 3).is_none());
+    }
+
+    /// Scaled offsets take the table of evenly spaced ones, which is exactly the table exact
+    /// arithmetic gives them.
+    #[test]
+    fn evenly_spaced_offsets_share_one_table() {
+        for d in 1..=256u32 {
+            for (len, even) in EVEN.iter().enumerate() {
+                let offsets: Vec<u32> = (1..=len as u32).map(|i| i * d).collect();
+                assert_eq!(PredictorTable::compute(&offsets), *even, "{offsets:?}");
+                assert_eq!(PredictorTable::new(&offsets), *even, "{offsets:?}");
+            }
+        }
+        assert_eq!(PredictorTable::new(&[2, 4, 7]), PredictorTable::compute(&[2, 4, 7]));
     }
 }
