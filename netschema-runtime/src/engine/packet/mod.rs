@@ -35,7 +35,7 @@ use crate::engine::ack::{fnv, mix32};
 use crate::engine::frame::{ARCHIVE, NO_FRAME, WINDOW, age, to_wire};
 use crate::engine::pack::Budget;
 use crate::model::COUNT_SLOTS;
-use crate::model::predict::{EVENLY_SPACED, MAX_SAMPLES, PredictorTable};
+use crate::model::predict::{MAX_SAMPLES, PredictorTable};
 use crate::schema::{Class, Schema};
 
 /// Evaluates `$body` with `$coder` (a coder variable) metered, and reports its cost to
@@ -171,11 +171,7 @@ impl Refs {
             *o = age(self.frame, t);
         }
         self.offsets = offsets;
-        self.table = if offsets[..self.len] == [1, 2, 3, 4][..self.len] {
-            EVENLY_SPACED
-        } else {
-            PredictorTable::new(&offsets[..self.len])
-        };
+        self.table = PredictorTable::new(&offsets[..self.len]);
     }
 }
 
