@@ -170,6 +170,13 @@ pub enum Error {
     },
     /// A time in seconds was given to a schema that declares no frame rate.
     NoRate,
+    /// An input pushed for a tick not after the newest input pushed.
+    InputTick {
+        /// The tick given.
+        tick: u32,
+        /// The newest input's tick.
+        newest: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -244,6 +251,9 @@ impl fmt::Display for Error {
             Error::KeyframeExists { time } => write!(f, "a keyframe is already at frame {time}"),
             Error::NoRate => {
                 f.write_str("the schema declares no frame rate to turn seconds into frames")
+            }
+            Error::InputTick { tick, newest } => {
+                write!(f, "an input for tick {tick} is not after the newest, for tick {newest}")
             }
         }
     }

@@ -18,6 +18,8 @@
 //! - [`client`]: decodes packets into its own archive, shows each entity's newest values,
 //!   yields [`Event`](client::Event)s and writes a proven [`Ack`](ack::Ack) ([`ack`]) for the
 //!   peer;
+//! - [`input`]: the other direction, client inputs to the server: the sender, the receiver's
+//!   buffer keyed by tick and its acknowledgement;
 //! - [`handshake`]: the hello and welcome that refuse a mismatched schema, wire version or
 //!   capacity;
 //! - [`probe`]: per-field costs of encoded packets, for profiling;
@@ -34,6 +36,7 @@ pub mod client;
 mod entering;
 pub mod frame;
 pub mod handshake;
+pub mod input;
 mod models;
 mod pack;
 mod packet;
