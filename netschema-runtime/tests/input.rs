@@ -84,7 +84,10 @@ fn a_clean_link_hands_out_every_input_once_in_order() {
     assert_eq!(sender.stats().cold, 1);
     assert_eq!(sender.encode(&mut buf), Ok(0), "everything acknowledged: nothing to send");
     assert_eq!(sender.push(399, &script(399)), Err(Error::InputTick { tick: 399, newest: 399 }));
-    assert_eq!(sender.push(400, &[0; 3]), Err(Error::RowLength { class: 0, expected: 4, actual: 3 }));
+    assert_eq!(
+        sender.push(400, &[0; 3]),
+        Err(Error::RowLength { class: 0, expected: 4, actual: 3 })
+    );
     assert_eq!(sender.push(400, &[0, 0, 0, 2]), Err(Error::OutOfRange));
 }
 
@@ -346,13 +349,13 @@ fn the_target_delay_follows_jitter() {
     }
     let (settled, end) = (settled.unwrap(), receiver.stats());
     let after = &targets[targets.len() - (ticks - settle) as usize..];
-    assert!(after.iter().all(|&t| t == end.playout.target), "{:?}", &after[..20]);
+    let changes = after.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(changes <= 4 && after.iter().all(|t| (3..=5).contains(t)), "{changes} changes");
     assert!((3..=6).contains(&end.playout.target), "{end:?}");
     // 40 ms of spread is 2.4 ticks: the jitter (RFC 3550's) is about a third of it.
     assert!((8..=24).contains(&end.playout.jitter), "{end:?}");
-    let adjustments = |s: &netschema_runtime::engine::input::InputStats| {
-        s.playout.skips + s.playout.stalls
-    };
+    let adjustments =
+        |s: &netschema_runtime::engine::input::InputStats| s.playout.skips + s.playout.stalls;
     assert!(adjustments(&end) - adjustments(&settled) <= 6, "{settled:?} {end:?}");
     assert!(late_inputs * 100 <= ticks - settle, "{late_inputs} inputs not on time");
     assert!(end.playout.error().abs() <= 16, "{end:?}");

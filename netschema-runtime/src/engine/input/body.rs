@@ -210,7 +210,11 @@ fn code_input<C: BinaryCoder>(
 /// Whether `values` are an input of `class`: as many as its fields, each in its field's range.
 pub(crate) fn valid(class: &Class, values: &[i32]) -> Result<()> {
     if values.len() != class.fields.len() {
-        return Err(Error::RowLength { class: 0, expected: class.fields.len(), actual: values.len() });
+        return Err(Error::RowLength {
+            class: 0,
+            expected: class.fields.len(),
+            actual: values.len(),
+        });
     }
     let in_range = |(f, &v): (&Field, &i32)| (f.min..=f.max).contains(&v);
     if !class.fields.iter().zip(values).all(in_range) {

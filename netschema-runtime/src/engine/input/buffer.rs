@@ -52,9 +52,10 @@ impl Taken {
 pub struct BufferStats {
     /// Inputs stored.
     pub received: u32,
-    /// Inputs that arrived again while held, or after being taken: ignored.
+    /// Inputs that arrived again while held, or after being handed out or passed over:
+    /// ignored.
     pub duplicates: u32,
-    /// Inputs that arrived after their tick was taken or passed over: dropped.
+    /// Inputs that arrived after their tick was taken without them: dropped.
     pub late: u32,
     /// Inputs [`BUFFER`] ticks or more ahead of the next tick to take: dropped.
     pub ahead: u32,
@@ -64,10 +65,21 @@ pub struct BufferStats {
     pub skipped: u32,
 }
 
+/// What became of a buffer entry's input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// No input.
+    Free,
+    /// Waiting for its tick.
+    Pending,
+    /// Handed out, or passed over.
+    Done,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     input: Input,
-    pending: bool,
+    state: State,
 }
 
 /// The inputs of the next [`BUFFER`] ticks, by tick modulo [`BUFFER`].
@@ -90,7 +102,7 @@ impl Buffer {
         }
         let len = class.fields.len();
         Buffer {
-            entries: [Entry { input: Input::EMPTY, pending: false }; BUFFER],
+            entries: [Entry { input: Input::EMPTY, state: State::Free }; BUFFER],
             next: None,
             last: Taken { tick: 0, source: Source::Default, values, len },
             stats: BufferStats::default(),
@@ -106,22 +118,22 @@ impl Buffer {
                 self.stats.ahead += 1;
                 return false;
             }
-            if (ahead as i32) < 0 {
-                self.stats.late += 1;
-                return false;
-            }
         }
         let entry = &mut self.entries[tick as usize % BUFFER];
-        if entry.pending && entry.input.tick == tick {
+        let passed = self.next.is_some_and(|next| (tick.wrapping_sub(next) as i32) < 0);
+        if entry.state != State::Free && entry.input.tick == tick {
             self.stats.duplicates += 1;
             return false;
         }
-        if entry.pending && entry.input.tick.wrapping_sub(tick) as i32 > 0 {
-            // Before the first take, a newer input holds the place: this one is too old.
+        let newer_waits =
+            entry.state == State::Pending && entry.input.tick.wrapping_sub(tick) as i32 > 0;
+        if passed || newer_waits {
+            // Its tick was taken without it, or (before the first take) a newer input holds
+            // its place.
             self.stats.late += 1;
             return false;
         }
-        *entry = Entry { input, pending: true };
+        *entry = Entry { input, state: State::Pending };
         self.stats.received += 1;
         true
     }
@@ -133,16 +145,16 @@ impl Buffer {
             self.stats.missing += 1;
             return self.stand_in(tick);
         }
-        for entry in self.entries.iter_mut().filter(|e| e.pending) {
+        for entry in self.entries.iter_mut().filter(|e| e.state == State::Pending) {
             if (entry.input.tick.wrapping_sub(tick) as i32) < 0 {
-                entry.pending = false;
+                entry.state = State::Done;
                 self.stats.skipped += 1;
             }
         }
         self.next = Some(tick.wrapping_add(1));
         let entry = &mut self.entries[tick as usize % BUFFER];
-        if entry.pending && entry.input.tick == tick {
-            entry.pending = false;
+        if entry.state == State::Pending && entry.input.tick == tick {
+            entry.state = State::Done;
             self.last.values = entry.input.values;
             self.last.source = Source::Received;
             return Taken { tick, ..self.last };
@@ -192,7 +204,7 @@ mod tests {
         assert!(b.insert(input(2, 1)) && !b.insert(input(2, 1)));
         let t = b.take(2);
         assert_eq!((t.source, t.values()), (Source::Received, &[1][..]));
-        assert!(!b.insert(input(2, 1)), "taken: late");
+        assert!(!b.insert(input(2, 1)), "taken: a duplicate");
         assert_eq!(b.take(3).source, Source::Repeated);
         assert!(!b.insert(input(3, 0)), "late");
         assert!(b.insert(input(5, 0)) && b.insert(input(6, 1)));
@@ -200,7 +212,7 @@ mod tests {
         assert_eq!(b.take(6).values(), &[1], "5 passed over");
         assert_eq!(b.take(6).source, Source::Repeated, "a tick is handed out once");
         let s = b.stats();
-        assert_eq!((s.received, s.duplicates, s.late, s.ahead), (3, 1, 2, 1));
+        assert_eq!((s.received, s.duplicates, s.late, s.ahead), (3, 2, 1, 1));
         assert_eq!((s.missing, s.skipped), (3, 1));
     }
 }

@@ -23,9 +23,13 @@
 /// Most ticks of target delay.
 pub const MAX_DELAY: u32 = 16;
 
-/// Fractional bits of the jitter and the lead.
+/// Fractional bits of the jitter and the lead in [`PlayoutStats`].
 const FRAC: u32 = 4;
 const ONE: i32 = 1 << FRAC;
+/// Fractional bits of the running means, so that steps below a tick still move them.
+const FINE: u32 = 2 * FRAC;
+/// The jitter is a running mean over about `2^JITTER_SHIFT` datagrams.
+const JITTER_SHIFT: u32 = 6;
 
 /// The target delay, its inputs and the adjustments made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,25 +69,28 @@ pub(crate) enum Step {
 pub(crate) struct Playout {
     clock: u32,
     transit: Option<i32>,
+    /// The jitter and the lead in 1/2^[`FINE`] ticks.
+    jitter: i32,
+    lead: i32,
     stats: PlayoutStats,
 }
 
 impl Playout {
     pub(crate) fn new() -> Playout {
         let stats = PlayoutStats { target: 2, ..PlayoutStats::default() };
-        Playout { clock: 0, transit: None, stats }
+        Playout { clock: 0, transit: None, jitter: 0, lead: 0, stats }
     }
 
     /// A datagram whose newest input is for `tick` arrived.
     pub(crate) fn arrived(&mut self, tick: u32) {
         let transit = self.clock.wrapping_sub(tick) as i32;
         if let Some(before) = self.transit {
-            let d = transit.wrapping_sub(before).unsigned_abs().min(1 << 16) as i32 * ONE;
-            let j = self.stats.jitter as i32;
-            self.stats.jitter = (j + ((d - j) >> FRAC)) as u32;
+            let d = (transit.wrapping_sub(before).unsigned_abs().min(1 << 16) as i32) << FINE;
+            self.jitter += (d - self.jitter) >> JITTER_SHIFT;
         }
         self.transit = Some(transit);
         let s = &mut self.stats;
+        s.jitter = (self.jitter >> (FINE - FRAC)) as u32;
         let needed = (5 * s.jitter).div_ceil(2) + ONE as u32;
         let target = s.target * ONE as u32;
         if needed > target + ONE as u32 / 2 || needed + (ONE as u32) < target {
@@ -97,30 +104,33 @@ impl Playout {
         self.clock = self.clock.wrapping_add(1);
         let newest = newest?;
         let s = &mut self.stats;
-        let lead = |next: u32| (newest.wrapping_sub(next) as i32).clamp(-(1 << 20), 1 << 20) * ONE;
+        let lead =
+            |next: u32| (newest.wrapping_sub(next) as i32).clamp(-(1 << 16), 1 << 16) << FINE;
         let next = match next {
             Some(next) => {
-                s.lead += (lead(next) - s.lead) >> FRAC;
+                self.lead += (lead(next) - self.lead) >> FRAC;
                 next
             }
             None => {
                 let next = newest.wrapping_sub(s.target);
-                s.lead = lead(next);
+                self.lead = lead(next);
                 next
             }
         };
-        let target = s.target as i32 * ONE;
-        if s.lead > target + ONE {
-            s.lead -= ONE;
+        let (target, tick) = ((s.target as i32) << FINE, 1 << FINE);
+        let step = if self.lead > target + tick {
+            self.lead -= tick;
             s.skips += 1;
-            return Some(Step::Take(next.wrapping_add(1)));
-        }
-        if s.lead < target - ONE {
-            s.lead += ONE;
+            Step::Take(next.wrapping_add(1))
+        } else if self.lead < target - tick {
+            self.lead += tick;
             s.stalls += 1;
-            return Some(Step::Stall);
-        }
-        Some(Step::Take(next))
+            Step::Stall
+        } else {
+            Step::Take(next)
+        };
+        s.lead = self.lead >> (FINE - FRAC);
+        Some(step)
     }
 
     pub(crate) fn stats(&self) -> PlayoutStats {

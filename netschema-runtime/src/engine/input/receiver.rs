@@ -104,7 +104,8 @@ impl<'a> InputReceiver<'a> {
         let mut carried = Carried::EMPTY;
         let context = (self.schema, self.class, self.session);
         let models = &mut *self.storage.models;
-        let check = code_rest(&mut decoder, context, models, &mut header, &mut recent, &mut carried)?;
+        let check =
+            code_rest(&mut decoder, context, models, &mut header, &mut recent, &mut carried)?;
         if !decoder.at_end() {
             return Err(Error::Corrupt);
         }
@@ -113,7 +114,8 @@ impl<'a> InputReceiver<'a> {
             return Err(Error::StalePacket);
         }
         self.slots.commit(self.schema, &mut self.storage, seq, check, recent);
-        if self.slots.get(seq).is_some() && self.newest.is_none_or(|n| seq.wrapping_sub(n) as i32 > 0)
+        if self.slots.get(seq).is_some()
+            && self.newest.is_none_or(|n| seq.wrapping_sub(n) as i32 > 0)
         {
             self.newest = Some(seq);
         }

@@ -105,9 +105,9 @@ impl<'a> InputSender<'a> {
     /// datagram does not fit; nothing changes then.
     pub fn encode(&mut self, buf: &mut [u8]) -> Result<usize> {
         let seq = self.next;
-        let base = self.acked.filter(|&a| {
-            seq.wrapping_sub(a) < PACKETS as u32 && self.slots.get(a).is_some()
-        });
+        let base = self
+            .acked
+            .filter(|&a| seq.wrapping_sub(a) < PACKETS as u32 && self.slots.get(a).is_some());
         let mut recent = self.slots.start(self.schema, &mut self.storage, base)?;
         let after = recent.newest().map(|i| i.tick);
         let mut carried = Carried::EMPTY;
@@ -129,7 +129,8 @@ impl<'a> InputSender<'a> {
         code_start(&mut encoder, &header);
         let context = (self.schema, self.class, self.session);
         let models = &mut *self.storage.models;
-        let check = code_rest(&mut encoder, context, models, &mut header, &mut recent, &mut carried)?;
+        let check =
+            code_rest(&mut encoder, context, models, &mut header, &mut recent, &mut carried)?;
         let len = encoder.finish()?;
         self.slots.commit(self.schema, &mut self.storage, seq, check, recent);
         self.next = seq.wrapping_add(1);
