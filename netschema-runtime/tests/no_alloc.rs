@@ -38,3 +38,41 @@ fn encode_decode_and_acks_allocate_nothing() {
         }
     }
 }
+
+#[test]
+fn the_input_stream_allocates_nothing() {
+    use netschema_runtime::engine::input::{InputReceiver, InputSender, InputStorage};
+    use netschema_runtime::model::Model;
+    use netschema_runtime::model::predict::Predictor;
+    use netschema_runtime::schema::{Class, Field, Schema};
+    static FIELDS: [Field; 3] = [
+        Field::numeric("dir", -127, 127, false, &[Predictor::Hold, Predictor::Linear]),
+        Field::numeric("yaw", 0, 65_535, true, &[Predictor::Hold, Predictor::Linear]),
+        Field::categorical("fire", 2),
+    ];
+    static CLASSES: [Class; 1] = [Class::new("Move", &FIELDS)];
+    static MOVE: Schema = Schema::new("Move", &CLASSES);
+    let (models, words) = InputStorage::sizes(&MOVE);
+    let (mut m1, mut w1) = (vec![Model::default(); models], vec![0u16; words]);
+    let (mut m2, mut w2) = (vec![Model::default(); models], vec![0u16; words]);
+    let mut sender =
+        InputSender::new(&MOVE, InputStorage { models: &mut m1, stored: &mut w1 }).unwrap();
+    let mut receiver =
+        InputReceiver::new(&MOVE, InputStorage { models: &mut m2, stored: &mut w2 }).unwrap();
+    let mut buf = [0u8; 512];
+    for tick in 0..300u32 {
+        let counted = allocation_counter::measure(|| {
+            let values = [(tick % 200) as i32 - 100, (tick * 97 % 65_536) as i32, 0];
+            sender.push(tick, &values).unwrap();
+            let len = sender.encode(&mut buf).unwrap();
+            if tick % 5 != 2 {
+                receiver.receive(&buf[..len]).unwrap();
+                if tick % 3 == 0 {
+                    sender.receive_ack(&receiver.ack().unwrap());
+                }
+            }
+            let _ = receiver.take_next();
+        });
+        assert_eq!(counted.count_total, 0, "tick {tick}");
+    }
+}
