@@ -56,10 +56,10 @@ struct Player {
 
 impl Player {
     fn input(&mut self, tick: u32) -> [i32; 4] {
-        if tick % 30 == 0 {
+        if tick.is_multiple_of(30) {
             self.turn = [0, 0, 90, -150, 300, -40][self.rng.below(6) as usize];
         }
-        if tick % 45 == 0 {
+        if tick.is_multiple_of(45) {
             let dirs = [[0, 127], [127, 0], [-127, 0], [90, 90], [-90, 90], [0, 0]];
             self.stick = dirs[self.rng.below(6) as usize];
         }

@@ -25,7 +25,7 @@ static MOVE: Schema = Schema::new("Move", &CLASSES);
 fn script(tick: u32) -> [i32; 4] {
     let phase = tick / 40;
     let strafe = [0, 127, 0, -127, 90][phase as usize % 5];
-    let forward = if phase % 3 == 0 { 0 } else { 127 };
+    let forward = if phase.is_multiple_of(3) { 0 } else { 127 };
     let turn = [0i64, 120, 120, -300, 0, 40][(tick / 25) as usize % 6];
     let yaw = (i64::from(tick) * turn + 7 * i64::from(tick % 3)).rem_euclid(65_536) as i32;
     let fire = i32::from(tick % 50 < 8);

@@ -16,7 +16,7 @@ use crate::{Error, Result};
 pub struct InputAck {
     /// Low 16 bits of the newest datagram decoded.
     pub latest: u16,
-    /// Proof of its receipt ([`InputAck::proven`]).
+    /// Proof of its receipt: a hash of the datagram's number and check value.
     pub proof: u32,
 }
 

@@ -59,10 +59,10 @@ impl Carried {
 /// base's low [`BASE_BITS`] bits or the whole sequence number. Returns what was coded: on the
 /// decoder `(true, low bits)` or `(false, seq)`.
 pub(crate) fn code_start<C: BinaryCoder>(coder: &mut C, header: &Header) -> (bool, u32) {
-    let based = coder.direct(u32::from(header.base.is_some()), 1) == 1;
-    match header.base {
-        _ if based => (true, coder.direct(header.base.unwrap_or(0), BASE_BITS)),
-        _ => (false, coder.direct(header.seq, 32)),
+    if coder.direct(u32::from(header.base.is_some()), 1) == 1 {
+        (true, coder.direct(header.base.unwrap_or(0), BASE_BITS))
+    } else {
+        (false, coder.direct(header.seq, 32))
     }
 }
 

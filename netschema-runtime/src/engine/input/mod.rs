@@ -1,6 +1,6 @@
 //! Client inputs to the server: the stream in the other direction.
 //!
-//! The game describes an input like an entity class, a [`Schema`](crate::schema::Schema) of
+//! The game describes an input like an entity class, a [`Schema`] of
 //! one class of scalar fields ([`check_schema`]). Each tick the client pushes one input into
 //! an [`InputSender`]; every datagram it encodes carries all the inputs the server has not
 //! yet acknowledged (at most [`CARRIED`], the redundancy that makes a lost datagram lose

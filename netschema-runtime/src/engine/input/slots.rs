@@ -5,6 +5,7 @@
 
 use crate::engine::frame::NO_FRAME;
 use crate::engine::input::PACKETS;
+use crate::engine::input::body::BASE_BITS;
 use crate::engine::input::recent::Recent;
 use crate::model::{Model, ModelLayout, stored};
 use crate::schema::Schema;
@@ -69,10 +70,11 @@ impl Slots {
         (slot.seq == seq && seq != NO_FRAME).then_some(slot)
     }
 
-    /// The slot whose datagram's sequence number ends in the low 8 bits `low`, if any.
+    /// The slot whose datagram's sequence number ends in the low [`BASE_BITS`] bits `low`,
+    /// if any.
     pub(crate) fn by_low_bits(&self, low: u32) -> Option<&Slot> {
         let slot = &self.slots[low as usize % PACKETS];
-        (slot.seq != NO_FRAME && slot.seq & 0xff == low).then_some(slot)
+        (slot.seq != NO_FRAME && slot.seq & ((1 << BASE_BITS) - 1) == low).then_some(slot)
     }
 
     /// Fills `storage.models` with the models kept with datagram `base` (cold ones without a
