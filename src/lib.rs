@@ -137,8 +137,20 @@ macro_rules! include_schema {
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    use netschema_runtime::quant::{AngleQuant, FixedQuant, IntQuant, QuatQuant};
+    use netschema_runtime::quant::{AngleQuant, EnumQuant, FixedQuant, IntQuant, QuatQuant};
     use netschema_runtime::{Error, Value};
+
+    /// The meaning of an optional's presence flag in the schema hash: an enum of `absent` and
+    /// `present`, so that it differs from a plain bool.
+    pub const PRESENCE: u64 = EnumQuant::fingerprint(&["absent", "present"]);
+
+    /// Writes the value scalars of an absent optional: each its field's lowest raw value.
+    #[inline]
+    pub fn absent(raw: &mut [i32], fields: &[netschema_runtime::schema::Field]) {
+        for (r, f) in raw.iter_mut().zip(fields) {
+            *r = f.min;
+        }
+    }
 
     /// A quantiser of real values (`fixed` and `angle`).
     pub trait RealQuantiser {

@@ -93,6 +93,7 @@ fn kind_text(kind: &ScalarKind) -> String {
         ScalarKind::QuatLargest => "quat largest index".into(),
         ScalarKind::QuatComponent { bits } => format!("quat component (bits = {bits})"),
         ScalarKind::Bool => "bool".into(),
+        ScalarKind::Presence => "optional presence (0 absent, 1 present)".into(),
         ScalarKind::Enum { name, cases } => format!("enum {name} ({cases} cases)"),
         ScalarKind::KeyTime { interp } => format!("keyframe frame + 1 ({interp:?} timeline)"),
         ScalarKind::KeyFlag => "keyframe slot flag (0 empty, 1 or 2 a keyframe)".into(),

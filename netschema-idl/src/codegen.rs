@@ -24,6 +24,7 @@
 //! Generated code names the runtime through a crate path (default `::netschema`, the facade),
 //! which must offer the facade's `__private` support module as well as the runtime's items.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
@@ -32,7 +33,7 @@ use quote::{format_ident, quote};
 
 use crate::flatten::ScalarField;
 use crate::ir::{
-    Class, Enum, Field, FieldType, Interp, ModelPolicy, Precision, Predictor, Schema,
+    Class, Enum, Field, FieldType, Interp, ModelPolicy, Precision, Predictor, Schema, Struct,
     TimelineClause, TypeKind,
 };
 
@@ -184,6 +185,7 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
     let schema_docs = doc_attrs(&docs);
     let class_tys: Vec<syn::Ident> = schema.classes.iter().map(|c| ident(&c.name)).collect();
     let enums = schema.enums.iter().map(|e| enum_item(e, options));
+    let structs = schema.structs.iter().map(|s| struct_item(schema, s, options));
     let classes =
         schema.classes.iter().enumerate().map(|(i, c)| class_items(schema, i, c, options));
     let protocol = ident(&protocol_name(schema));
@@ -216,6 +218,7 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
         pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
         #protocol_impl
         #(#enums)*
+        #(#structs)*
         #(#classes)*
     }
 }
@@ -371,27 +374,14 @@ pub fn snapshot_impl(
     let krate = &options.crate_path;
     let c = &schema.classes[class];
     let scalars = schema.flatten(c);
-    let mut names = HashSet::new();
-    let mut quants = Vec::new();
+    let g = Gen { options, schema, quants: RefCell::default() };
     let mut table = Vec::new();
     let mut quantise = Vec::new();
     let mut inits = Vec::new();
     let mut timelines = Vec::new();
     let mut at = 0usize;
     for (index, field) in c.fields.iter().enumerate() {
-        let q = quant_name(&field.name, &mut names);
-        let scalar = field.ty.scalar();
-        let ctor = quantiser(scalar, options);
-        let qty = quant_type(scalar, krate);
-        let msg = format!("invalid quantiser for field `{}.{}`", c.name, field.name);
-        quants.push(quote! {
-            const #q: #krate::quant::#qty = match #ctor {
-                ::core::result::Result::Ok(q) => q,
-                ::core::result::Result::Err(_) => ::core::panic!(#msg),
-            };
-        });
         let mine: Vec<&ScalarField> = scalars.iter().filter(|s| s.field == index).collect();
-        let g = Gen { options, q: &q };
         let member = ident(&field.name);
         if let Some(t) = &field.timeline {
             let (a, b) = (at, at + mine.len());
@@ -403,12 +393,13 @@ pub fn snapshot_impl(
             inits.push(quote!(#member: #value));
             continue;
         }
-        g.table(&field.ty, &mine, &mut 0, &mut table);
+        g.table(&field.ty, &field.name, &mine, &mut 0, &mut table);
         let mut cursor = at;
-        g.quantise(&field.ty, quote!(self.#member), &mut at, &mut quantise);
-        let value = g.dequantise(&field.ty, &mut cursor);
+        g.quantise(&field.ty, &field.name, quote!(self.#member), &mut at, &mut quantise);
+        let value = g.dequantise(&field.ty, &field.name, &mut cursor);
         inits.push(quote!(#member: #value));
     }
+    let quants = g.quants.into_inner().consts;
     let name = &c.name;
     let groups = c.update_groups().into_iter().map(|g| {
         let (name, interval, priority) =
@@ -609,24 +600,7 @@ fn class_items(schema: &Schema, index: usize, c: &Class, options: &Options) -> T
     } else {
         doc_attrs(&c.docs)
     };
-    let fields = c.fields.iter().map(|f| {
-        let docs = if f.docs.is_empty() {
-            doc_attrs(&format!("`{}`.", f.ty))
-        } else {
-            doc_attrs(&format!("{}\n\n`{}`.", f.docs, f.ty))
-        };
-        let member = ident(&f.name);
-        let ty = match &f.timeline {
-            Some(t) => {
-                let krate = &options.crate_path;
-                let width = Literal::usize_unsuffixed(scalar_count(&f.ty));
-                let cap = Literal::usize_unsuffixed(t.capacity());
-                quote!(#krate::timeline::Timeline<#width, #cap>)
-            }
-            None => rust_type(&f.ty, options),
-        };
-        quote!(#docs pub #member: #ty)
-    });
+    let fields = c.fields.iter().map(|f| member(f, options));
     let long = c.fields.iter().any(|f| has_long_array(&f.ty) || f.timeline.is_some());
     let (derive_default, default_impl) = if long {
         let inits = c.fields.iter().map(|f| {
@@ -663,6 +637,57 @@ fn class_items(schema: &Schema, index: usize, c: &Class, options: &Options) -> T
             pub const CLASS_INDEX: usize = #index;
         }
         #imp
+    }
+}
+
+/// The declaration of a class's or a struct's field: its docs (and kind), name and Rust type.
+fn member(f: &Field, options: &Options) -> TokenStream {
+    let docs = if f.docs.is_empty() {
+        doc_attrs(&format!("`{}`.", f.ty))
+    } else {
+        doc_attrs(&format!("{}\n\n`{}`.", f.docs, f.ty))
+    };
+    let member = ident(&f.name);
+    let ty = match &f.timeline {
+        Some(t) => {
+            let krate = &options.crate_path;
+            let width = Literal::usize_unsuffixed(scalar_count(&f.ty));
+            let cap = Literal::usize_unsuffixed(t.capacity());
+            quote!(#krate::timeline::Timeline<#width, #cap>)
+        }
+        None => rust_type(&f.ty, options),
+    };
+    quote!(#docs pub #member: #ty)
+}
+
+/// A struct of the schema: a plain Rust struct, which the classes holding it flatten in place.
+fn struct_item(schema: &Schema, s: &Struct, options: &Options) -> TokenStream {
+    let name = ident(&s.name);
+    let docs = if s.docs.is_empty() {
+        doc_attrs(&format!("The `{}` struct of the `{}` schema.", s.name, schema.name))
+    } else {
+        doc_attrs(&s.docs)
+    };
+    let fields = s.fields.iter().map(|f| member(f, options));
+    if s.fields.iter().any(|f| has_long_array(&f.ty)) {
+        let inits = s.fields.iter().map(|f| {
+            let (member, value) = (ident(&f.name), default_value(&f.ty));
+            quote!(#member: #value)
+        });
+        quote! {
+            #docs
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            pub struct #name { #(#fields),* }
+            impl ::core::default::Default for #name {
+                fn default() -> Self { Self { #(#inits),* } }
+            }
+        }
+    } else {
+        quote! {
+            #docs
+            #[derive(Clone, Copy, Debug, PartialEq, Default)]
+            pub struct #name { #(#fields),* }
+        }
     }
 }
 
@@ -725,6 +750,14 @@ fn rust_type(ty: &FieldType, options: &Options) -> TokenStream {
             let n = Literal::usize_unsuffixed(len.value as usize);
             quote!([#e; #n])
         }
+        TypeKind::Struct { name } => {
+            let id = ident(name);
+            quote!(#id)
+        }
+        TypeKind::Optional(inner) => {
+            let inner = rust_type(inner, options);
+            quote!(::core::option::Option<#inner>)
+        }
     }
 }
 
@@ -739,7 +772,7 @@ fn quant_name(field: &str, used: &mut HashSet<String>) -> syn::Ident {
     format_ident!("{}", name)
 }
 
-fn quant_type(scalar: &FieldType, _krate: &syn::Path) -> TokenStream {
+fn quant_type(scalar: &FieldType) -> TokenStream {
     match scalar.kind {
         TypeKind::Int { .. } => quote!(IntQuant),
         TypeKind::Fixed { .. } => quote!(FixedQuant),
@@ -795,20 +828,69 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
             let ty = options.enum_ty(name);
             quote!(#krate::quant::EnumQuant::new(<#ty as #krate::SnapshotEnum>::CASES))
         }
-        // Compounds never reach here: callers pass `FieldType::scalar()`.
-        TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
-            quantiser(e, options)
-        }
+        // Compounds never reach here (`Gen::quant` passes scalar kinds only).
+        TypeKind::Vec2(_)
+        | TypeKind::Vec3(_)
+        | TypeKind::Array { .. }
+        | TypeKind::Struct { .. }
+        | TypeKind::Optional(_) => TokenStream::new(),
     }
 }
 
-/// Generates the pieces of one field, walking its type in flattening order.
+/// Generates the pieces of a class's fields, walking their kinds in flattening order.
 struct Gen<'a> {
     options: &'a Options,
-    q: &'a syn::Ident,
+    schema: &'a Schema,
+    quants: RefCell<Quants>,
+}
+
+/// The `const` quantisers of a class: one per scalar kind of each field, keyed by the
+/// field's path without indices (`pos`, `stats.health`), shared by array elements.
+#[derive(Default)]
+struct Quants {
+    names: HashSet<String>,
+    by_key: HashMap<String, syn::Ident>,
+    consts: Vec<TokenStream>,
 }
 
 impl Gen<'_> {
+    /// The quantiser of the scalar kind `leaf` at `key` (a path without indices), declared on
+    /// first use; a compound has none (its scalars have theirs), and gets a name never used.
+    fn quant(&self, key: &str, leaf: &FieldType) -> syn::Ident {
+        if matches!(
+            leaf.kind,
+            TypeKind::Vec2(_)
+                | TypeKind::Vec3(_)
+                | TypeKind::Array { .. }
+                | TypeKind::Struct { .. }
+                | TypeKind::Optional(_)
+        ) {
+            return format_ident!("_");
+        }
+        let mut quants = self.quants.borrow_mut();
+        if let Some(q) = quants.by_key.get(key) {
+            return q.clone();
+        }
+        let krate = &self.options.crate_path;
+        let q = quant_name(&key.replace('.', "_"), &mut quants.names);
+        let ctor = quantiser(leaf, self.options);
+        let qty = quant_type(leaf);
+        let msg = format!("invalid quantiser for field `{key}`");
+        quants.consts.push(quote! {
+            const #q: #krate::quant::#qty = match #ctor {
+                ::core::result::Result::Ok(q) => q,
+                ::core::result::Result::Err(_) => ::core::panic!(#msg),
+            };
+        });
+        quants.by_key.insert(key.to_owned(), q.clone());
+        q
+    }
+
+    /// The fields of the struct called `name` (none if it is not declared).
+    fn struct_fields(&self, name: &str) -> &[Field] {
+        self.schema.find_struct(name).map_or(&[], |(_, s)| &s.fields)
+    }
+
     fn predictors(&self, s: &ScalarField) -> TokenStream {
         let krate = &self.options.crate_path;
         let preds = s.predictors.iter().map(|p| match p {
@@ -844,15 +926,17 @@ impl Gen<'_> {
         quote!(#tolerance #group #slot)
     }
 
-    /// Pushes the class-table entries of `ty`, reading paths from `scalars[*k..]`.
+    /// Pushes the class-table entries of `ty` at `key`, reading paths from `scalars[*k..]`.
     fn table(
         &self,
         ty: &FieldType,
+        key: &str,
         scalars: &[&ScalarField],
         k: &mut usize,
         out: &mut Vec<TokenStream>,
     ) {
-        let (krate, q) = (&self.options.crate_path, self.q);
+        let krate = &self.options.crate_path;
+        let q = &self.quant(key, ty);
         let next = |k: &mut usize| {
             let s = scalars.get(*k).copied();
             *k += 1;
@@ -890,10 +974,22 @@ impl Gen<'_> {
                     out.push(quote!(#krate::schema::Field::categorical(#path, #q.cases()).with_meaning(#krate::quant::EnumQuant::fingerprint(<#ty as #krate::SnapshotEnum>::NAMES)) #update));
                 }
             }
-            TypeKind::Vec2(e) => (0..2).for_each(|_| self.table(e, scalars, k, out)),
-            TypeKind::Vec3(e) => (0..3).for_each(|_| self.table(e, scalars, k, out)),
+            TypeKind::Vec2(e) => (0..2).for_each(|_| self.table(e, key, scalars, k, out)),
+            TypeKind::Vec3(e) => (0..3).for_each(|_| self.table(e, key, scalars, k, out)),
             TypeKind::Array { elem, len } => {
-                (0..len.value).for_each(|_| self.table(elem, scalars, k, out))
+                (0..len.value).for_each(|_| self.table(elem, key, scalars, k, out))
+            }
+            TypeKind::Struct { name } => {
+                for f in self.struct_fields(name) {
+                    self.table(&f.ty, &format!("{key}.{}", f.name), scalars, k, out);
+                }
+            }
+            TypeKind::Optional(inner) => {
+                if let Some(s) = next(k) {
+                    let (path, update) = (&s.path, self.update(s));
+                    out.push(quote!(#krate::schema::Field::categorical(#path, 2).with_meaning(#krate::__private::PRESENCE) #update));
+                }
+                self.table(inner, key, scalars, k, out);
             }
         }
     }
@@ -909,7 +1005,8 @@ impl Gen<'_> {
         scalars: &[&ScalarField],
         table: &mut Vec<TokenStream>,
     ) -> TokenStream {
-        let (krate, q) = (&self.options.crate_path, self.q);
+        let krate = &self.options.crate_path;
+        let q = &self.quant(&field.name, field.ty.scalar());
         let interp = match t.interp.value {
             Interp::Step => quote!(#krate::timeline::Interp::Step),
             Interp::Linear => quote!(#krate::timeline::Interp::Linear),
@@ -929,7 +1026,7 @@ impl Gen<'_> {
                 table.push(quote!(#krate::schema::Field::numeric(#path, 0, i32::MAX, false, #preds).with_meaning(#interp.fingerprint()) #update));
             }
             let first = table.len();
-            self.table(&field.ty, scalars, &mut k, table);
+            self.table(&field.ty, &field.name, scalars, &mut k, table);
             if slot == 0 {
                 components = table[first..].to_vec();
             }
@@ -963,16 +1060,18 @@ impl Gen<'_> {
         }
     }
 
-    /// Pushes statements writing the raw values of `value` (an lvalue of type `ty`) from
-    /// `raw[*at]` on.
+    /// Pushes statements writing the raw values of `value` (an lvalue of type `ty`, at `key`)
+    /// from `raw[*at]` on.
     fn quantise(
         &self,
         ty: &FieldType,
+        key: &str,
         value: TokenStream,
         at: &mut usize,
         out: &mut Vec<TokenStream>,
     ) {
-        let (krate, q) = (&self.options.crate_path, self.q);
+        let krate = &self.options.crate_path;
+        let q = &self.quant(key, ty);
         let i = Literal::usize_unsuffixed(*at);
         match &ty.kind {
             TypeKind::Int { .. } => {
@@ -1005,21 +1104,51 @@ impl Gen<'_> {
                 let n = if matches!(ty.kind, TypeKind::Vec2(_)) { 2 } else { 3 };
                 for c in 0..n {
                     let c = Literal::usize_unsuffixed(c);
-                    self.quantise(e, quote!(#value[#c]), at, out);
+                    self.quantise(e, key, quote!(#value[#c]), at, out);
                 }
             }
             TypeKind::Array { elem, len } => {
                 for c in 0..len.value as usize {
                     let c = Literal::usize_unsuffixed(c);
-                    self.quantise(elem, quote!(#value[#c]), at, out);
+                    self.quantise(elem, key, quote!(#value[#c]), at, out);
                 }
+            }
+            TypeKind::Struct { name } => {
+                for f in self.struct_fields(name) {
+                    let member = ident(&f.name);
+                    let key = format!("{key}.{}", f.name);
+                    self.quantise(&f.ty, &key, quote!(#value.#member), at, out);
+                }
+            }
+            TypeKind::Optional(inner) => {
+                // Absent, every value scalar holds its lowest raw value: a constant the
+                // predictors learn to expect.
+                let v = format_ident!("v{}", *at);
+                *at += 1;
+                let first = *at;
+                let mut present = Vec::new();
+                self.quantise(inner, key, quote!(#v), at, &mut present);
+                let (a, b) = (Literal::usize_unsuffixed(first), Literal::usize_unsuffixed(*at));
+                out.push(quote! {
+                    match #value {
+                        ::core::option::Option::Some(#v) => {
+                            raw[#i] = 1;
+                            #(#present)*
+                        }
+                        ::core::option::Option::None => {
+                            raw[#i] = 0;
+                            #krate::__private::absent(&mut raw[#a..#b], &<Self as #krate::Snapshot>::CLASS.fields[#a..#b]);
+                        }
+                    }
+                });
             }
         }
     }
 
-    /// An expression rebuilding a value of type `ty` from `raw[*at]` on.
-    fn dequantise(&self, ty: &FieldType, at: &mut usize) -> TokenStream {
-        let (krate, q) = (&self.options.crate_path, self.q);
+    /// An expression rebuilding a value of type `ty` (at `key`) from `raw[*at]` on.
+    fn dequantise(&self, ty: &FieldType, key: &str, at: &mut usize) -> TokenStream {
+        let krate = &self.options.crate_path;
+        let q = &self.quant(key, ty);
         let i = Literal::usize_unsuffixed(*at);
         match &ty.kind {
             TypeKind::Int { .. } => {
@@ -1046,13 +1175,28 @@ impl Gen<'_> {
             }
             TypeKind::Vec2(e) | TypeKind::Vec3(e) => {
                 let n = if matches!(ty.kind, TypeKind::Vec2(_)) { 2 } else { 3 };
-                let parts: Vec<TokenStream> = (0..n).map(|_| self.dequantise(e, at)).collect();
+                let parts: Vec<TokenStream> =
+                    (0..n).map(|_| self.dequantise(e, key, at)).collect();
                 quote!(#krate::__private::Vector::from_array([#(#parts),*]))
             }
             TypeKind::Array { elem, len } => {
                 let parts: Vec<TokenStream> =
-                    (0..len.value).map(|_| self.dequantise(elem, at)).collect();
+                    (0..len.value).map(|_| self.dequantise(elem, key, at)).collect();
                 quote!([#(#parts),*])
+            }
+            TypeKind::Struct { name } => {
+                let ty = ident(name);
+                let inits = self.struct_fields(name).iter().map(|f| {
+                    let member = ident(&f.name);
+                    let value = self.dequantise(&f.ty, &format!("{key}.{}", f.name), at);
+                    quote!(#member: #value)
+                });
+                quote!(#ty { #(#inits),* })
+            }
+            TypeKind::Optional(inner) => {
+                *at += 1;
+                let value = self.dequantise(inner, key, at);
+                quote!(if raw[#i] != 0 { ::core::option::Option::Some(#value) } else { ::core::option::Option::None })
             }
         }
     }

@@ -5,6 +5,15 @@
 //! `c0`, `c1`, `c2` (in index order, skipping the largest). Paths name each scalar stably:
 //! `pos.x`, `color[2]`, `waypoints[1].y`, `orientation.largest`, `orientation.c0`.
 //!
+//! A struct is its fields in order under the holding path (`stats.health`, `buffs[2].time`).
+//! An `optional<K>` is its presence flag, `name.present`, then `K`'s scalars under
+//! `name.value` (`target.present`, `target.value.x`, `target.value.y`).
+//!
+//! A scalar takes each clause (`predict`, `tolerance`) from the innermost field on its path that
+//! writes it: a struct's own field first, then the field holding the struct, and so on out to
+//! the class's field; the default predictors apply when none does. The update group is always
+//! the class field's. A tolerance is counted in raw steps of the scalar's own grid.
+//!
 //! A `timeline(...)` field is its slots in order, each whether it holds a keyframe,
 //! `name[s].live`, the keyframe's frame, `name[s].t`, then the kind's scalars under `name[s]`
 //! (`pos[0].live`, `pos[0].t`, `pos[0].x`, `pos[0].y`, `pos[1].live`, …): the layout of the
@@ -14,9 +23,10 @@
 //! and [`Class::update_groups`] lists the groups as the runtime numbers them.
 
 use crate::ir::{
-    Class, FieldType, Interp, Precision, Predictor, PredictorSet, Schedule, Schema, TypeKind,
+    Class, Field, FieldType, Interp, Precision, Predictor, PredictorSet, Schedule, Schema,
+    TypeKind, tolerance_steps,
 };
-use crate::limits::MAX_ARRAY_LEN;
+use crate::limits::{MAX_ARRAY_LEN, MAX_STRUCT_DEPTH};
 use crate::span::{Span, Spanned};
 use netschema_runtime::schema::KeySlot;
 
@@ -76,6 +86,8 @@ pub enum ScalarKind {
     },
     /// A bool, transition-coded.
     Bool,
+    /// Whether an `optional<K>` holds a value (0 absent, 1 present), transition-coded.
+    Presence,
     /// An enum, transition-coded.
     Enum {
         /// The enum's name.
@@ -101,6 +113,7 @@ impl ScalarKind {
             self,
             ScalarKind::QuatLargest
                 | ScalarKind::Bool
+                | ScalarKind::Presence
                 | ScalarKind::Enum { .. }
                 | ScalarKind::KeyFlag
         )
@@ -121,7 +134,7 @@ impl ScalarKind {
             ScalarKind::KeyTime { .. } => Some(1 << 31),
             ScalarKind::KeyFlag => Some(3),
             ScalarKind::QuatLargest => Some(4),
-            ScalarKind::Bool => Some(2),
+            ScalarKind::Bool | ScalarKind::Presence => Some(2),
             ScalarKind::Enum { cases, .. } => Some(u64::from(*cases)),
         }
     }
@@ -177,8 +190,10 @@ impl Class {
 
 impl Schema {
     /// The scalar fields of `class` in wire order. Meant for validated schemas; on others it
-    /// does not panic (an unknown enum has 0 cases, out-of-range `int` bounds saturate, arrays
-    /// stop after [`MAX_ARRAY_LEN`] elements and a field of an unknown group is in group 0).
+    /// does not panic (an unknown enum has 0 cases and an unknown struct no scalars,
+    /// out-of-range `int` bounds saturate, arrays stop after [`MAX_ARRAY_LEN`] elements,
+    /// structs deeper than [`MAX_STRUCT_DEPTH`] are left empty and a field of an unknown group
+    /// is in group 0).
     pub fn flatten(&self, class: &Class) -> Vec<ScalarField> {
         let mut out = Vec::new();
         for (index, field) in class.fields.iter().enumerate() {
@@ -186,11 +201,13 @@ impl Schema {
             let ctx = Ctx {
                 schema: self,
                 field: index,
-                predictors: field.predictors(),
-                tolerance: field.tolerance_steps(),
+                predictors: None,
+                tolerance: None,
                 group: group.map_or(0, |g| u8::try_from(g).unwrap_or(u8::MAX)),
                 span: field.ty.span,
-            };
+                depth: 0,
+            }
+            .within(field);
             match &field.timeline {
                 None => ctx.push(&field.ty, field.name.clone(), &mut out),
                 Some(t) => {
@@ -227,21 +244,50 @@ impl Schema {
 const KEY_TIME_PREDICTORS: PredictorSet =
     PredictorSet::EMPTY.with(Predictor::Zero).with(Predictor::Hold);
 
+/// What the scalars under one path inherit: the class field's index, group and span, and the
+/// innermost `predict` and `tolerance` clauses written on the way down.
+#[derive(Clone, Copy)]
 struct Ctx<'a> {
     schema: &'a Schema,
     field: usize,
-    predictors: PredictorSet,
-    tolerance: u32,
+    predictors: Option<PredictorSet>,
+    /// In natural units, converted to raw steps of each scalar's own grid.
+    tolerance: Option<f64>,
     group: u8,
     span: Span,
+    /// Structs entered on the way down.
+    depth: usize,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// This context inside `field` (a class's or a struct's): its clauses win over the ones
+    /// inherited.
+    fn within(self, field: &Field) -> Ctx<'a> {
+        let predictors =
+            field.predict.as_ref().map(|c| c.predictors.iter().map(|p| p.value).collect());
+        Ctx {
+            predictors: predictors.or(self.predictors),
+            tolerance: field.tolerance.as_ref().map(|t| t.value).or(self.tolerance),
+            ..self
+        }
+    }
+
     fn scalar(&self, path: String, kind: ScalarKind) -> ScalarField {
+        self.scalar_of(path, kind, None)
+    }
+
+    /// A scalar of kind `kind`, with the grid step of its leaf kind `leaf` (for its tolerance).
+    fn scalar_of(&self, path: String, kind: ScalarKind, leaf: Option<&FieldType>) -> ScalarField {
         let (predictors, tolerance) = if kind.is_transition_coded() {
             (PredictorSet::EMPTY, 0)
         } else {
-            (self.predictors, self.tolerance)
+            let steps = match (self.tolerance, leaf.and_then(FieldType::step)) {
+                (Some(v), Some(step)) => {
+                    u32::try_from(tolerance_steps(v, step)).unwrap_or(u32::MAX)
+                }
+                _ => 0,
+            };
+            (self.predictors.unwrap_or(PredictorSet::DEFAULT), steps)
         };
         ScalarField {
             path,
@@ -258,22 +304,26 @@ impl Ctx<'_> {
     fn push(&self, ty: &FieldType, path: String, out: &mut Vec<ScalarField>) {
         let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
         match &ty.kind {
-            TypeKind::Int { min, max } => out.push(
-                self.scalar(path, ScalarKind::Int { min: clamp(min.value), max: clamp(max.value) }),
-            ),
-            TypeKind::Fixed { min, max, precision, .. } => out.push(self.scalar(
+            TypeKind::Int { min, max } => out.push(self.scalar_of(
+                path,
+                ScalarKind::Int { min: clamp(min.value), max: clamp(max.value) },
+                Some(ty),
+            )),
+            TypeKind::Fixed { min, max, precision, .. } => out.push(self.scalar_of(
                 path,
                 ScalarKind::Fixed { min: min.value, max: max.value, precision: precision.value },
+                Some(ty),
             )),
             TypeKind::Angle { bits, .. } => {
-                out.push(self.scalar(path, ScalarKind::Angle { bits: bits.value }))
+                out.push(self.scalar_of(path, ScalarKind::Angle { bits: bits.value }, Some(ty)))
             }
             TypeKind::Quat { bits, .. } => {
                 out.push(self.scalar(format!("{path}.largest"), ScalarKind::QuatLargest));
                 for c in ["c0", "c1", "c2"] {
-                    out.push(self.scalar(
+                    out.push(self.scalar_of(
                         format!("{path}.{c}"),
                         ScalarKind::QuatComponent { bits: bits.value },
+                        Some(ty),
                     ));
                 }
             }
@@ -299,6 +349,20 @@ impl Ctx<'_> {
                 for i in 0..len.value.min(MAX_ARRAY_LEN) {
                     self.push(elem, format!("{path}[{i}]"), out);
                 }
+            }
+            TypeKind::Struct { name } => {
+                let Some((_, s)) = self.schema.find_struct(name) else { return };
+                if self.depth >= MAX_STRUCT_DEPTH {
+                    return;
+                }
+                let inner = Ctx { depth: self.depth + 1, ..*self };
+                for f in &s.fields {
+                    inner.within(f).push(&f.ty, format!("{path}.{}", f.name), out);
+                }
+            }
+            TypeKind::Optional(inner) => {
+                out.push(self.scalar(format!("{path}.present"), ScalarKind::Presence));
+                self.push(inner, format!("{path}.value"), out);
             }
         }
     }

@@ -2,10 +2,11 @@
 //! language's words.
 
 /// The words that start an item.
-pub(crate) const ITEM_KEYWORDS: [&str; 3] = ["enum", "class", "import"];
+pub(crate) const ITEM_KEYWORDS: [&str; 4] = ["enum", "struct", "class", "import"];
 
 /// The built-in field kinds.
-pub(crate) const KIND_NAMES: [&str; 7] = ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3"];
+pub(crate) const KIND_NAMES: [&str; 8] =
+    ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional"];
 
 /// The clauses that may follow a field's kind.
 pub(crate) const CLAUSES: [&str; 4] = ["predict", "tolerance", "group", "timeline"];
@@ -31,7 +32,7 @@ pub(crate) fn did_you_mean(word: &str) -> String {
 
 /// The list of field kinds, for help lines.
 pub(crate) const KINDS: &str =
-    "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N] and declared enums";
+    "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K> and declared enums and structs";
 
 /// A help line for an unknown kind called `name`: a close equivalent when `name` looks like a
 /// Rust or C type, else the list of kinds.
@@ -49,6 +50,7 @@ pub(crate) fn kind_hint(name: &str) -> String {
         "vec4" | "vector" | "vec" | "array" | "list" => {
             "use `vec2<K>`, `vec3<K>` or a fixed-length array `[K; N]`".into()
         }
+        "Option" | "option" | "maybe" | "nullable" => "use `optional<K>`".into(),
         "string" | "str" | "String" | "bytes" => {
             "netschema replicates numbers, bools and enums only; use an enum for a fixed set of names".into()
         }

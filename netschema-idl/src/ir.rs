@@ -28,6 +28,8 @@ pub struct Schema {
     pub enums: Vec<Enum>,
     /// Declared classes, in the same order as `enums`.
     pub classes: Vec<Class>,
+    /// Declared structs (named groups of fields used as field kinds), in the same order.
+    pub structs: Vec<Struct>,
     /// The model policy the root file declares (`models batched(batch = 10, kept = 7);`),
     /// if any: per frame otherwise.
     pub models: Option<Spanned<ModelPolicy>>,
@@ -56,6 +58,21 @@ pub struct EnumCase {
     /// Documentation from `///` comments (empty if none).
     pub docs: String,
     /// Where the case is named.
+    pub span: Span,
+}
+
+/// A struct: a named list of fields used as a field kind (`struct Stats { ... }`), flattened
+/// into the class that holds it. Its fields take `predict` and `tolerance` clauses, which win
+/// over those of the field holding the struct; update groups and timelines belong to classes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Struct {
+    /// The struct's name, unique among enums, structs and classes.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// The fields, in wire order.
+    pub fields: Vec<Field>,
+    /// Where the struct is named.
     pub span: Span,
 }
 
@@ -222,7 +239,7 @@ pub struct FieldType {
 }
 
 /// The field kinds. Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
-/// compounds: `Vec2`, `Vec3`, `Array`.
+/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeKind {
     /// `int(min, max)`: an integer in `min..=max`; both bounds within `i32`, `min < max`.
@@ -266,6 +283,11 @@ pub enum TypeKind {
         /// The enum's name.
         name: String,
     },
+    /// A declared struct, by name: its fields, flattened in place.
+    Struct {
+        /// The struct's name.
+        name: String,
+    },
     /// `vec2<K>`: components `x`, `y` of a numeric scalar kind.
     Vec2(Box<FieldType>),
     /// `vec3<K>`: components `x`, `y`, `z` of a numeric scalar kind.
@@ -277,6 +299,9 @@ pub enum TypeKind {
         /// The number of elements.
         len: Spanned<u32>,
     },
+    /// `optional<K>`: a presence flag, then a value of `K` (written as each scalar's lowest raw
+    /// value while absent).
+    Optional(Box<FieldType>),
 }
 
 /// What a real kind's grid should satisfy besides its precision: `exact = [v, ...]` and
@@ -468,9 +493,25 @@ impl Schema {
         self.enums.iter().enumerate().find(|(_, e)| e.name == name)
     }
 
+    /// The struct called `name` and its index in [`Schema::structs`].
+    pub fn find_struct(&self, name: &str) -> Option<(usize, &Struct)> {
+        self.structs.iter().enumerate().find(|(_, s)| s.name == name)
+    }
+
     /// The class called `name` and its index in [`Schema::classes`].
     pub fn find_class(&self, name: &str) -> Option<(usize, &Class)> {
         self.classes.iter().enumerate().find(|(_, c)| c.name == name)
+    }
+
+    /// Turns every kind that names a declared struct into [`TypeKind::Struct`]: the parser
+    /// reads a name as an enum, since the declaration may come later or from another file. The
+    /// loader calls it once the files are merged.
+    pub fn resolve_structs(&mut self) {
+        let names: Vec<String> = self.structs.iter().map(|s| s.name.clone()).collect();
+        let fields = self.classes.iter_mut().flat_map(|c| c.fields.iter_mut());
+        for f in fields.chain(self.structs.iter_mut().flat_map(|s| s.fields.iter_mut())) {
+            f.ty.resolve_structs(&names);
+        }
     }
 
     /// Replaces every span with [`Span::DETACHED`], so that schemas from different front-ends
@@ -486,6 +527,12 @@ impl Schema {
             e.span = Span::DETACHED;
             for c in &mut e.cases {
                 c.span = Span::DETACHED;
+            }
+        }
+        for s in &mut self.structs {
+            s.span = Span::DETACHED;
+            for f in &mut s.fields {
+                f.erase_spans();
             }
         }
         for c in &mut self.classes {
@@ -522,6 +569,18 @@ impl Enum {
     /// The index of the case called `name`.
     pub fn case_index(&self, name: &str) -> Option<usize> {
         self.cases.iter().position(|c| c.name == name)
+    }
+}
+
+impl Struct {
+    /// An undocumented struct with the given fields.
+    pub fn new(name: impl Into<String>, fields: impl IntoIterator<Item = Field>) -> Struct {
+        Struct {
+            name: name.into(),
+            docs: String::new(),
+            fields: fields.into_iter().collect(),
+            span: Span::DETACHED,
+        }
     }
 }
 
@@ -724,12 +783,24 @@ impl FieldType {
         FieldType::new(TypeKind::Array { elem: Box::new(elem), len: len.into() })
     }
 
-    /// The scalar kind at the bottom of vecs and arrays.
+    /// The struct called `name`.
+    pub fn structure(name: impl Into<String>) -> FieldType {
+        FieldType::new(TypeKind::Struct { name: name.into() })
+    }
+
+    /// `optional<inner>`.
+    pub fn optional(inner: FieldType) -> FieldType {
+        FieldType::new(TypeKind::Optional(Box::new(inner)))
+    }
+
+    /// The scalar kind at the bottom of vecs, arrays and optionals (a struct is its own
+    /// bottom: its scalars are of several kinds).
     pub fn scalar(&self) -> &FieldType {
         match &self.kind {
-            TypeKind::Vec2(elem) | TypeKind::Vec3(elem) | TypeKind::Array { elem, .. } => {
-                elem.scalar()
-            }
+            TypeKind::Vec2(elem)
+            | TypeKind::Vec3(elem)
+            | TypeKind::Array { elem, .. }
+            | TypeKind::Optional(elem) => elem.scalar(),
             _ => self,
         }
     }
@@ -765,10 +836,24 @@ impl FieldType {
             TypeKind::Angle { .. } => "angle",
             TypeKind::Quat { .. } => "quat",
             TypeKind::Bool => "bool",
-            TypeKind::Enum { name } => name,
+            TypeKind::Enum { name } | TypeKind::Struct { name } => name,
             TypeKind::Vec2(_) => "vec2",
             TypeKind::Vec3(_) => "vec3",
             TypeKind::Array { .. } => "array",
+            TypeKind::Optional(_) => "optional",
+        }
+    }
+
+    fn resolve_structs(&mut self, structs: &[String]) {
+        match &mut self.kind {
+            TypeKind::Enum { name } if structs.contains(name) => {
+                self.kind = TypeKind::Struct { name: std::mem::take(name) };
+            }
+            TypeKind::Vec2(inner)
+            | TypeKind::Vec3(inner)
+            | TypeKind::Array { elem: inner, .. }
+            | TypeKind::Optional(inner) => inner.resolve_structs(structs),
+            _ => {}
         }
     }
 
@@ -789,12 +874,13 @@ impl FieldType {
                 bits.span = Span::DETACHED;
                 needs.erase_spans();
             }
-            TypeKind::Bool | TypeKind::Enum { .. } => {}
+            TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Struct { .. } => {}
             TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => elem.erase_spans(),
             TypeKind::Array { elem, len } => {
                 len.span = Span::DETACHED;
                 elem.erase_spans();
             }
+            TypeKind::Optional(inner) => inner.erase_spans(),
         }
     }
 }
@@ -814,10 +900,11 @@ impl fmt::Display for FieldType {
             TypeKind::Angle { bits, needs } => write!(f, "angle(bits = {}{needs})", bits.value),
             TypeKind::Quat { bits, needs } => write!(f, "quat(bits = {}{needs})", bits.value),
             TypeKind::Bool => f.write_str("bool"),
-            TypeKind::Enum { name } => f.write_str(name),
+            TypeKind::Enum { name } | TypeKind::Struct { name } => f.write_str(name),
             TypeKind::Vec2(elem) => write!(f, "vec2<{elem}>"),
             TypeKind::Vec3(elem) => write!(f, "vec3<{elem}>"),
             TypeKind::Array { elem, len } => write!(f, "[{elem}; {}]", len.value),
+            TypeKind::Optional(inner) => write!(f, "optional<{inner}>"),
         }
     }
 }
@@ -892,6 +979,19 @@ impl fmt::Display for Schema {
             for c in &e.cases {
                 write_docs(f, &c.docs, "///", "    ")?;
                 writeln!(f, "    {},", c.name)?;
+            }
+            writeln!(f, "}}")?;
+        }
+        for s in &self.structs {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            write_docs(f, &s.docs, "///", "")?;
+            writeln!(f, "struct {} {{", s.name)?;
+            for field in &s.fields {
+                write_docs(f, &field.docs, "///", "    ")?;
+                writeln!(f, "    {field};")?;
             }
             writeln!(f, "}}")?;
         }

@@ -53,3 +53,6 @@ pub const MAX_TIMELINE_KEYS: i64 = 64;
 
 /// Highest frame rate a schema may declare (`rate HZ;`), in frames per second.
 pub const MAX_RATE: u32 = 10_000;
+
+/// Deepest nesting of structs inside structs (a class's field holding a struct is depth 1).
+pub const MAX_STRUCT_DEPTH: usize = 8;

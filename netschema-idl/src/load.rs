@@ -45,6 +45,7 @@ pub fn parse_str(name: &str, text: &str) -> Result<Schema, Diagnostics> {
     }
     let mut schema = parsed.schema;
     schema.name = schema_name(Path::new(name));
+    schema.resolve_structs();
     diags.extend(validate_with(&schema, &parsed.poisoned, &[]));
     if diags.is_empty() { Ok(schema) } else { Err(Diagnostics::new(diags, sources)) }
 }
@@ -74,7 +75,8 @@ pub fn load_with(source: &dyn FileSource, path: impl AsRef<Path>) -> Result<Load
         order: Vec::new(),
     };
     loader.visit(root, None);
-    let Loader { sources, mut diags, files, schema, poisoned, missing, order, .. } = loader;
+    let Loader { sources, mut diags, files, mut schema, poisoned, missing, order, .. } = loader;
+    schema.resolve_structs();
     // With a file missing, names it declares would be reported as unknown: skip validation.
     if !missing {
         diags.extend(validate_with(&schema, &poisoned, &order));
@@ -175,6 +177,7 @@ impl Loader<'_> {
         }
         self.schema.enums.extend(parsed.schema.enums);
         self.schema.classes.extend(parsed.schema.classes);
+        self.schema.structs.extend(parsed.schema.structs);
         self.poisoned.extend(parsed.poisoned);
     }
 

@@ -13,7 +13,7 @@ mod rate;
 
 use crate::diagnostic::Diagnostic;
 use crate::hints;
-use crate::ir::{Class, Enum, EnumCase, Field, FieldType, Group, Schema, TypeKind};
+use crate::ir::{Class, Enum, EnumCase, Field, FieldType, Group, Schema, Struct, TypeKind};
 use crate::lexer::{self, Tok, Token};
 use crate::span::{FileId, Span, Spanned};
 use clause::Clauses;
@@ -184,7 +184,10 @@ impl<'a> Parser<'a, '_> {
     /// or `word X {` with a misspelled keyword).
     fn at_item_start(&self) -> bool {
         let next = self.nth(1).kind;
-        (self.at_word("enum") || self.at_word("class") || self.at_word("models"))
+        (self.at_word("enum")
+            || self.at_word("class")
+            || self.at_word("struct")
+            || self.at_word("models"))
             && next == Tok::Ident
             || self.at_word("rate") && next == Tok::Int
             || self.at_word("import") && matches!(next, Tok::Str | Tok::BadStr)
@@ -327,6 +330,7 @@ impl<'a> Parser<'a, '_> {
                 }
                 (Tok::Ident, "enum") => self.enumeration(docs_text),
                 (Tok::Ident, "class") => self.class(docs_text),
+                (Tok::Ident, "struct") => self.structure(docs_text),
                 (Tok::Ident, "models") => {
                     self.undocumentable(docs, "the model policy", "`models`");
                     self.models();
@@ -339,7 +343,7 @@ impl<'a> Parser<'a, '_> {
                     self.misspelled_item(word, t.span, docs_text);
                 }
                 _ => {
-                    self.expected("`enum`, `class`, `import`, `models` or `rate`");
+                    self.expected("`enum`, `struct`, `class`, `import`, `models` or `rate`");
                     self.bump();
                     self.skip_item();
                 }
@@ -353,7 +357,7 @@ impl<'a> Parser<'a, '_> {
     fn at_misspelled_item(&self, word: &str) -> bool {
         let next = self.nth(1).kind;
         let close = hints::similar(word, hints::ITEM_KEYWORDS).is_some();
-        let foreign = matches!(word, "struct" | "message" | "table" | "type" | "entity");
+        let foreign = matches!(word, "message" | "table" | "type" | "entity");
         next == Tok::Ident && (close || foreign || self.nth(2).kind == Tok::LBrace)
             || close && matches!(next, Tok::Str | Tok::BadStr)
     }
@@ -365,19 +369,22 @@ impl<'a> Parser<'a, '_> {
         let close = hints::similar(word, hints::ITEM_KEYWORDS);
         let help = match (close, word) {
             (Some(keyword), _) => hints::did_you_mean(keyword),
-            (None, "struct" | "message" | "table" | "type" | "entity") => {
+            (None, "message" | "table" | "type" | "entity") => {
                 "classes are declared with `class`".into()
             }
-            (None, _) => "items start with `enum`, `class` or `import`".into(),
+            (None, _) => "items start with `enum`, `struct`, `class` or `import`".into(),
         };
         self.error(
-            Diagnostic::error(format!("expected `enum`, `class` or `import`, found `{word}`"))
+            Diagnostic::error(format!(
+                "expected `enum`, `struct`, `class` or `import`, found `{word}`"
+            ))
                 .with_label(span, "unknown item keyword")
                 .with_help(help),
         );
         match close.unwrap_or_else(|| self.body_shape()) {
             "import" => self.import(),
             "enum" => self.enumeration(docs),
+            "struct" => self.structure(docs),
             _ => self.class(docs),
         }
     }
@@ -558,6 +565,40 @@ impl<'a> Parser<'a, '_> {
             self.out.poisoned.push(span);
         }
         self.out.schema.classes.push(class);
+    }
+
+    /// Parses `struct Name { fields }`: a class body without groups or parameters.
+    fn structure(&mut self, docs: String) {
+        let Some((name, span, _)) = self.item_head("a struct", false) else {
+            return;
+        };
+        let mut s = Struct::new(name, []);
+        s.docs = docs;
+        s.span = span;
+        let mut poisoned = false;
+        loop {
+            poisoned |= self.stray_inner_docs();
+            let member_docs = self.docs();
+            if self.at(Tok::RBrace) || self.at(Tok::Eof) || self.at_item_start() {
+                if let Some((_, span)) = member_docs {
+                    self.dangling_docs(span);
+                    poisoned = true;
+                }
+                if self.eat(Tok::RBrace).is_none() {
+                    self.unclosed("struct", span);
+                    poisoned = true;
+                }
+                break;
+            }
+            let errors = self.diags.len();
+            let field = self.field(member_docs.map(|d| d.0).unwrap_or_default());
+            s.fields.extend(field);
+            poisoned |= self.diags.len() > errors;
+        }
+        if poisoned {
+            self.out.poisoned.push(span);
+        }
+        self.out.schema.structs.push(s);
     }
 
     /// Parses `group name (parameters)? ;`, or returns `None` after recovering to the end of

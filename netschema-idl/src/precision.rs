@@ -29,14 +29,15 @@ use crate::span::Span;
 /// How many grid sizes are tried when looking for one that holds the exact values.
 const SEARCH: u32 = 4096;
 
-/// The precision warnings of `schema`, in declaration order. The schema should be valid
-/// ([`validate`](crate::validate())); kinds whose parameters give no grid are skipped.
+/// The precision warnings of `schema`, in declaration order (structs, then classes). The
+/// schema should be valid ([`validate`](crate::validate())); kinds whose parameters give no grid
+/// are skipped. A struct's scalars are checked once, at its declaration, however many fields
+/// hold it.
 pub fn warnings(schema: &Schema) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for class in &schema.classes {
-        for field in &class.fields {
-            kind(&field.ty, &mut out);
-        }
+    let struct_fields = schema.structs.iter().flat_map(|s| &s.fields);
+    for field in struct_fields.chain(schema.classes.iter().flat_map(|c| &c.fields)) {
+        kind(&field.ty, &mut out);
     }
     out
 }
@@ -59,10 +60,14 @@ fn kind(ty: &FieldType, out: &mut Vec<Diagnostic>) {
                 quat(ty.span, q, bits.span, needs, out);
             }
         }
-        TypeKind::Vec2(elem) | TypeKind::Vec3(elem) | TypeKind::Array { elem, .. } => {
+        TypeKind::Vec2(elem)
+        | TypeKind::Vec3(elem)
+        | TypeKind::Array { elem, .. }
+        | TypeKind::Optional(elem) => {
             kind(elem, out);
         }
-        TypeKind::Int { .. } | TypeKind::Bool | TypeKind::Enum { .. } => {}
+        TypeKind::Int { .. } | TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Struct { .. } => {
+        }
     }
 }
 

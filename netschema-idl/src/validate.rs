@@ -1,6 +1,16 @@
 //! Validation of the IR: every rule that does not depend on the syntax, so the `.netidl`
 //! parser and the derive get the same checks and the same messages.
 //!
+//! # Structs and optionals
+//!
+//! Structs share the enums' and classes' namespace, have at least one field, and do not hold
+//! themselves, directly or through other structs; their fields take no `group(...)` (update
+//! groups belong to classes) and no `timeline(...)`, nor does a field holding a struct or an
+//! optional. A struct is nested at most [`MAX_STRUCT_DEPTH`] deep. `optional<optional<K>>` is
+//! refused. A `predict(...)` or `tolerance(V)` on a field holding a struct must reach a numeric
+//! scalar whose own field does not write that clause, and `V` must suit the grid of every
+//! scalar it reaches.
+//!
 //! The rules: names are identifiers, not reserved, and unique (enums and classes share one
 //! namespace across all imported files; cases within an enum; fields within a class); enums
 //! have 1 to [`MAX_ENUM_CASES`] cases and classes at least one field; every kind's parameters
@@ -24,6 +34,7 @@
 //! `1..=`[`MAX_TIMELINE_KEYS`] and `keep` in `0..=u32::MAX`; no two timeline fields of a class
 //! differ only in case.
 
+mod structs;
 mod timeline;
 mod update;
 
@@ -38,8 +49,10 @@ use crate::limits::*;
 use crate::span::{FileId, Span};
 
 /// Names that cannot name an enum or a class: the kind keywords and the item keywords.
-pub const RESERVED_TYPE_NAMES: &[&str] =
-    &["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "enum", "class", "import"];
+pub const RESERVED_TYPE_NAMES: &[&str] = &[
+    "int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "enum", "class", "struct",
+    "import",
+];
 
 /// Names that cannot name anything, because generated Rust could not use them even as raw
 /// identifiers.
@@ -65,6 +78,10 @@ pub(crate) fn validate_with(
     for e in &schema.enums {
         v.enumeration(e);
     }
+    for s in &schema.structs {
+        v.structure(s);
+    }
+    v.recursion();
     for c in &schema.classes {
         v.class(c);
     }
@@ -145,11 +162,15 @@ impl Validator<'_> {
         for c in &schema.classes {
             self.ident(&c.name, c.span, "a class", true);
         }
+        for s in &schema.structs {
+            self.ident(&s.name, s.span, "a struct", true);
+        }
         let mut items: Vec<(&str, Span, &str)> = schema
             .enums
             .iter()
             .map(|e| (e.name.as_str(), e.span, "enum"))
             .chain(schema.classes.iter().map(|c| (c.name.as_str(), c.span, "class")))
+            .chain(schema.structs.iter().map(|s| (s.name.as_str(), s.span, "struct")))
             .collect();
         // Report the later definition (in merge order) as the redefinition.
         let order = self.file_order;
@@ -294,6 +315,22 @@ impl Validator<'_> {
             }
             TypeKind::Bool => {}
             TypeKind::Enum { name } => self.enum_ref(name, ty.span),
+            TypeKind::Struct { name } => {
+                if self.schema.find_struct(name).is_none() {
+                    self.enum_ref(name, ty.span);
+                }
+            }
+            TypeKind::Optional(inner) => {
+                if let TypeKind::Optional(_) = inner.kind {
+                    self.error(
+                        Diagnostic::error("an optional cannot hold an optional")
+                            .with_label(inner.span, "an optional inside `optional`")
+                            .with_help("one presence flag says whether the value is there: write `optional<K>`, or use an enum for more states"),
+                    );
+                } else {
+                    self.ty(inner);
+                }
+            }
             TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => {
                 let outer = ty.kind_name();
                 match elem.kind {
@@ -405,9 +442,14 @@ impl Validator<'_> {
             );
             return;
         }
-        let enums = schema.enums.iter().map(|e| e.name.as_str());
-        let help = match hints::similar(name, enums) {
-            Some(s) => format!("an enum with a similar name exists: `{s}`"),
+        let enums = schema.enums.iter().map(|e| (e.name.as_str(), "an enum"));
+        let structs = schema.structs.iter().map(|s| (s.name.as_str(), "a struct"));
+        let declared: Vec<(&str, &str)> = enums.chain(structs).collect();
+        let help = match hints::similar(name, declared.iter().map(|d| d.0)) {
+            Some(s) => {
+                let what = declared.iter().find(|d| d.0 == s).map_or("a type", |d| d.1);
+                format!("{what} with a similar name exists: `{s}`")
+            }
             None => match hints::similar(name, hints::KIND_NAMES) {
                 Some(kind) => hints::did_you_mean(kind),
                 None => hints::kind_hint(name),
@@ -415,7 +457,7 @@ impl Validator<'_> {
         };
         self.error(
             Diagnostic::error(format!("unknown type `{name}`"))
-                .with_label(span, "not a field kind or a declared enum")
+                .with_label(span, "not a field kind or a declared enum or struct")
                 .with_help(help),
         );
     }
@@ -424,8 +466,8 @@ impl Validator<'_> {
         let Some(clause) = &f.predict else {
             return;
         };
-        if !f.ty.is_predicted() {
-            let (what, label) = categorical(&f.ty);
+        if self.reached(&f.ty, |f| f.predict.is_some()).is_empty() {
+            let (what, label) = categorical(self.schema, &f.ty);
             self.error(
                 Diagnostic::error(format!("{what} fields cannot have predictors"))
                     .with_label(clause.span, "predictors are for numeric fields")
@@ -453,12 +495,16 @@ impl Validator<'_> {
     }
 }
 
-/// What a bool or enum field is, for errors about clauses it cannot take: `bool` or `enum`,
-/// and a label for its kind.
-fn categorical(ty: &FieldType) -> (&'static str, String) {
+/// What a field without numeric scalars is, for errors about clauses it cannot take: `bool`,
+/// `enum` or `struct`, and a label for its kind.
+fn categorical(schema: &Schema, ty: &FieldType) -> (&'static str, String) {
     let scalar = ty.scalar();
-    match scalar.kind {
+    match &scalar.kind {
         TypeKind::Bool => ("bool", "a field of bools".to_owned()),
+        TypeKind::Struct { name } if schema.find_struct(name).is_some() => (
+            "struct",
+            format!("struct `{name}`, whose numeric fields all write the clause themselves, if any"),
+        ),
         _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
     }
 }

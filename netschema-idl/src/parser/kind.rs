@@ -98,6 +98,26 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                     }
                 }
             }
+            "optional" => {
+                if args.is_some() {
+                    self.error(
+                        Diagnostic::error("`optional` takes no parameters")
+                            .with_label(self.span, "unexpected parameters")
+                            .with_help("put the parameters on the value's kind: `optional<int(0, 9)>`"),
+                    );
+                }
+                match generic {
+                    Some(inner) => Some(TypeKind::Optional(Box::new(inner))),
+                    None => {
+                        self.error(
+                            Diagnostic::error("`optional` needs the value's kind")
+                                .with_label(self.name_span, "missing `<kind>`")
+                                .with_help("e.g. `optional<int(0, 9)>`"),
+                        );
+                        None
+                    }
+                }
+            }
             _ if generic.is_some() || args.is_some() => {
                 let help = match hints::similar(name, hints::KIND_NAMES) {
                     Some(kind) => hints::did_you_mean(kind),

@@ -37,6 +37,8 @@ impl Validator<'_> {
         let scalar = &f.ty.scalar().kind;
         let kind_error = match (&f.ty.kind, scalar, interp) {
             (TypeKind::Array { .. }, ..) => Some("a timeline's kind cannot be an array"),
+            (TypeKind::Optional(_), ..) => Some("a timeline's kind cannot be an optional"),
+            (_, TypeKind::Struct { .. }, _) => Some("a timeline's kind cannot be a struct"),
             (_, TypeKind::Int { .. } | TypeKind::Bool | TypeKind::Enum { .. }, i)
                 if i != Interp::Step =>
             {

@@ -83,8 +83,9 @@ impl Validator<'_> {
     /// grid to [`MAX_TOLERANCE_STEPS`] steps.
     pub(super) fn tolerance(&mut self, f: &Field) {
         let Some(tolerance) = &f.tolerance else { return };
-        if !f.ty.is_predicted() {
-            let (what, label) = categorical(&f.ty);
+        let reached = self.reached(&f.ty, |f| f.tolerance.is_some());
+        if reached.is_empty() {
+            let (what, label) = categorical(self.schema, &f.ty);
             self.error(
                 Diagnostic::error(format!("{what} fields cannot have a tolerance"))
                     .with_label(tolerance.span, "a tolerance is for numeric fields")
@@ -104,8 +105,14 @@ impl Validator<'_> {
             return;
         }
         // A kind without a grid has its own error.
-        let Some(step) = f.ty.step() else { return };
-        let steps = tolerance_steps(v, step);
+        // A tolerance reaching several grids is checked against each, reported once.
+        let Some((ty, step, steps)) = reached.iter().find_map(|ty| {
+            let step = ty.step()?;
+            let steps = tolerance_steps(v, step);
+            (steps == 0 || steps > u64::from(MAX_TOLERANCE_STEPS)).then_some((ty, step, steps))
+        }) else {
+            return;
+        };
         if steps == 0 {
             self.error(
                 Diagnostic::error(format!(
@@ -129,7 +136,7 @@ impl Validator<'_> {
                 .with_help(format!(
                     "the coarsest tolerance allowed is {} ({MAX_TOLERANCE_STEPS} steps); {}",
                     sig(coarsest),
-                    coarser(&f.ty)
+                    coarser(ty)
                 )),
             );
         }

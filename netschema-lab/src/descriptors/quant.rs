@@ -43,7 +43,7 @@ impl Quantiser {
             // The index does not depend on the component width; 2 is the narrowest valid one.
             ScalarKind::QuatLargest => Quantiser::QuatLargest(QuatQuant::new(2)?),
             ScalarKind::QuatComponent { bits } => Quantiser::QuatComponent(QuatQuant::new(*bits)?),
-            ScalarKind::Bool => Quantiser::Bool(BoolQuant::new()?),
+            ScalarKind::Bool | ScalarKind::Presence => Quantiser::Bool(BoolQuant::new()?),
             ScalarKind::Enum { cases, .. } => Quantiser::Enum(EnumQuant::new(*cases)?),
             // A timeline slot's frame plus one.
             ScalarKind::KeyTime { .. } => Quantiser::Int(IntQuant::new(0, i32::MAX)?),

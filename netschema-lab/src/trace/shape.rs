@@ -1,7 +1,8 @@
 //! The JSON shape of each field, and its natural value to raw values and back.
 //!
 //! A field's shape follows its kind: a scalar is a JSON number, bool or case name; a
-//! quaternion an array `[x, y, z, w]`; a vector or array a JSON array of its elements. Walking
+//! quaternion an array `[x, y, z, w]`; a vector or array a JSON array of its elements; a struct
+//! an object of its fields; an optional `null` when absent, else its value. Walking
 //! the shape visits the field's scalars in the order [`ir::Schema::flatten`] gives them, so the
 //! `i`-th scalar met is the `i`-th of the field's slice of the class row.
 
@@ -39,6 +40,10 @@ pub(super) enum Shape {
         /// Whether this is a vector (paths `.x`) rather than an array (paths `[i]`).
         vector: bool,
     },
+    /// A struct: an object of its fields, in wire order.
+    Record(Vec<(String, Shape)>),
+    /// An optional: its presence flag, then its value's scalars.
+    Optional(Box<Shape>),
 }
 
 impl Shape {
@@ -61,6 +66,16 @@ impl Shape {
             TypeKind::Array { elem, len } => {
                 Shape::list(schema, elem, len.value.min(MAX_ARRAY_LEN) as usize, false)
             }
+            TypeKind::Struct { name } => Shape::Record(
+                schema
+                    .find_struct(name)
+                    .map(|(_, s)| &s.fields[..])
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|f| (f.name.clone(), Shape::of(schema, &f.ty)))
+                    .collect(),
+            ),
+            TypeKind::Optional(inner) => Shape::Optional(Box::new(Shape::of(schema, inner))),
             TypeKind::Int { .. }
             | TypeKind::Fixed { .. }
             | TypeKind::Angle { .. }
@@ -78,6 +93,8 @@ impl Shape {
             Shape::Scalar | Shape::Enum { .. } => 1,
             Shape::Quat(_) => 4,
             Shape::List { elem, len, .. } => elem.scalars() * len,
+            Shape::Record(fields) => fields.iter().map(|(_, s)| s.scalars()).sum(),
+            Shape::Optional(inner) => 1 + inner.scalars(),
         }
     }
 }
@@ -147,6 +164,13 @@ impl ClassShape {
 pub(super) struct Path(String);
 
 impl Path {
+    fn member(&mut self, name: &str) -> usize {
+        let len = self.0.len();
+        self.0.push('.');
+        self.0.push_str(name);
+        len
+    }
+
     fn push(&mut self, vector: bool, i: usize) -> usize {
         let len = self.0.len();
         if vector {
@@ -283,6 +307,35 @@ impl Reader<'_> {
                 }
                 Ok(())
             }
+            Shape::Record(fields) => {
+                let Some(object) = v.as_object() else {
+                    return Err(self.expected(path, "an object".into(), v));
+                };
+                let mut start = at;
+                for (name, shape) in fields {
+                    let mark = path.member(name);
+                    let value = object.get(name).unwrap_or(&Value::Null);
+                    self.value(shape, value, start, path)?;
+                    path.0.truncate(mark);
+                    start += shape.scalars();
+                }
+                Ok(())
+            }
+            Shape::Optional(inner) => {
+                if v.is_null() {
+                    self.set(at, 0);
+                    for k in at + 1..at + shape.scalars() {
+                        let min = self.class.quantisers.get(k).map_or(0, Quantiser::raw_min);
+                        self.set(k, min);
+                    }
+                    return Ok(());
+                }
+                self.set(at, 1);
+                let mark = path.member("value");
+                self.value(inner, v, at + 1, path)?;
+                path.0.truncate(mark);
+                Ok(())
+            }
         }
     }
 
@@ -407,6 +460,33 @@ impl Writer<'_> {
                     path.0.truncate(mark);
                 }
                 out.push(']');
+                Ok(())
+            }
+            Shape::Record(fields) => {
+                out.push('{');
+                let mut start = at;
+                for (i, (name, shape)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&json_str(name));
+                    out.push(':');
+                    let mark = path.member(name);
+                    self.value(shape, start, path, out)?;
+                    path.0.truncate(mark);
+                    start += shape.scalars();
+                }
+                out.push('}');
+                Ok(())
+            }
+            Shape::Optional(inner) => {
+                if self.raw(at)? == 0 {
+                    out.push_str("null");
+                    return Ok(());
+                }
+                let mark = path.member("value");
+                self.value(inner, at + 1, path, out)?;
+                path.0.truncate(mark);
                 Ok(())
             }
         }

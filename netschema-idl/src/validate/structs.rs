@@ -1,0 +1,148 @@
+//! The rules of structs: their fields, their nesting, and which scalars a clause on a field
+//! holding one reaches.
+
+use super::Validator;
+use crate::diagnostic::Diagnostic;
+use crate::ir::{Field, FieldType, Schema, Struct, TypeKind};
+use crate::limits::MAX_STRUCT_DEPTH;
+
+impl Validator<'_> {
+    /// Checks a struct: its field names, that it has fields, and each field's kind and
+    /// clauses; a struct's field takes no `group(...)` and no `timeline(...)`.
+    pub(super) fn structure(&mut self, s: &Struct) {
+        for f in &s.fields {
+            self.ident(&f.name, f.span, "a field", false);
+        }
+        let scope = format!(" in struct `{}`", s.name);
+        self.duplicates(s.fields.iter().map(|f| (f.name.as_str(), f.span, "field")), &scope);
+        if s.fields.is_empty() && !self.poisoned.contains(&s.span) {
+            self.error(
+                Diagnostic::error(format!("struct `{}` has no fields", s.name))
+                    .with_label(s.span, "empty struct")
+                    .with_help("a struct needs at least one field"),
+            );
+        }
+        for f in &s.fields {
+            self.ty(&f.ty);
+            self.predictors(f);
+            self.tolerance(f);
+            if let Some(group) = &f.group {
+                self.error(
+                    Diagnostic::error("a struct's field cannot have a `group` clause")
+                        .with_label(group.span, "update groups belong to classes")
+                        .with_help("put `group(...)` on the class field that holds the struct"),
+                );
+            }
+            if let Some(t) = &f.timeline {
+                self.error(
+                    Diagnostic::error("a struct's field cannot be a timeline")
+                        .with_label(t.span, "timelines are class fields")
+                        .with_help("declare the timeline on a class field instead"),
+                );
+            }
+        }
+    }
+
+    /// Reports every struct that holds itself, directly or through other structs, at its
+    /// declaration, with the chain; and structs nested deeper than [`MAX_STRUCT_DEPTH`].
+    pub(super) fn recursion(&mut self) {
+        let schema = self.schema;
+        for s in &schema.structs {
+            let mut chain = vec![s.name.as_str()];
+            match cycle(schema, s, &mut chain) {
+                Some(Walk::Cycle) => self.error(
+                    Diagnostic::error(format!("struct `{}` holds itself", s.name))
+                        .with_label(s.span, "recursive struct")
+                        .with_note(format!("struct chain: {}", chain.join(" -> ")))
+                        .with_help("a struct has a fixed number of scalars; hold the inner value in an `optional<...>` of another struct, or flatten it by hand"),
+                ),
+                Some(Walk::TooDeep) => self.error(
+                    Diagnostic::error(format!(
+                        "struct `{}` nests structs more than {MAX_STRUCT_DEPTH} deep",
+                        s.name
+                    ))
+                    .with_label(s.span, "nested too deeply")
+                    .with_note(format!("struct chain: {}", chain.join(" -> "))),
+                ),
+                None => {}
+            }
+        }
+    }
+
+    /// The numeric scalar kinds (int, fixed, angle, quat) a clause on a field of kind `ty`
+    /// reaches: the bottoms of its compounds, and inside structs those of the fields that do
+    /// not write the clause themselves (`own`).
+    pub(super) fn reached(&self, ty: &FieldType, own: fn(&Field) -> bool) -> Vec<FieldType> {
+        let mut out = Vec::new();
+        reach(self.schema, ty, own, 0, &mut out);
+        out
+    }
+}
+
+/// How a walk through nested structs ended.
+enum Walk {
+    Cycle,
+    TooDeep,
+}
+
+/// Walks the structs `s` holds; on a cycle back to `chain[0]` or a chain too long, returns
+/// which, with `chain` holding the path.
+fn cycle<'s>(schema: &'s Schema, s: &'s Struct, chain: &mut Vec<&'s str>) -> Option<Walk> {
+    for f in &s.fields {
+        let Some(name) = struct_name(&f.ty) else { continue };
+        let Some((_, inner)) = schema.find_struct(name) else { continue };
+        chain.push(inner.name.as_str());
+        if inner.name == chain[0] {
+            return Some(Walk::Cycle);
+        }
+        if chain.len() > MAX_STRUCT_DEPTH {
+            return Some(Walk::TooDeep);
+        }
+        // A cycle not through `chain[0]` is reported at its own structs.
+        if !chain[1..chain.len() - 1].contains(&inner.name.as_str())
+            && let Some(found) = cycle(schema, inner, chain)
+        {
+            return Some(found);
+        }
+        chain.pop();
+    }
+    None
+}
+
+/// The struct at the bottom of a kind's arrays and optionals, if any.
+fn struct_name(ty: &FieldType) -> Option<&str> {
+    match &ty.kind {
+        TypeKind::Struct { name } => Some(name),
+        TypeKind::Array { elem, .. } | TypeKind::Optional(elem) => struct_name(elem),
+        _ => None,
+    }
+}
+
+fn reach(
+    schema: &Schema,
+    ty: &FieldType,
+    own: fn(&Field) -> bool,
+    depth: usize,
+    out: &mut Vec<FieldType>,
+) {
+    match &ty.kind {
+        TypeKind::Int { .. }
+        | TypeKind::Fixed { .. }
+        | TypeKind::Angle { .. }
+        | TypeKind::Quat { .. } => out.push(ty.clone()),
+        TypeKind::Bool | TypeKind::Enum { .. } => {}
+        TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
+            reach(schema, e, own, depth, out)
+        }
+        TypeKind::Optional(e) => reach(schema, e, own, depth, out),
+        TypeKind::Struct { name } => {
+            let Some((_, s)) = schema.find_struct(name) else { return };
+            if depth >= MAX_STRUCT_DEPTH {
+                return;
+            }
+            for f in s.fields.iter().filter(|f| !own(f)) {
+                reach(schema, &f.ty, own, depth + 1, out);
+            }
+        }
+    }
+}
