@@ -64,6 +64,12 @@ mod derived {
         #[netschema(fixed(0, 1, bits = 8))]
         pub progress: f32,
         pub contested: bool,
+        /// Who is capturing it, if anyone.
+        #[netschema(int(0, 3), predict(hold))]
+        pub capturer: Option<u8>,
+        #[netschema(vec2(fixed(-64, 64, res = 1 / 8)), tolerance = 0.25)]
+        pub rally: Option<[f32; 2]>,
+        pub moods: [Option<Mood>; 2],
     }
 
     /// The classes in the order of the `.netidl` file, with its rate and model policy.
@@ -132,8 +138,11 @@ fn checked_in_prior_is_up_to_date() {
                 owner: ((tick / 600 + id) % 4) as i32,
                 progress: (tick % 600) as f32 / 600.0,
                 contested: (tick + id) % 7 == 0,
+                capturer: ((tick + id) % 900 < 300).then_some(((tick / 300 + id) % 4) as u8),
+                rally: None,
+                moods: [None, Some(derived::Mood::Calm)],
             };
-            let mut row = [0; 3];
+            let mut row = [0; 12];
             flag.quantise(&mut row);
             world.set(id, 1, &row).unwrap();
             peer.set_visible(id, true).unwrap();
@@ -186,6 +195,22 @@ fn class_tables_and_hash_are_identical() {
         ]
     );
     assert_eq!(<derived::Flag as Snapshot>::CLASS.groups, []);
+    let flag: Vec<&str> =
+        <derived::Flag as Snapshot>::CLASS.fields.iter().map(|f| f.name).collect();
+    assert_eq!(
+        flag[3..],
+        [
+            "capturer.present",
+            "capturer.value",
+            "rally.present",
+            "rally.value.x",
+            "rally.value.y",
+            "moods[0].present",
+            "moods[0].value",
+            "moods[1].present",
+            "moods[1].value",
+        ]
+    );
     assert_eq!(<idl::Flag as Snapshot>::CLASS, <derived::Flag as Snapshot>::CLASS);
     assert_eq!(idl::SCHEMA, derived::SCHEMA);
     assert_eq!(idl::SCHEMA.hash, derived::SCHEMA.hash);
@@ -315,20 +340,33 @@ fn packets_are_identical() {
             world_a.set(id, idl::Unit::CLASS_INDEX, &ra).unwrap();
             world_b.set(id, 0, &rb).unwrap();
         }
+        let capturer = (tick % 40 < 25).then_some((tick / 40 % 4) as u8);
+        let rally = (tick % 50 >= 10).then_some([tick as f32 * 0.25 - 20.0, 3.5]);
+        let mood = |k: u32| (tick % (3 + k) != 0).then_some(tick % 3);
         let flag_a = idl::Flag {
             owner: (tick / 30) as i32,
             progress: (tick % 30) as f32 / 30.0,
             contested: tick % 7 == 0,
+            capturer: capturer.map(i32::from),
+            rally,
+            moods: [mood(0).map(idl::Mood::from_index), mood(1).map(idl::Mood::from_index)],
         };
         let flag_b = derived::Flag {
             owner: flag_a.owner,
             progress: flag_a.progress,
             contested: flag_a.contested,
+            capturer,
+            rally,
+            moods: [mood(0).map(derived::Mood::from_index), mood(1).map(derived::Mood::from_index)],
         };
-        let (mut ra, mut rb) = ([0; 3], [0; 3]);
+        let (mut ra, mut rb) = ([0; 12], [0; 12]);
         flag_a.quantise(&mut ra);
         flag_b.quantise(&mut rb);
         assert_eq!(ra, rb);
+        let (back_a, back_b) = (idl::Flag::dequantise(&ra), derived::Flag::dequantise(&rb));
+        assert_eq!((back_a.capturer, back_a.rally), (capturer.map(i32::from), rally));
+        assert_eq!(back_b.capturer, capturer);
+        assert_eq!(back_b.moods.map(|m| m.map(derived::Mood::index)), [mood(0), mood(1)]);
         world_a.set(10, idl::Flag::CLASS_INDEX, &ra).unwrap();
         world_b.set(10, 1, &rb).unwrap();
         for id in 0..N {

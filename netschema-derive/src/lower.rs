@@ -509,41 +509,7 @@ fn lower_field(
     f: &syn::Field,
 ) -> Option<Field> {
     let attrs = field_attrs(cx, &f.attrs);
-    let ty = match &attrs.kind {
-        // A timeline's Rust type is `Timeline<W, N>`: the kind is checked against its natural
-        // type instead (and `W`, `N` by the compiler, against the generated timeline).
-        Some(kind) if attrs.timeline.is_some() => lower_kind(cx, kind, &natural_type(kind))?,
-        None if attrs.timeline.is_some() => {
-            cx.error(&f.ty, format!("a timeline field needs its kind: {KINDS}"));
-            return None;
-        }
-        Some(kind) => {
-            let want = kind_depth(kind);
-            let have = type_depth(&f.ty);
-            if have == want {
-                lower_kind(cx, kind, &f.ty)?
-            } else if have == want + 1 {
-                let Shape::Array { elem, len, ty } = shape(&f.ty) else { return None };
-                let len = array_len(cx, ty, len);
-                let elem = lower_kind(cx, kind, elem)?;
-                FieldType {
-                    kind: TypeKind::Array { elem: Box::new(elem), len },
-                    span: cx.span(&f.ty),
-                }
-            } else {
-                let name = head_name(kind).unwrap_or_default();
-                let expected = match want {
-                    0 => format!("a scalar or an array of scalars for `{name}`"),
-                    _ => format!("an array `[T; N]` (or an array of them) for `{name}`"),
-                };
-                cx.error(&f.ty, format!("type does not fit the kind: expected {expected}"));
-                return None;
-            }
-        }
-        // The attribute's error is reported; "needs a kind" would only repeat it.
-        None if attrs.unreadable => return None,
-        None => lower_by_type(cx, schema, options, class, ident, &f.ty)?,
-    };
+    let ty = lower_type(cx, schema, options, class, ident, &attrs, &f.ty)?;
     let predict = attrs.predict.map(|(predictors, span)| PredictClause { predictors, span });
     Some(Field {
         name: ident.unraw().to_string(),
@@ -555,6 +521,73 @@ fn lower_field(
         timeline: attrs.timeline,
         span: cx.span(ident),
     })
+}
+
+/// The `T` of `Option<T>` (by the type's name, with or without a path).
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Option" && p.qself.is_none())?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.iter().collect::<Vec<_>>()[..] {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
+    }
+}
+
+/// Lowers a field's Rust type `ty` with its attributes: `Option<T>` is `optional<K>` of what
+/// `T` lowers to.
+fn lower_type(
+    cx: &mut Ctxt,
+    schema: &mut Schema,
+    options: &mut Options,
+    class: &str,
+    ident: &syn::Ident,
+    attrs: &FieldAttrs,
+    f_ty: &Type,
+) -> Option<FieldType> {
+    if attrs.timeline.is_none()
+        && let Some(inner) = option_inner(f_ty)
+    {
+        let span = cx.span(f_ty);
+        let inner = lower_type(cx, schema, options, class, ident, attrs, inner)?;
+        return Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span });
+    }
+    let ty = match &attrs.kind {
+        // A timeline's Rust type is `Timeline<W, N>`: the kind is checked against its natural
+        // type instead (and `W`, `N` by the compiler, against the generated timeline).
+        Some(kind) if attrs.timeline.is_some() => lower_kind(cx, kind, &natural_type(kind))?,
+        None if attrs.timeline.is_some() => {
+            cx.error(f_ty, format!("a timeline field needs its kind: {KINDS}"));
+            return None;
+        }
+        Some(kind) => {
+            let want = kind_depth(kind);
+            let have = type_depth(f_ty);
+            if have == want {
+                lower_kind(cx, kind, f_ty)?
+            } else if have == want + 1 {
+                let Shape::Array { elem, len, ty } = shape(f_ty) else { return None };
+                let len = array_len(cx, ty, len);
+                let elem = lower_kind(cx, kind, elem)?;
+                FieldType {
+                    kind: TypeKind::Array { elem: Box::new(elem), len },
+                    span: cx.span(f_ty),
+                }
+            } else {
+                let name = head_name(kind).unwrap_or_default();
+                let expected = match want {
+                    0 => format!("a scalar or an array of scalars for `{name}`"),
+                    _ => format!("an array `[T; N]` (or an array of them) for `{name}`"),
+                };
+                cx.error(f_ty, format!("type does not fit the kind: expected {expected}"));
+                return None;
+            }
+        }
+        // The attribute's error is reported; "needs a kind" would only repeat it.
+        None if attrs.unreadable => return None,
+        None => lower_by_type(cx, schema, options, class, ident, f_ty)?,
+    };
+    Some(ty)
 }
 
 /// A field without a kind attribute: `bool`, an enum type, or arrays of them. `class` is the
@@ -575,6 +608,12 @@ fn lower_by_type(
                 kind: TypeKind::Array { elem: Box::new(elem), len },
                 span: cx.span(arr),
             })
+        }
+        Shape::Leaf(leaf) if option_inner(leaf).is_some() => {
+            let span = cx.span(leaf);
+            let inner = option_inner(leaf)?;
+            let inner = lower_by_type(cx, schema, options, class, ident, inner)?;
+            Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span })
         }
         Shape::Leaf(leaf) => {
             let span = cx.span(leaf);
@@ -710,8 +749,14 @@ fn check_int_fits(cx: &mut Ctxt, kind: &Expr, ty: &Type, min: i64, max: i64) {
     }
 }
 
-/// Lowers a kind expression against the Rust type it describes (already depth-matched).
+/// Lowers a kind expression against the Rust type it describes (already depth-matched; an
+/// `Option<T>` is the optional of the kind on `T`).
 fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
+    if let Some(inner) = option_inner(ty) {
+        let span = cx.span(ty);
+        let inner = lower_kind(cx, kind, inner)?;
+        return Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span });
+    }
     let span = cx.span(kind);
     let Some(name) = head_name(kind) else {
         cx.error(kind, format!("expected a kind: {KINDS}"));

@@ -139,7 +139,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.pos`")
+            ::core::panic!("invalid quantiser for field `pos`")
         }
     };
     const Q_HEADING: ::netschema::quant::AngleQuant = match ::netschema::quant::AngleQuant::new(
@@ -147,7 +147,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.heading`")
+            ::core::panic!("invalid quantiser for field `heading`")
         }
     };
     const Q_TURRET: ::netschema::quant::QuatQuant = match ::netschema::quant::QuatQuant::new(
@@ -155,7 +155,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.turret`")
+            ::core::panic!("invalid quantiser for field `turret`")
         }
     };
     const Q_HP: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -164,7 +164,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.hp`")
+            ::core::panic!("invalid quantiser for field `hp`")
         }
     };
     const Q_SPEED: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_bits(
@@ -174,7 +174,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.speed`")
+            ::core::panic!("invalid quantiser for field `speed`")
         }
     };
     const Q_COLOR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -183,13 +183,13 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.color`")
+            ::core::panic!("invalid quantiser for field `color`")
         }
     };
     const Q_FLAGS: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.flags`")
+            ::core::panic!("invalid quantiser for field `flags`")
         }
     };
     const Q_MOOD: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
@@ -197,7 +197,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.mood`")
+            ::core::panic!("invalid quantiser for field `mood`")
         }
     };
     const Q_PATH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -206,7 +206,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.path`")
+            ::core::panic!("invalid quantiser for field `path`")
         }
     };
     const Q_TYPE: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -215,7 +215,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Unit.type`")
+            ::core::panic!("invalid quantiser for field `type`")
         }
     };
     #[automatically_derived]
@@ -595,6 +595,14 @@ pub struct Flag {
     pub progress: f32,
     /// `bool`.
     pub contested: bool,
+    /// Who is capturing it, if anyone.
+    ///
+    /// `optional<int(0, 3)>`.
+    pub capturer: ::core::option::Option<i32>,
+    /// `optional<vec2<fixed(-64.0, 64.0, res = 0.125)>>`.
+    pub rally: ::core::option::Option<[f32; 2]>,
+    /// `[optional<Mood>; 2]`.
+    pub moods: [::core::option::Option<Mood>; 2],
 }
 impl Flag {
     /// This class's index in [`SCHEMA`]: its id on the wire.
@@ -607,7 +615,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Flag.owner`")
+            ::core::panic!("invalid quantiser for field `owner`")
         }
     };
     const Q_PROGRESS: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_bits(
@@ -617,13 +625,40 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Flag.progress`")
+            ::core::panic!("invalid quantiser for field `progress`")
         }
     };
     const Q_CONTESTED: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `Flag.contested`")
+            ::core::panic!("invalid quantiser for field `contested`")
+        }
+    };
+    const Q_CAPTURER: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        3,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `capturer`")
+        }
+    };
+    const Q_RALLY: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
+        -64.0,
+        64.0,
+        0.125,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `rally`")
+        }
+    };
+    const Q_MOODS: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
+        <Mood as ::netschema::SnapshotEnum>::CASES,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `moods`")
         }
     };
     #[automatically_derived]
@@ -664,6 +699,66 @@ const _: () = {
                         ),
                     )
                     .with_meaning(Q_CONTESTED.fingerprint()),
+                ::netschema::schema::Field::categorical("capturer.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "capturer.value",
+                        Q_CAPTURER.raw_min(),
+                        Q_CAPTURER.raw_max(),
+                        Q_CAPTURER.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_CAPTURER.fingerprint()),
+                ::netschema::schema::Field::categorical("rally.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "rally.value.x",
+                        Q_RALLY.raw_min(),
+                        Q_RALLY.raw_max(),
+                        Q_RALLY.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_RALLY.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::numeric(
+                        "rally.value.y",
+                        Q_RALLY.raw_min(),
+                        Q_RALLY.raw_max(),
+                        Q_RALLY.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_RALLY.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::categorical("moods[0].present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::categorical(
+                        "moods[0].value",
+                        Q_MOODS.cases(),
+                    )
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
+                    ),
+                ::netschema::schema::Field::categorical("moods[1].present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::categorical(
+                        "moods[1].value",
+                        Q_MOODS.cases(),
+                    )
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
+                    ),
             ],
             groups: &[],
         };
@@ -680,6 +775,61 @@ const _: () = {
                 clamped,
             );
             raw[2] = Q_CONTESTED.quantise(self.contested);
+            match self.capturer {
+                ::core::option::Option::Some(v3) => {
+                    raw[3] = 1;
+                    raw[4] = ::netschema::__private::int(&Q_CAPTURER, v3, 4, clamped);
+                }
+                ::core::option::Option::None => {
+                    raw[3] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[4..5],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[4..5],
+                    );
+                }
+            }
+            match self.rally {
+                ::core::option::Option::Some(v5) => {
+                    raw[5] = 1;
+                    raw[6] = ::netschema::__private::real(&Q_RALLY, v5[0], 6, clamped);
+                    raw[7] = ::netschema::__private::real(&Q_RALLY, v5[1], 7, clamped);
+                }
+                ::core::option::Option::None => {
+                    raw[5] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[6..8],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[6..8],
+                    );
+                }
+            }
+            match self.moods[0] {
+                ::core::option::Option::Some(v8) => {
+                    raw[8] = 1;
+                    raw[9] = Q_MOODS
+                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(v8));
+                }
+                ::core::option::Option::None => {
+                    raw[8] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[9..10],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[9..10],
+                    );
+                }
+            }
+            match self.moods[1] {
+                ::core::option::Option::Some(v10) => {
+                    raw[10] = 1;
+                    raw[11] = Q_MOODS
+                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(v10));
+                }
+                ::core::option::Option::None => {
+                    raw[10] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[11..12],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[11..12],
+                    );
+                }
+            }
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
@@ -690,6 +840,49 @@ const _: () = {
                     Q_PROGRESS.dequantise(raw[1]),
                 ),
                 contested: Q_CONTESTED.dequantise(raw[2]),
+                capturer: if raw[3] != 0 {
+                    ::core::option::Option::Some(
+                        ::netschema::__private::Integer::from_i32(
+                            Q_CAPTURER.dequantise(raw[4]),
+                        ),
+                    )
+                } else {
+                    ::core::option::Option::None
+                },
+                rally: if raw[5] != 0 {
+                    ::core::option::Option::Some(
+                        ::netschema::__private::Vector::from_array([
+                            ::netschema::__private::Real::from_f64(
+                                Q_RALLY.dequantise(raw[6]),
+                            ),
+                            ::netschema::__private::Real::from_f64(
+                                Q_RALLY.dequantise(raw[7]),
+                            ),
+                        ]),
+                    )
+                } else {
+                    ::core::option::Option::None
+                },
+                moods: [
+                    if raw[8] != 0 {
+                        ::core::option::Option::Some(
+                            <Mood as ::netschema::SnapshotEnum>::from_index(
+                                Q_MOODS.dequantise(raw[9]),
+                            ),
+                        )
+                    } else {
+                        ::core::option::Option::None
+                    },
+                    if raw[10] != 0 {
+                        ::core::option::Option::Some(
+                            <Mood as ::netschema::SnapshotEnum>::from_index(
+                                Q_MOODS.dequantise(raw[11]),
+                            ),
+                        )
+                    } else {
+                        ::core::option::Option::None
+                    },
+                ],
             }
         }
     }
