@@ -503,7 +503,7 @@ fn categorical(schema: &Schema, ty: &FieldType) -> (&'static str, String) {
         TypeKind::Bool => ("bool", "a field of bools".to_owned()),
         TypeKind::Struct { name } if schema.find_struct(name).is_some() => (
             "struct",
-            format!("struct `{name}`, whose numeric fields all write the clause themselves, if any"),
+            format!("struct `{name}`: no numeric field left without its own clause"),
         ),
         _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
     }
