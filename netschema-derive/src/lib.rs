@@ -16,6 +16,7 @@
 //! | `quat(bits = N)` | `[f32; 4]` or `[f64; 4]`, `[x, y, z, w]` |
 //! | `vec2(K)` / `vec3(K)` | `[T; 2]` / `[T; 3]` with `K` one of `int`, `fixed`, `angle` |
 //! | none | `bool`, or an enum deriving `SnapshotEnum` |
+//! | the kind of `T` (or none) | `Option<T>`: `.netidl`'s `optional<K>` (a presence flag, then `T`'s scalars) |
 //! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic`, `contract` |
 //! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
 //! | `group = "name"` | any field: its update group, declared on the struct (`.netidl`'s `group(name)`) |
