@@ -374,7 +374,7 @@ pub fn snapshot_impl(
     let krate = &options.crate_path;
     let c = &schema.classes[class];
     let scalars = schema.flatten(c);
-    let g = Gen { options, schema, quants: RefCell::default() };
+    let g = Gen { options, schema, class: &c.name, quants: RefCell::default() };
     let mut table = Vec::new();
     let mut quantise = Vec::new();
     let mut inits = Vec::new();
@@ -841,6 +841,8 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
 struct Gen<'a> {
     options: &'a Options,
     schema: &'a Schema,
+    /// The class's name, for the messages of its quantisers.
+    class: &'a str,
     quants: RefCell<Quants>,
 }
 
@@ -875,7 +877,7 @@ impl Gen<'_> {
         let q = quant_name(&key.replace('.', "_"), &mut quants.names);
         let ctor = quantiser(leaf, self.options);
         let qty = quant_type(leaf);
-        let msg = format!("invalid quantiser for field `{key}`");
+        let msg = format!("invalid quantiser for field `{}.{key}`", self.class);
         quants.consts.push(quote! {
             const #q: #krate::quant::#qty = match #ctor {
                 ::core::result::Result::Ok(q) => q,

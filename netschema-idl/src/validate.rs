@@ -515,7 +515,7 @@ mod tests {
     use crate::ir::{Class, Enum, Field, FieldType, Group, Predictor, Schedule};
 
     fn schema(enums: Vec<Enum>, classes: Vec<Class>) -> Schema {
-        Schema { name: "t".into(), docs: String::new(), enums, classes, models: None, rate: None }
+        Schema { name: "t".into(), enums, classes, ..Schema::default() }
     }
 
     #[test]

@@ -65,6 +65,7 @@ fn expected_game() -> Schema {
             Enum::new("Rank", ["private", "sergeant", "captain"]),
         ],
         classes: vec![particle, unit],
+        structs: Vec::new(),
         models: None,
         rate: None,
     }

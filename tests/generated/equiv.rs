@@ -139,7 +139,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `pos`")
+            ::core::panic!("invalid quantiser for field `Unit.pos`")
         }
     };
     const Q_HEADING: ::netschema::quant::AngleQuant = match ::netschema::quant::AngleQuant::new(
@@ -147,7 +147,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `heading`")
+            ::core::panic!("invalid quantiser for field `Unit.heading`")
         }
     };
     const Q_TURRET: ::netschema::quant::QuatQuant = match ::netschema::quant::QuatQuant::new(
@@ -155,7 +155,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `turret`")
+            ::core::panic!("invalid quantiser for field `Unit.turret`")
         }
     };
     const Q_HP: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -164,7 +164,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `hp`")
+            ::core::panic!("invalid quantiser for field `Unit.hp`")
         }
     };
     const Q_SPEED: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_bits(
@@ -174,7 +174,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `speed`")
+            ::core::panic!("invalid quantiser for field `Unit.speed`")
         }
     };
     const Q_COLOR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -183,13 +183,13 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `color`")
+            ::core::panic!("invalid quantiser for field `Unit.color`")
         }
     };
     const Q_FLAGS: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `flags`")
+            ::core::panic!("invalid quantiser for field `Unit.flags`")
         }
     };
     const Q_MOOD: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
@@ -197,7 +197,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `mood`")
+            ::core::panic!("invalid quantiser for field `Unit.mood`")
         }
     };
     const Q_PATH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -206,7 +206,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `path`")
+            ::core::panic!("invalid quantiser for field `Unit.path`")
         }
     };
     const Q_TYPE: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -215,7 +215,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `type`")
+            ::core::panic!("invalid quantiser for field `Unit.type`")
         }
     };
     #[automatically_derived]
@@ -615,7 +615,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `owner`")
+            ::core::panic!("invalid quantiser for field `Flag.owner`")
         }
     };
     const Q_PROGRESS: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_bits(
@@ -625,13 +625,13 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `progress`")
+            ::core::panic!("invalid quantiser for field `Flag.progress`")
         }
     };
     const Q_CONTESTED: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `contested`")
+            ::core::panic!("invalid quantiser for field `Flag.contested`")
         }
     };
     const Q_CAPTURER: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -640,7 +640,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `capturer`")
+            ::core::panic!("invalid quantiser for field `Flag.capturer`")
         }
     };
     const Q_RALLY: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
@@ -650,7 +650,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `rally`")
+            ::core::panic!("invalid quantiser for field `Flag.rally`")
         }
     };
     const Q_MOODS: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
@@ -658,7 +658,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `moods`")
+            ::core::panic!("invalid quantiser for field `Flag.moods`")
         }
     };
     #[automatically_derived]

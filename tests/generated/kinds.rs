@@ -149,7 +149,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `pos`")
+            ::core::panic!("invalid quantiser for field `Hero.pos`")
         }
     };
     const Q_STATS_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -158,7 +158,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `stats.health`")
+            ::core::panic!("invalid quantiser for field `Hero.stats.health`")
         }
     };
     const Q_STATS_ARMOUR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -167,7 +167,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `stats.armour`")
+            ::core::panic!("invalid quantiser for field `Hero.stats.armour`")
         }
     };
     const Q_BUFFS_TIME: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
@@ -177,7 +177,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.time`")
+            ::core::panic!("invalid quantiser for field `Hero.buffs.time`")
         }
     };
     const Q_BUFFS_EFFECT: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
@@ -185,7 +185,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.effect`")
+            ::core::panic!("invalid quantiser for field `Hero.buffs.effect`")
         }
     };
     const Q_BUFFS_BONUS_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -194,7 +194,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.bonus.health`")
+            ::core::panic!("invalid quantiser for field `Hero.buffs.bonus.health`")
         }
     };
     const Q_BUFFS_BONUS_ARMOUR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -203,7 +203,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.bonus.armour`")
+            ::core::panic!("invalid quantiser for field `Hero.buffs.bonus.armour`")
         }
     };
     const Q_TARGET: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
@@ -213,7 +213,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `target`")
+            ::core::panic!("invalid quantiser for field `Hero.target`")
         }
     };
     const Q_SHIELD_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -222,7 +222,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `shield.health`")
+            ::core::panic!("invalid quantiser for field `Hero.shield.health`")
         }
     };
     const Q_SHIELD_ARMOUR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -231,7 +231,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `shield.armour`")
+            ::core::panic!("invalid quantiser for field `Hero.shield.armour`")
         }
     };
     #[automatically_derived]
@@ -756,7 +756,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `pos`")
+            ::core::panic!("invalid quantiser for field `PlainHero.pos`")
         }
     };
     const Q_STATS_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -765,7 +765,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `stats.health`")
+            ::core::panic!("invalid quantiser for field `PlainHero.stats.health`")
         }
     };
     const Q_STATS_ARMOUR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -774,7 +774,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `stats.armour`")
+            ::core::panic!("invalid quantiser for field `PlainHero.stats.armour`")
         }
     };
     const Q_BUFFS_TIME: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
@@ -784,7 +784,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.time`")
+            ::core::panic!("invalid quantiser for field `PlainHero.buffs.time`")
         }
     };
     const Q_BUFFS_EFFECT: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
@@ -792,7 +792,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.effect`")
+            ::core::panic!("invalid quantiser for field `PlainHero.buffs.effect`")
         }
     };
     const Q_BUFFS_BONUS_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -801,7 +801,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.bonus.health`")
+            ::core::panic!("invalid quantiser for field `PlainHero.buffs.bonus.health`")
         }
     };
     const Q_BUFFS_BONUS_ARMOUR: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
@@ -810,7 +810,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `buffs.bonus.armour`")
+            ::core::panic!("invalid quantiser for field `PlainHero.buffs.bonus.armour`")
         }
     };
     const Q_TARGET: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
@@ -820,7 +820,7 @@ const _: () = {
     ) {
         ::core::result::Result::Ok(q) => q,
         ::core::result::Result::Err(_) => {
-            ::core::panic!("invalid quantiser for field `target`")
+            ::core::panic!("invalid quantiser for field `PlainHero.target`")
         }
     };
     #[automatically_derived]
