@@ -56,7 +56,10 @@ fn paths_and_clauses() {
             "buffs[1].bonus.present",
         ]
     );
-    assert_eq!(names[names.len() - 3..], ["shield.present", "shield.value.health", "shield.value.armour"]);
+    assert_eq!(
+        names[names.len() - 3..],
+        ["shield.present", "shield.value.health", "shield.value.armour"]
+    );
     let coding = |name: &str| fields.iter().find(|f| f.name == name).unwrap().coding;
     use netschema::model::predict::Predictor::{Hold, Linear, Quadratic};
     use netschema::schema::Coding::{Categorical, Numeric};
@@ -79,11 +82,8 @@ fn absent_values_round_trip_as_none() {
     let mut raw = vec![0; <Hero as Snapshot>::CLASS.fields.len()];
     hero.quantise(&mut raw);
     assert_eq!(Hero::dequantise(&raw), hero);
-    let present = Hero {
-        target: Some([1.5, -2.0]),
-        shield: Some(Stats { health: 7, armour: 200 }),
-        ..hero
-    };
+    let present =
+        Hero { target: Some([1.5, -2.0]), shield: Some(Stats { health: 7, armour: 200 }), ..hero };
     present.quantise(&mut raw);
     assert_eq!(Hero::dequantise(&raw), present);
     assert_eq!(raw[raw.len() - 3..], [1, 7, 200]);
@@ -112,7 +112,8 @@ fn hero(rng: &mut Rng, i: u64, frame: u32) -> Hero {
     let buff = |k: u32, rng: &mut Rng| Buff {
         time: ((frame + k * 37) % 160) as f32 / 16.0,
         effect: Effect::from_index((frame / 90 + k) % 3),
-        bonus: ((frame / 40 + k) % 3 == 0)
+        bonus: (frame / 40 + k)
+            .is_multiple_of(3)
             .then(|| Stats { health: rng.below(201), armour: (frame % 201) as i32 }),
     };
     Hero {
@@ -120,7 +121,8 @@ fn hero(rng: &mut Rng, i: u64, frame: u32) -> Hero {
         stats: Stats { health: 200 - (frame % 200) as i32, armour: 50 },
         buffs: [buff(0, rng), buff(1, rng), buff(2, rng)],
         target: (frame % 120 < 70).then_some([t.cos() * 100.0, 12.5]),
-        shield: (i % 2 == 0 && frame % 200 < 100).then_some(Stats { health: 30, armour: 40 }),
+        shield: (i.is_multiple_of(2) && frame % 200 < 100)
+            .then_some(Stats { health: 30, armour: 40 }),
     }
 }
 
@@ -234,7 +236,8 @@ fn an_absent_optional_costs_almost_nothing() {
     const ENTITIES: u64 = 16;
     const FRAMES: u32 = 2000;
     const WARMUP: u32 = 200;
-    let plain = |h: Hero| PlainHero { pos: h.pos, stats: h.stats, buffs: h.buffs, target: h.target };
+    let plain =
+        |h: Hero| PlainHero { pos: h.pos, stats: h.stats, buffs: h.buffs, target: h.target };
     let mut rng = Rng(3);
     let with = replicate(FRAMES, WARMUP, 0.0, &mut |frame| {
         (0..ENTITIES)

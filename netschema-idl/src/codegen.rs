@@ -1177,8 +1177,7 @@ impl Gen<'_> {
             }
             TypeKind::Vec2(e) | TypeKind::Vec3(e) => {
                 let n = if matches!(ty.kind, TypeKind::Vec2(_)) { 2 } else { 3 };
-                let parts: Vec<TokenStream> =
-                    (0..n).map(|_| self.dequantise(e, key, at)).collect();
+                let parts: Vec<TokenStream> = (0..n).map(|_| self.dequantise(e, key, at)).collect();
                 quote!(#krate::__private::Vector::from_array([#(#parts),*]))
             }
             TypeKind::Array { elem, len } => {

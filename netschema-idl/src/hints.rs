@@ -31,8 +31,7 @@ pub(crate) fn did_you_mean(word: &str) -> String {
 }
 
 /// The list of field kinds, for help lines.
-pub(crate) const KINDS: &str =
-    "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K> and declared enums and structs";
+pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K> and declared enums and structs";
 
 /// A help line for an unknown kind called `name`: a close equivalent when `name` looks like a
 /// Rust or C type, else the list of kinds.

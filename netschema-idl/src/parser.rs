@@ -378,8 +378,8 @@ impl<'a> Parser<'a, '_> {
             Diagnostic::error(format!(
                 "expected `enum`, `struct`, `class` or `import`, found `{word}`"
             ))
-                .with_label(span, "unknown item keyword")
-                .with_help(help),
+            .with_label(span, "unknown item keyword")
+            .with_help(help),
         );
         match close.unwrap_or_else(|| self.body_shape()) {
             "import" => self.import(),

@@ -501,10 +501,9 @@ fn categorical(schema: &Schema, ty: &FieldType) -> (&'static str, String) {
     let scalar = ty.scalar();
     match &scalar.kind {
         TypeKind::Bool => ("bool", "a field of bools".to_owned()),
-        TypeKind::Struct { name } if schema.find_struct(name).is_some() => (
-            "struct",
-            format!("struct `{name}`: no numeric field left without its own clause"),
-        ),
+        TypeKind::Struct { name } if schema.find_struct(name).is_some() => {
+            ("struct", format!("struct `{name}`: no numeric field left without its own clause"))
+        }
         _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
     }
 }

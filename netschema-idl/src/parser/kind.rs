@@ -103,7 +103,9 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                     self.error(
                         Diagnostic::error("`optional` takes no parameters")
                             .with_label(self.span, "unexpected parameters")
-                            .with_help("put the parameters on the value's kind: `optional<int(0, 9)>`"),
+                            .with_help(
+                                "put the parameters on the value's kind: `optional<int(0, 9)>`",
+                            ),
                     );
                 }
                 match generic {
