@@ -52,6 +52,7 @@
 //! Every mistake is reported at the tokens that cause it, all in one pass.
 
 mod lower;
+mod nested;
 mod protocol;
 mod schedule;
 
@@ -63,6 +64,15 @@ use proc_macro::TokenStream;
 pub fn derive_snapshot(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     lower::snapshot(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `netschema::SnapshotStruct` for a struct with named fields, which derived
+/// classes and structs may then hold as a field, flattened in place (`.netidl`'s `struct`).
+/// Its fields take the attributes of a class's fields, but no `group` or `timeline`.
+#[proc_macro_derive(SnapshotStruct, attributes(netschema))]
+pub fn derive_snapshot_struct(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    nested::snapshot_struct(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Implements `netschema::SnapshotEnum` for a fieldless enum: its cases are its variants in

@@ -2,8 +2,8 @@
 
 use netschema_idl::codegen::{self, Options};
 use netschema_idl::ir::{
-    Class, Enum, Field, FieldType, GridNeeds, Interp, Precision, PredictClause, Predictor, Schema,
-    TimelineClause, TypeKind,
+    Class, Field, FieldType, GridNeeds, Interp, Precision, PredictClause, Predictor, Schema,
+    Struct, TimelineClause, TypeKind,
 };
 use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
@@ -196,38 +196,10 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
         &mut |cx, meta| class_attrs.read(cx, meta),
         ClassAttrs::UNKNOWN,
     );
-    if !input.generics.params.is_empty() {
-        cx.error(&input.generics, "`Snapshot` cannot be derived for generic structs");
-    }
-    let fields = match &input.data {
-        Data::Struct(s) => match &s.fields {
-            Fields::Named(named) => Some(&named.named),
-            Fields::Unnamed(f) => {
-                cx.error(f, "`Snapshot` needs a struct with named fields");
-                None
-            }
-            Fields::Unit => {
-                cx.error(&input.ident, "`Snapshot` needs a struct with named fields");
-                None
-            }
-        },
-        Data::Enum(e) => {
-            cx.error(
-                e.enum_token,
-                "`Snapshot` can only be derived for structs; derive `SnapshotEnum` for an enum used as a field",
-            );
-            None
-        }
-        Data::Union(u) => {
-            cx.error(u.union_token, "`Snapshot` can only be derived for structs");
-            None
-        }
-    };
-    let Some(fields) = fields else {
+    let Some(fields) = named_fields(&mut cx, input, "Snapshot") else {
         cx.finish()?;
         return Ok(TokenStream::new());
     };
-
     let class_name = input.ident.unraw().to_string();
     let mut class = Class::new(class_name, [])
         .with_schedule(class_attrs.schedule)
@@ -235,26 +207,81 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     class.docs = docs(&input.attrs);
     class.span = cx.span(&input.ident);
     let mut schema = Schema::new("derive");
-    for f in fields {
-        let Some(ident) = &f.ident else { continue };
-        let lowered = lower_field(&mut cx, &mut schema, &mut options, &class.name, ident, f);
-        if let Some(field) = lowered {
-            class.fields.push(field);
+    class.fields = lower_fields(&mut cx, &mut schema, &mut options, &class.name, fields);
+    let lowered = class.fields.len();
+    schema.classes.push(class);
+    validate(&mut cx, &schema, lowered, fields.len());
+    cx.finish()?;
+    let ident = &input.ident;
+    Ok(codegen::snapshot_impl(&schema, 0, &quote!(#ident), &options))
+}
+
+/// The named fields of the struct `input`, which derives `derive`; `None` after reporting
+/// anything else (an enum, a union, a tuple or unit struct, generics).
+pub(crate) fn named_fields<'a>(
+    cx: &mut Ctxt,
+    input: &'a DeriveInput,
+    derive: &str,
+) -> Option<&'a Punctuated<syn::Field, Token![,]>> {
+    if !input.generics.params.is_empty() {
+        cx.error(&input.generics, format!("`{derive}` cannot be derived for generic structs"));
+    }
+    match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(&named.named),
+            Fields::Unnamed(f) => {
+                cx.error(f, format!("`{derive}` needs a struct with named fields"));
+                None
+            }
+            Fields::Unit => {
+                cx.error(&input.ident, format!("`{derive}` needs a struct with named fields"));
+                None
+            }
+        },
+        Data::Enum(e) => {
+            cx.error(
+                e.enum_token,
+                format!("`{derive}` can only be derived for structs; derive `SnapshotEnum` for an enum used as a field"),
+            );
+            None
+        }
+        Data::Union(u) => {
+            cx.error(u.union_token, format!("`{derive}` can only be derived for structs"));
+            None
         }
     }
-    // A field that did not lower has its errors reported already; the others are still
-    // validated, so one bad field hides nothing. With no field left, "class has no fields"
-    // would only be a follow-on error.
-    let validate = !class.fields.is_empty() || fields.is_empty();
-    schema.classes.push(class);
-    if validate && let Err(diags) = netschema_idl::validate(&schema) {
+}
+
+/// Lowers the fields of the class or struct called `owner`; a field that does not lower has
+/// its errors reported and is left out.
+pub(crate) fn lower_fields(
+    cx: &mut Ctxt,
+    schema: &mut Schema,
+    options: &mut Options,
+    owner: &str,
+    fields: &Punctuated<syn::Field, Token![,]>,
+) -> Vec<Field> {
+    fields
+        .iter()
+        .filter_map(|f| {
+            let ident = f.ident.as_ref()?;
+            lower_field(cx, schema, options, owner, ident, f)
+        })
+        .collect()
+}
+
+/// Validates `schema`, whose item has `lowered` of its `declared` fields left, and reports the
+/// diagnostics. A field that did not lower has its errors reported already; the others are
+/// still validated, so one bad field hides nothing. With no field left, "no fields" would
+/// only be a follow-on error.
+pub(crate) fn validate(cx: &mut Ctxt, schema: &Schema, lowered: usize, declared: usize) {
+    if (lowered > 0 || declared == 0)
+        && let Err(diags) = netschema_idl::validate(schema)
+    {
         for d in &diags {
             cx.diagnostic(d);
         }
     }
-    cx.finish()?;
-    let ident = &input.ident;
-    Ok(codegen::snapshot_impl(&schema, 0, &quote!(#ident), &options))
 }
 
 /// What the attributes of one field say.
@@ -590,7 +617,8 @@ fn lower_type(
     Some(ty)
 }
 
-/// A field without a kind attribute: `bool`, an enum type, or arrays of them. `class` is the
+/// A field without a kind attribute: `bool`, a struct or enum type, or arrays and options of
+/// them. `class` is the
 /// name of the class being lowered.
 fn lower_by_type(
     cx: &mut Ctxt,
@@ -618,7 +646,7 @@ fn lower_by_type(
         Shape::Leaf(leaf) => {
             let span = cx.span(leaf);
             let Type::Path(p) = leaf else {
-                cx.error(leaf, format!("unsupported field type: a replicated field is a bool, an enum deriving `SnapshotEnum`, a number with a kind attribute ({KINDS}), or an array of those"));
+                cx.error(leaf, format!("unsupported field type: a replicated field is a bool, a struct deriving `SnapshotStruct`, an enum deriving `SnapshotEnum`, a number with a kind attribute ({KINDS}), or an array or `Option` of those"));
                 return None;
             };
             if p.qself.is_none() && p.path.is_ident("bool") {
@@ -640,37 +668,50 @@ fn lower_by_type(
                 return None;
             }
             if !last.arguments.is_none() {
-                cx.error(leaf, "unsupported field type: generic types cannot be replicated; an enum field's type must derive `SnapshotEnum`");
+                cx.error(leaf, "unsupported field type: generic types cannot be replicated; a field's type must derive `SnapshotStruct` or `SnapshotEnum`");
                 return None;
             }
-            // An enum deriving `SnapshotEnum`: its case count is only known to the compiler,
-            // so the IR gets a one-case stand-in and the code reads `<T as SnapshotEnum>::CASES`.
-            // The stand-in's name only keys the type in `options`, so it is one the IR accepts
-            // whatever the Rust name: an ASCII identifier, not reserved, not the class's.
-            let tokens = leaf.to_token_stream().to_string();
-            let base = if name.is_ascii() { name.clone() } else { "Enum".to_owned() };
-            let mut ir_name = base.clone();
-            let mut n = 2;
-            loop {
-                match options.enum_type_of(&ir_name) {
-                    Some(existing) if existing.to_string() == tokens => break,
-                    None if ir_name != class && !reserved(&ir_name) => break,
-                    _ => {}
-                }
-                ir_name = format!("{base}_{n}");
-                n += 1;
-            }
-            if schema.find_enum(&ir_name).is_none() {
-                schema.enums.push(Enum::new(ir_name.clone(), ["case"]));
-                *options =
-                    std::mem::take(options).enum_type(ir_name.clone(), leaf.to_token_stream());
-            }
-            Some(FieldType { kind: TypeKind::Enum { name: ir_name }, span })
+            Some(FieldType {
+                kind: TypeKind::Struct { name: external(schema, options, class, leaf, &name) },
+                span,
+            })
         }
     }
 }
 
-/// Whether the IR reserves `name` for something other than an enum.
+/// The IR name of the external struct standing for `ty` (named `name` in Rust), declared on
+/// first use: a struct deriving `SnapshotStruct` or an enum deriving `SnapshotEnum`, whose
+/// scalars only the compiler knows, so the code reads `<T as SnapshotStruct>::SCALARS`. The IR
+/// name only keys the type in `options`, so it is one the IR accepts whatever the Rust name:
+/// an ASCII identifier, not reserved, not the class's or struct's (`owner`).
+fn external(
+    schema: &mut Schema,
+    options: &mut Options,
+    owner: &str,
+    ty: &Type,
+    name: &str,
+) -> String {
+    let tokens = ty.to_token_stream().to_string();
+    let base = if name.is_ascii() { name.to_owned() } else { "Type".to_owned() };
+    let mut ir_name = base.clone();
+    let mut n = 2;
+    loop {
+        match options.item_type_of(&ir_name) {
+            Some(existing) if existing.to_string() == tokens => break,
+            None if ir_name != owner && !reserved(&ir_name) => break,
+            _ => {}
+        }
+        ir_name = format!("{base}_{n}");
+        n += 1;
+    }
+    if schema.find_struct(&ir_name).is_none() {
+        schema.structs.push(Struct::external(ir_name.clone()));
+        *options = std::mem::take(options).item_type(ir_name.clone(), ty.to_token_stream());
+    }
+    ir_name
+}
+
+/// Whether the IR reserves `name` for something other than an item.
 fn reserved(name: &str) -> bool {
     RESERVED_NAMES.contains(&name) || RESERVED_TYPE_NAMES.contains(&name)
 }

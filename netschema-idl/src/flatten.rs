@@ -23,7 +23,7 @@
 //! and [`Class::update_groups`] lists the groups as the runtime numbers them.
 
 use crate::ir::{
-    Class, Field, FieldType, Interp, Precision, Predictor, PredictorSet, Schedule, Schema,
+    Class, Field, FieldType, Interp, Precision, Predictor, PredictorSet, Schedule, Schema, Struct,
     TypeKind, tolerance_steps,
 };
 use crate::limits::{MAX_ARRAY_LEN, MAX_STRUCT_DEPTH};
@@ -198,16 +198,12 @@ impl Schema {
         let mut out = Vec::new();
         for (index, field) in class.fields.iter().enumerate() {
             let group = field.group.as_ref().and_then(|g| class.group_index(&g.value));
-            let ctx = Ctx {
-                schema: self,
-                field: index,
-                predictors: None,
-                tolerance: None,
-                group: group.map_or(0, |g| u8::try_from(g).unwrap_or(u8::MAX)),
-                span: field.ty.span,
-                depth: 0,
-            }
-            .within(field);
+            let ctx = Ctx::top(
+                self,
+                index,
+                field,
+                group.map_or(0, |g| u8::try_from(g).unwrap_or(u8::MAX)),
+            );
             match &field.timeline {
                 None => ctx.push(&field.ty, field.name.clone(), &mut out),
                 Some(t) => {
@@ -237,6 +233,17 @@ impl Schema {
         }
         out
     }
+
+    /// The scalar fields of struct `s` in wire order, with paths relative to it (`health`,
+    /// `pos.x`): what a derived struct lists for the classes that hold it. Meant for validated
+    /// schemas, as [`Schema::flatten`].
+    pub fn flatten_struct(&self, s: &Struct) -> Vec<ScalarField> {
+        let mut out = Vec::new();
+        for (index, field) in s.fields.iter().enumerate() {
+            Ctx::top(self, index, field, 0).push(&field.ty, field.name.clone(), &mut out);
+        }
+        out
+    }
 }
 
 /// The candidate predictors of a timeline slot's time: the slot's time at the baseline, or
@@ -260,6 +267,20 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The context of field `index` of a class (in update group `group`) or of a struct.
+    fn top(schema: &'a Schema, index: usize, field: &Field, group: u8) -> Ctx<'a> {
+        Ctx {
+            schema,
+            field: index,
+            predictors: None,
+            tolerance: None,
+            group,
+            span: field.ty.span,
+            depth: 0,
+        }
+        .within(field)
+    }
+
     /// This context inside `field` (a class's or a struct's): its clauses win over the ones
     /// inherited.
     fn within(self, field: &Field) -> Ctx<'a> {

@@ -72,6 +72,9 @@ pub struct Struct {
     pub docs: String,
     /// The fields, in wire order.
     pub fields: Vec<Field>,
+    /// Whether the struct is a Rust type outside the schema that `#[derive(Snapshot)]` refers
+    /// to ([`Struct::external`]).
+    pub external: bool,
     /// Where the struct is named.
     pub span: Span,
 }
@@ -579,8 +582,17 @@ impl Struct {
             name: name.into(),
             docs: String::new(),
             fields: fields.into_iter().collect(),
+            external: false,
             span: Span::DETACHED,
         }
+    }
+
+    /// A struct whose fields only the Rust compiler knows: a type implementing the facade's
+    /// `SnapshotStruct`, which the derive refers to by name. It has no fields here: code
+    /// generation reads its scalars from the trait, and the clauses of a field holding it are
+    /// checked there when the generated code compiles.
+    pub fn external(name: impl Into<String>) -> Struct {
+        Struct { external: true, ..Struct::new(name, []) }
     }
 }
 

@@ -47,6 +47,7 @@ use crate::hints;
 use crate::ir::{Class, Enum, Field, FieldType, GridNeeds, Precision, Schema, TypeKind};
 use crate::limits::*;
 use crate::span::{FileId, Span};
+use structs::Clause;
 
 /// Names that cannot name an enum or a class: the kind keywords and the item keywords.
 pub const RESERVED_TYPE_NAMES: &[&str] = &[
@@ -466,14 +467,8 @@ impl Validator<'_> {
         let Some(clause) = &f.predict else {
             return;
         };
-        if self.reached(&f.ty, |f| f.predict.is_some()).is_empty() {
-            let (what, label) = categorical(self.schema, &f.ty);
-            self.error(
-                Diagnostic::error(format!("{what} fields cannot have predictors"))
-                    .with_label(clause.span, "predictors are for numeric fields")
-                    .with_secondary(f.ty.span, label)
-                    .with_help("bool and enum fields are coded with a transition model; remove the `predict(...)` clause"),
-            );
+        if self.reached(&f.ty, Clause::Predict.own()).is_none() {
+            self.unreached(f, Clause::Predict, clause.span);
             return;
         }
         if clause.predictors.is_empty() {
@@ -492,19 +487,6 @@ impl Validator<'_> {
                 );
             }
         }
-    }
-}
-
-/// What a field without numeric scalars is, for errors about clauses it cannot take: `bool`,
-/// `enum` or `struct`, and a label for its kind.
-fn categorical(schema: &Schema, ty: &FieldType) -> (&'static str, String) {
-    let scalar = ty.scalar();
-    match &scalar.kind {
-        TypeKind::Bool => ("bool", "a field of bools".to_owned()),
-        TypeKind::Struct { name } if schema.find_struct(name).is_some() => {
-            ("struct", format!("struct `{name}`: no numeric field left without its own clause"))
-        }
-        _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
     }
 }
 

@@ -5,6 +5,48 @@ use super::Validator;
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Field, FieldType, Schema, Struct, TypeKind};
 use crate::limits::MAX_STRUCT_DEPTH;
+use crate::span::Span;
+
+/// A clause that reaches the scalars under its field, into structs: `predict(...)` or
+/// `tolerance(V)`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Clause {
+    Predict,
+    Tolerance,
+}
+
+impl Clause {
+    /// Whether a field writes this clause itself.
+    pub(super) fn own(self) -> fn(&Field) -> bool {
+        match self {
+            Clause::Predict => |f| f.predict.is_some(),
+            Clause::Tolerance => |f| f.tolerance.is_some(),
+        }
+    }
+
+    fn written(self) -> &'static str {
+        match self {
+            Clause::Predict => "predict(...)",
+            Clause::Tolerance => "tolerance(...)",
+        }
+    }
+}
+
+/// The numeric scalars a clause reaches.
+pub(super) struct Reach {
+    /// The numeric scalar kinds (int, fixed, angle, quat) reached in the schema.
+    pub(super) kinds: Vec<FieldType>,
+    /// Whether the clause also reaches into an external struct, whose scalars are checked
+    /// when the generated code compiles.
+    pub(super) external: bool,
+}
+
+impl Reach {
+    /// Whether the clause reaches no numeric scalar at all.
+    pub(super) fn is_none(&self) -> bool {
+        self.kinds.is_empty() && !self.external
+    }
+}
 
 impl Validator<'_> {
     /// Checks a struct: its field names, that it has fields, and each field's kind and
@@ -15,7 +57,7 @@ impl Validator<'_> {
         }
         let scope = format!(" in struct `{}`", s.name);
         self.duplicates(s.fields.iter().map(|f| (f.name.as_str(), f.span, "field")), &scope);
-        if s.fields.is_empty() && !self.poisoned.contains(&s.span) {
+        if s.fields.is_empty() && !s.external && !self.poisoned.contains(&s.span) {
             self.error(
                 Diagnostic::error(format!("struct `{}` has no fields", s.name))
                     .with_label(s.span, "empty struct")
@@ -69,13 +111,55 @@ impl Validator<'_> {
         }
     }
 
-    /// The numeric scalar kinds (int, fixed, angle, quat) a clause on a field of kind `ty`
-    /// reaches: the bottoms of its compounds, and inside structs those of the fields that do
-    /// not write the clause themselves (`own`).
-    pub(super) fn reached(&self, ty: &FieldType, own: fn(&Field) -> bool) -> Vec<FieldType> {
-        let mut out = Vec::new();
+    /// The numeric scalars a clause on a field of kind `ty` reaches: the bottoms of its
+    /// compounds, and inside structs those of the fields that do not write the clause
+    /// themselves (`own`).
+    pub(super) fn reached(&self, ty: &FieldType, own: fn(&Field) -> bool) -> Reach {
+        let mut out = Reach { kinds: Vec::new(), external: false };
         reach(self.schema, ty, own, 0, &mut out);
         out
+    }
+
+    /// Reports `clause` (written at `span`) on field `f`, which reaches no numeric scalar:
+    /// a field of bools or enums, or of a struct whose numeric fields, if any, all write the
+    /// clause themselves.
+    pub(super) fn unreached(&mut self, f: &Field, clause: Clause, span: Span) {
+        let scalar = f.ty.scalar();
+        let (what, label) = match &scalar.kind {
+            TypeKind::Struct { name } if self.schema.find_struct(name).is_some() => {
+                let holds = if self.reached(&f.ty, |_| false).is_none() {
+                    format!("struct `{name}` holds only bools and enums")
+                } else {
+                    format!(
+                        "each numeric field of struct `{name}` writes its own `{}`",
+                        clause.written()
+                    )
+                };
+                let written = clause.written();
+                self.error(
+                    Diagnostic::error(format!(
+                        "`{written}` on a field of struct `{name}` reaches no numeric scalar"
+                    ))
+                        .with_label(span, "applies to nothing")
+                        .with_secondary(f.ty.span, holds)
+                        .with_help(format!("bools and enums take no `{written}`, and a struct's own clause wins over the holding field's; remove this one")),
+                );
+                return;
+            }
+            TypeKind::Bool => ("bool", "a field of bools".to_owned()),
+            _ => ("enum", format!("a field of enum `{}`", scalar.kind_name())),
+        };
+        let d = match clause {
+            Clause::Predict => Diagnostic::error(format!("{what} fields cannot have predictors"))
+                .with_label(span, "predictors are for numeric fields")
+                .with_secondary(f.ty.span, label)
+                .with_help("bool and enum fields are coded with a transition model; remove the `predict(...)` clause"),
+            Clause::Tolerance => Diagnostic::error(format!("{what} fields cannot have a tolerance"))
+                .with_label(span, "a tolerance is for numeric fields")
+                .with_secondary(f.ty.span, label)
+                .with_help("bool and enum fields are always exact; remove the tolerance"),
+        };
+        self.error(d);
     }
 }
 
@@ -118,18 +202,12 @@ fn struct_name(ty: &FieldType) -> Option<&str> {
     }
 }
 
-fn reach(
-    schema: &Schema,
-    ty: &FieldType,
-    own: fn(&Field) -> bool,
-    depth: usize,
-    out: &mut Vec<FieldType>,
-) {
+fn reach(schema: &Schema, ty: &FieldType, own: fn(&Field) -> bool, depth: usize, out: &mut Reach) {
     match &ty.kind {
         TypeKind::Int { .. }
         | TypeKind::Fixed { .. }
         | TypeKind::Angle { .. }
-        | TypeKind::Quat { .. } => out.push(ty.clone()),
+        | TypeKind::Quat { .. } => out.kinds.push(ty.clone()),
         TypeKind::Bool | TypeKind::Enum { .. } => {}
         TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
             reach(schema, e, own, depth, out)
@@ -137,6 +215,7 @@ fn reach(
         TypeKind::Optional(e) => reach(schema, e, own, depth, out),
         TypeKind::Struct { name } => {
             let Some((_, s)) = schema.find_struct(name) else { return };
+            out.external |= s.external;
             if depth >= MAX_STRUCT_DEPTH {
                 return;
             }

@@ -1,7 +1,8 @@
 //! The rules of what decides when a field is sent: update groups, the schedules of classes and
 //! groups, and tolerances.
 
-use super::{Validator, categorical};
+use super::Validator;
+use super::structs::Clause;
 use crate::diagnostic::Diagnostic;
 use crate::hints;
 use crate::ir::{Class, Field, FieldType, Precision, Schedule, TypeKind, tolerance_steps};
@@ -83,15 +84,9 @@ impl Validator<'_> {
     /// grid to [`MAX_TOLERANCE_STEPS`] steps.
     pub(super) fn tolerance(&mut self, f: &Field) {
         let Some(tolerance) = &f.tolerance else { return };
-        let reached = self.reached(&f.ty, |f| f.tolerance.is_some());
-        if reached.is_empty() {
-            let (what, label) = categorical(self.schema, &f.ty);
-            self.error(
-                Diagnostic::error(format!("{what} fields cannot have a tolerance"))
-                    .with_label(tolerance.span, "a tolerance is for numeric fields")
-                    .with_secondary(f.ty.span, label)
-                    .with_help("bool and enum fields are always exact; remove the tolerance"),
-            );
+        let reached = self.reached(&f.ty, Clause::Tolerance.own());
+        if reached.is_none() {
+            self.unreached(f, Clause::Tolerance, tolerance.span);
             return;
         }
         let v = tolerance.value;
@@ -106,7 +101,7 @@ impl Validator<'_> {
         }
         // A kind without a grid has its own error.
         // A tolerance reaching several grids is checked against each, reported once.
-        let Some((ty, step, steps)) = reached.iter().find_map(|ty| {
+        let Some((ty, step, steps)) = reached.kinds.iter().find_map(|ty| {
             let step = ty.step()?;
             let steps = tolerance_steps(v, step);
             (steps == 0 || steps > u64::from(MAX_TOLERANCE_STEPS)).then_some((ty, step, steps))
