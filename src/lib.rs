@@ -143,7 +143,9 @@ macro_rules! include_schema {
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::compose::{Clause, Nested, Part, count, fields, names, names_len, reaches, scalars, tolerance_fits};
+    pub use crate::compose::{
+        Clause, Nested, Part, count, fields, names, names_len, reaches, scalars, tolerance_fits,
+    };
     pub use crate::nested::Scalar;
     use netschema_runtime::quant::{AngleQuant, EnumQuant, FixedQuant, IntQuant, QuatQuant};
     use netschema_runtime::{Error, Value};

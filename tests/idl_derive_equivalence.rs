@@ -17,7 +17,7 @@ mod idl {
 /// The same schema, derived.
 #[allow(unreachable_pub)]
 mod derived {
-    use netschema::{Snapshot, SnapshotEnum};
+    use netschema::{Snapshot, SnapshotEnum, SnapshotStruct};
 
     /// What a unit is doing.
     #[derive(Clone, Copy, Debug, PartialEq, Default, SnapshotEnum)]
@@ -72,9 +72,48 @@ mod derived {
         pub moods: [Option<Mood>; 2],
     }
 
+    /// Where a unit aims.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, SnapshotStruct)]
+    pub struct Aim {
+        #[netschema(angle(bits = 8))]
+        pub dir: f32,
+        pub locked: bool,
+    }
+
+    /// A unit's vitals: a struct holding a struct.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, SnapshotStruct)]
+    pub struct Stats {
+        #[netschema(int(0, 200), predict(hold))]
+        pub health: u8,
+        #[netschema(fixed(0, 10, res = 1 / 4))]
+        pub armour: f32,
+        pub mood: Mood,
+        pub aim: Aim,
+    }
+
+    /// A timed bonus.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, SnapshotStruct)]
+    pub struct Buff {
+        #[netschema(int(0, 600))]
+        pub time: i32,
+        #[netschema(int(0, 9))]
+        pub bonus: Option<u8>,
+    }
+
+    /// A squad: a struct field, an array of structs and an optional struct.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, Snapshot)]
+    #[netschema(group(name = "slow", every = 2))]
+    pub struct Squad {
+        #[netschema(tolerance = 1, group = "slow")]
+        pub leader: Stats,
+        #[netschema(predict(hold, linear))]
+        pub buffs: [Buff; 3],
+        pub target: Option<Stats>,
+    }
+
     /// The classes in the order of the `.netidl` file, with its rate and model policy.
     pub const SCHEMA: netschema::schema::Schema =
-        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS])
+        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS, Squad::CLASS])
             .with_rate(60)
             .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
 
@@ -90,6 +129,7 @@ mod derived {
     pub enum WarmEquiv {
         Unit(Unit),
         Flag(Flag),
+        Squad(Squad),
     }
 
     /// The same schema as a `Protocol` enum.
@@ -98,6 +138,7 @@ mod derived {
     pub enum Equiv {
         Unit(Unit),
         Flag(Flag),
+        Squad(Squad),
     }
 }
 
@@ -249,6 +290,45 @@ fn class_tables_and_hash_are_identical() {
     );
 }
 
+/// Structs, arrays of structs and optional structs flatten in place, with the same paths and
+/// the same clause rule: a struct's own field's clause first, then the holding field's.
+#[test]
+fn nested_structs_flatten_as_the_compiler_does() {
+    use netschema::model::predict::Predictor::{Hold, Linear};
+    use netschema::schema::Coding;
+    let squad = <derived::Squad as Snapshot>::CLASS;
+    assert_eq!(<idl::Squad as Snapshot>::CLASS, squad);
+    let names: Vec<&str> = squad.fields.iter().map(|f| f.name).collect();
+    let buff = |i: usize| {
+        [
+            format!("buffs[{i}].time"),
+            format!("buffs[{i}].bonus.present"),
+            format!("buffs[{i}].bonus.value"),
+        ]
+    };
+    let mut expected: Vec<String> =
+        ["health", "armour", "mood", "aim.dir", "aim.locked"].map(|n| format!("leader.{n}")).into();
+    expected.extend((0..3).flat_map(buff));
+    expected.push("target.present".into());
+    expected.extend(
+        ["health", "armour", "mood", "aim.dir", "aim.locked"].map(|n| format!("target.value.{n}")),
+    );
+    assert_eq!(names, expected);
+    let field = |name: &str| *squad.fields.iter().find(|f| f.name == name).unwrap();
+    // `health` writes `predict(hold)` itself; the holding field's tolerance of 1 is one step of
+    // `int`, four of a quarter and 40 of a 256th of a turn; the group covers the whole struct.
+    assert_eq!(field("leader.health").coding, Coding::Numeric(&[Hold]));
+    let scheduled: Vec<(u32, u8)> =
+        squad.fields[..5].iter().map(|f| (f.tolerance, f.group)).collect();
+    assert_eq!(scheduled, [(1, 1), (4, 1), (0, 1), (40, 1), (0, 1)]);
+    assert_eq!(field("buffs[2].time").coding, Coding::Numeric(&[Hold, Linear]));
+    assert_eq!(field("buffs[1].bonus.value").coding, Coding::Numeric(&[Hold, Linear]));
+    assert_eq!(field("buffs[1].bonus.present").coding, Coding::Categorical);
+    assert_eq!(field("target.value.health").coding, Coding::Numeric(&[Hold]));
+    assert_eq!(field("target.value.armour").coding, field("leader.armour").coding);
+    assert_eq!(field("target.value.aim.dir").group, 0);
+}
+
 /// A deterministic generator for the simulated values.
 struct Rng(u64);
 
@@ -313,6 +393,51 @@ fn units(rng: &mut Rng, tick: u32) -> Vec<(idl::Unit, derived::Unit)> {
         .collect()
 }
 
+/// A squad at `tick`, from each front end: vitals drifting, buffs expiring and renewed, a
+/// target acquired and lost. Every value lies on its grid, so it decodes as it was.
+fn squads(tick: u32) -> (idl::Squad, derived::Squad) {
+    let stats = |k: u32| {
+        let (health, armour, dir) =
+            ((200 - (tick + k) % 150) as u8, ((tick + k) % 40) as f32 / 4.0, 0.0);
+        let (mood, locked) = ((tick / 7 + k) % 3, (tick + k) % 5 == 0);
+        (
+            idl::Stats {
+                health: health.into(),
+                armour,
+                mood: idl::Mood::from_index(mood),
+                aim: idl::Aim { dir, locked },
+            },
+            derived::Stats {
+                health,
+                armour,
+                mood: derived::Mood::from_index(mood),
+                aim: derived::Aim { dir, locked },
+            },
+        )
+    };
+    let buff = |i: u32| {
+        let (time, bonus) = (
+            (600 - (tick * (i + 1)) % 600) as i32,
+            ((tick + i) % 4 != 0).then_some((i % 10) as u8),
+        );
+        (idl::Buff { time, bonus: bonus.map(i32::from) }, derived::Buff { time, bonus })
+    };
+    let target = (tick % 30 < 20).then(|| stats(7));
+    let (leader_a, leader_b) = stats(0);
+    (
+        idl::Squad {
+            leader: leader_a,
+            buffs: [0, 1, 2].map(|i| buff(i).0),
+            target: target.map(|t| t.0),
+        },
+        derived::Squad {
+            leader: leader_b,
+            buffs: [0, 1, 2].map(|i| buff(i).1),
+            target: target.map(|t| t.1),
+        },
+    )
+}
+
 /// Runs both schemas through their own world, peer and client; every packet must be equal.
 #[test]
 fn packets_are_identical() {
@@ -369,6 +494,14 @@ fn packets_are_identical() {
         assert_eq!(back_b.moods.map(|m| m.map(derived::Mood::index)), [mood(0), mood(1)]);
         world_a.set(10, idl::Flag::CLASS_INDEX, &ra).unwrap();
         world_b.set(10, 1, &rb).unwrap();
+        let (a, b) = squads(tick);
+        let (mut ra, mut rb) = ([0; 20], [0; 20]);
+        a.quantise(&mut ra);
+        b.quantise(&mut rb);
+        assert_eq!(ra, rb, "tick {tick}: squad raw values differ");
+        assert_eq!(derived::Squad::dequantise(&rb), b);
+        world_a.set(11, idl::Squad::CLASS_INDEX, &ra).unwrap();
+        world_b.set(11, 2, &rb).unwrap();
         for id in 0..N {
             peer_a.set_visible(id, true).unwrap();
             peer_b.set_visible(id, true).unwrap();

@@ -1272,7 +1272,17 @@ impl<'a> Gen<'a> {
                 at.advance(1);
                 let first = at.clone();
                 let mut present = Vec::new();
-                self.quantise(inner, key, quote!((*#v)), at, &mut present);
+                // Bound by reference: a leaf is read through it, a compound's parts and an
+                // external struct (`&v`, coerced) through auto-deref.
+                let compound = matches!(
+                    inner.kind,
+                    TypeKind::Vec2(_)
+                        | TypeKind::Vec3(_)
+                        | TypeKind::Array { .. }
+                        | TypeKind::Struct { .. }
+                );
+                let inner_value = if compound { quote!(#v) } else { quote!(*#v) };
+                self.quantise(inner, key, inner_value, at, &mut present);
                 let fields = &self.fields;
                 out.push(quote! {
                     match #value {

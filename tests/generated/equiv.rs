@@ -7,7 +7,11 @@
 /// The classes, in declaration order (its index is the class id on the wire).
 pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new(
         "equiv",
-        &[<Unit as ::netschema::Snapshot>::CLASS, <Flag as ::netschema::Snapshot>::CLASS],
+        &[
+            <Unit as ::netschema::Snapshot>::CLASS,
+            <Flag as ::netschema::Snapshot>::CLASS,
+            <Squad as ::netschema::Snapshot>::CLASS,
+        ],
     )
     .with_rate(60)
     .with_policy(::netschema::model::ModelPolicy::Batched {
@@ -21,6 +25,8 @@ pub enum Equiv {
     Unit(Unit),
     #[allow(missing_docs)]
     Flag(Flag),
+    #[allow(missing_docs)]
+    Squad(Squad),
 }
 #[automatically_derived]
 impl ::netschema::Protocol for Equiv {
@@ -29,6 +35,7 @@ impl ::netschema::Protocol for Equiv {
         match self {
             Self::Unit(_) => 0,
             Self::Flag(_) => 1,
+            Self::Squad(_) => 2,
         }
     }
     fn quantise_with(
@@ -39,6 +46,7 @@ impl ::netschema::Protocol for Equiv {
         match self {
             Self::Unit(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
             Self::Flag(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+            Self::Squad(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
         }
     }
     fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
@@ -51,6 +59,11 @@ impl ::netschema::Protocol for Equiv {
             1 => {
                 ::core::option::Option::Some(
                     Self::Flag(<Flag as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
+            2 => {
+                ::core::option::Option::Some(
+                    Self::Squad(<Squad as ::netschema::Snapshot>::dequantise(raw)),
                 )
             }
             _ => ::core::option::Option::None,
@@ -77,6 +90,16 @@ impl ::core::convert::From<Flag> for Equiv {
         Self::Flag(v)
     }
 }
+#[automatically_derived]
+impl ::netschema::ClassOf<Equiv> for Squad {
+    const INDEX: usize = 2;
+}
+#[automatically_derived]
+impl ::core::convert::From<Squad> for Equiv {
+    fn from(v: Squad) -> Self {
+        Self::Squad(v)
+    }
+}
 /// What a unit is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(u8)]
@@ -100,6 +123,34 @@ impl ::netschema::SnapshotEnum for Mood {
             Self::Asleep => 2,
         }
     }
+}
+/// Where a unit aims.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Aim {
+    /// `angle(bits = 8)`.
+    pub dir: f32,
+    /// `bool`.
+    pub locked: bool,
+}
+/// A unit's vitals: a struct holding a struct.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Stats {
+    /// `int(0, 200)`.
+    pub health: i32,
+    /// `fixed(0.0, 10.0, res = 0.25)`.
+    pub armour: f32,
+    /// `Mood`.
+    pub mood: Mood,
+    /// `Aim`.
+    pub aim: Aim,
+}
+/// A timed bonus.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Buff {
+    /// `int(0, 600)`.
+    pub time: i32,
+    /// `optional<int(0, 9)>`.
+    pub bonus: ::core::option::Option<i32>,
 }
 /// A unit with one field of every kind, in two update groups.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -776,9 +827,9 @@ const _: () = {
             );
             raw[2] = Q_CONTESTED.quantise(self.contested);
             match self.capturer {
-                ::core::option::Option::Some(v3) => {
+                ::core::option::Option::Some(ref v3) => {
                     raw[3] = 1;
-                    raw[4] = ::netschema::__private::int(&Q_CAPTURER, v3, 4, clamped);
+                    raw[4] = ::netschema::__private::int(&Q_CAPTURER, *v3, 4, clamped);
                 }
                 ::core::option::Option::None => {
                     raw[3] = 0;
@@ -789,7 +840,7 @@ const _: () = {
                 }
             }
             match self.rally {
-                ::core::option::Option::Some(v5) => {
+                ::core::option::Option::Some(ref v5) => {
                     raw[5] = 1;
                     raw[6] = ::netschema::__private::real(&Q_RALLY, v5[0], 6, clamped);
                     raw[7] = ::netschema::__private::real(&Q_RALLY, v5[1], 7, clamped);
@@ -803,10 +854,10 @@ const _: () = {
                 }
             }
             match self.moods[0] {
-                ::core::option::Option::Some(v8) => {
+                ::core::option::Option::Some(ref v8) => {
                     raw[8] = 1;
                     raw[9] = Q_MOODS
-                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(v8));
+                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(*v8));
                 }
                 ::core::option::Option::None => {
                     raw[8] = 0;
@@ -817,10 +868,10 @@ const _: () = {
                 }
             }
             match self.moods[1] {
-                ::core::option::Option::Some(v10) => {
+                ::core::option::Option::Some(ref v10) => {
                     raw[10] = 1;
                     raw[11] = Q_MOODS
-                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(v10));
+                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(*v10));
                 }
                 ::core::option::Option::None => {
                     raw[10] = 0;
@@ -883,6 +934,541 @@ const _: () = {
                         ::core::option::Option::None
                     },
                 ],
+            }
+        }
+    }
+};
+/// A squad: a struct field, an array of structs and an optional struct.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Squad {
+    /// `Stats`.
+    pub leader: Stats,
+    /// `[Buff; 3]`.
+    pub buffs: [Buff; 3],
+    /// `optional<Stats>`.
+    pub target: ::core::option::Option<Stats>,
+}
+impl Squad {
+    /// This class's index in [`SCHEMA`]: its id on the wire.
+    pub const CLASS_INDEX: usize = 2;
+}
+const _: () = {
+    const Q_LEADER_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        200,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.leader.health`")
+        }
+    };
+    const Q_LEADER_ARMOUR: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
+        0.0,
+        10.0,
+        0.25,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.leader.armour`")
+        }
+    };
+    const Q_LEADER_MOOD: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
+        <Mood as ::netschema::SnapshotEnum>::CASES,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.leader.mood`")
+        }
+    };
+    const Q_LEADER_AIM_DIR: ::netschema::quant::AngleQuant = match ::netschema::quant::AngleQuant::new(
+        8,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.leader.aim.dir`")
+        }
+    };
+    const Q_LEADER_AIM_LOCKED: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.leader.aim.locked`")
+        }
+    };
+    const Q_BUFFS_TIME: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        600,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.buffs.time`")
+        }
+    };
+    const Q_BUFFS_BONUS: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        9,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.buffs.bonus`")
+        }
+    };
+    const Q_TARGET_HEALTH: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        200,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.target.health`")
+        }
+    };
+    const Q_TARGET_ARMOUR: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
+        0.0,
+        10.0,
+        0.25,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.target.armour`")
+        }
+    };
+    const Q_TARGET_MOOD: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
+        <Mood as ::netschema::SnapshotEnum>::CASES,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.target.mood`")
+        }
+    };
+    const Q_TARGET_AIM_DIR: ::netschema::quant::AngleQuant = match ::netschema::quant::AngleQuant::new(
+        8,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.target.aim.dir`")
+        }
+    };
+    const Q_TARGET_AIM_LOCKED: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Squad.target.aim.locked`")
+        }
+    };
+    #[automatically_derived]
+    #[allow(unused_variables)]
+    impl ::netschema::Snapshot for Squad {
+        const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
+            name: "Squad",
+            fields: &[
+                ::netschema::schema::Field::numeric(
+                        "leader.health",
+                        Q_LEADER_HEALTH.raw_min(),
+                        Q_LEADER_HEALTH.raw_max(),
+                        Q_LEADER_HEALTH.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_LEADER_HEALTH.fingerprint())
+                    .with_tolerance(1)
+                    .in_group(1),
+                ::netschema::schema::Field::numeric(
+                        "leader.armour",
+                        Q_LEADER_ARMOUR.raw_min(),
+                        Q_LEADER_ARMOUR.raw_max(),
+                        Q_LEADER_ARMOUR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_LEADER_ARMOUR.fingerprint())
+                    .with_tolerance(4)
+                    .in_group(1),
+                ::netschema::schema::Field::categorical(
+                        "leader.mood",
+                        Q_LEADER_MOOD.cases(),
+                    )
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
+                    )
+                    .in_group(1),
+                ::netschema::schema::Field::numeric(
+                        "leader.aim.dir",
+                        Q_LEADER_AIM_DIR.raw_min(),
+                        Q_LEADER_AIM_DIR.raw_max(),
+                        Q_LEADER_AIM_DIR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_LEADER_AIM_DIR.fingerprint())
+                    .with_tolerance(40)
+                    .in_group(1),
+                ::netschema::schema::Field::categorical(
+                        "leader.aim.locked",
+                        ::netschema::__private::cases(
+                            Q_LEADER_AIM_LOCKED.raw_min(),
+                            Q_LEADER_AIM_LOCKED.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_LEADER_AIM_LOCKED.fingerprint())
+                    .in_group(1),
+                ::netschema::schema::Field::numeric(
+                        "buffs[0].time",
+                        Q_BUFFS_TIME.raw_min(),
+                        Q_BUFFS_TIME.raw_max(),
+                        Q_BUFFS_TIME.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_TIME.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[0].bonus.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "buffs[0].bonus.value",
+                        Q_BUFFS_BONUS.raw_min(),
+                        Q_BUFFS_BONUS.raw_max(),
+                        Q_BUFFS_BONUS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_BONUS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "buffs[1].time",
+                        Q_BUFFS_TIME.raw_min(),
+                        Q_BUFFS_TIME.raw_max(),
+                        Q_BUFFS_TIME.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_TIME.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[1].bonus.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "buffs[1].bonus.value",
+                        Q_BUFFS_BONUS.raw_min(),
+                        Q_BUFFS_BONUS.raw_max(),
+                        Q_BUFFS_BONUS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_BONUS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "buffs[2].time",
+                        Q_BUFFS_TIME.raw_min(),
+                        Q_BUFFS_TIME.raw_max(),
+                        Q_BUFFS_TIME.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_TIME.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[2].bonus.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "buffs[2].bonus.value",
+                        Q_BUFFS_BONUS.raw_min(),
+                        Q_BUFFS_BONUS.raw_max(),
+                        Q_BUFFS_BONUS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_BONUS.fingerprint()),
+                ::netschema::schema::Field::categorical("target.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "target.value.health",
+                        Q_TARGET_HEALTH.raw_min(),
+                        Q_TARGET_HEALTH.raw_max(),
+                        Q_TARGET_HEALTH.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_TARGET_HEALTH.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "target.value.armour",
+                        Q_TARGET_ARMOUR.raw_min(),
+                        Q_TARGET_ARMOUR.raw_max(),
+                        Q_TARGET_ARMOUR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TARGET_ARMOUR.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "target.value.mood",
+                        Q_TARGET_MOOD.cases(),
+                    )
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
+                    ),
+                ::netschema::schema::Field::numeric(
+                        "target.value.aim.dir",
+                        Q_TARGET_AIM_DIR.raw_min(),
+                        Q_TARGET_AIM_DIR.raw_max(),
+                        Q_TARGET_AIM_DIR.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_TARGET_AIM_DIR.fingerprint()),
+                ::netschema::schema::Field::categorical(
+                        "target.value.aim.locked",
+                        ::netschema::__private::cases(
+                            Q_TARGET_AIM_LOCKED.raw_min(),
+                            Q_TARGET_AIM_LOCKED.raw_max(),
+                        ),
+                    )
+                    .with_meaning(Q_TARGET_AIM_LOCKED.fingerprint()),
+            ],
+            groups: &[
+                ::netschema::schema::Group {
+                    name: "",
+                    interval: 1,
+                    priority: 1,
+                },
+                ::netschema::schema::Group {
+                    name: "slow",
+                    interval: 2,
+                    priority: 1,
+                },
+            ],
+        };
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            raw[0] = ::netschema::__private::int(
+                &Q_LEADER_HEALTH,
+                self.leader.health,
+                0,
+                clamped,
+            );
+            raw[1] = ::netschema::__private::real(
+                &Q_LEADER_ARMOUR,
+                self.leader.armour,
+                1,
+                clamped,
+            );
+            raw[2] = Q_LEADER_MOOD
+                .quantise(<Mood as ::netschema::SnapshotEnum>::index(self.leader.mood));
+            raw[3] = ::netschema::__private::real(
+                &Q_LEADER_AIM_DIR,
+                self.leader.aim.dir,
+                3,
+                clamped,
+            );
+            raw[4] = Q_LEADER_AIM_LOCKED.quantise(self.leader.aim.locked);
+            raw[5] = ::netschema::__private::int(
+                &Q_BUFFS_TIME,
+                self.buffs[0].time,
+                5,
+                clamped,
+            );
+            match self.buffs[0].bonus {
+                ::core::option::Option::Some(ref v6) => {
+                    raw[6] = 1;
+                    raw[7] = ::netschema::__private::int(
+                        &Q_BUFFS_BONUS,
+                        *v6,
+                        7,
+                        clamped,
+                    );
+                }
+                ::core::option::Option::None => {
+                    raw[6] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[7..8],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[7..8],
+                    );
+                }
+            }
+            raw[8] = ::netschema::__private::int(
+                &Q_BUFFS_TIME,
+                self.buffs[1].time,
+                8,
+                clamped,
+            );
+            match self.buffs[1].bonus {
+                ::core::option::Option::Some(ref v9) => {
+                    raw[9] = 1;
+                    raw[10] = ::netschema::__private::int(
+                        &Q_BUFFS_BONUS,
+                        *v9,
+                        10,
+                        clamped,
+                    );
+                }
+                ::core::option::Option::None => {
+                    raw[9] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[10..11],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[10..11],
+                    );
+                }
+            }
+            raw[11] = ::netschema::__private::int(
+                &Q_BUFFS_TIME,
+                self.buffs[2].time,
+                11,
+                clamped,
+            );
+            match self.buffs[2].bonus {
+                ::core::option::Option::Some(ref v12) => {
+                    raw[12] = 1;
+                    raw[13] = ::netschema::__private::int(
+                        &Q_BUFFS_BONUS,
+                        *v12,
+                        13,
+                        clamped,
+                    );
+                }
+                ::core::option::Option::None => {
+                    raw[12] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[13..14],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[13..14],
+                    );
+                }
+            }
+            match self.target {
+                ::core::option::Option::Some(ref v14) => {
+                    raw[14] = 1;
+                    raw[15] = ::netschema::__private::int(
+                        &Q_TARGET_HEALTH,
+                        v14.health,
+                        15,
+                        clamped,
+                    );
+                    raw[16] = ::netschema::__private::real(
+                        &Q_TARGET_ARMOUR,
+                        v14.armour,
+                        16,
+                        clamped,
+                    );
+                    raw[17] = Q_TARGET_MOOD
+                        .quantise(<Mood as ::netschema::SnapshotEnum>::index(v14.mood));
+                    raw[18] = ::netschema::__private::real(
+                        &Q_TARGET_AIM_DIR,
+                        v14.aim.dir,
+                        18,
+                        clamped,
+                    );
+                    raw[19] = Q_TARGET_AIM_LOCKED.quantise(v14.aim.locked);
+                }
+                ::core::option::Option::None => {
+                    raw[14] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[15..20],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[15..20],
+                    );
+                }
+            }
+        }
+        fn dequantise(raw: &[i32]) -> Self {
+            Self {
+                leader: Stats {
+                    health: ::netschema::__private::Integer::from_i32(
+                        Q_LEADER_HEALTH.dequantise(raw[0]),
+                    ),
+                    armour: ::netschema::__private::Real::from_f64(
+                        Q_LEADER_ARMOUR.dequantise(raw[1]),
+                    ),
+                    mood: <Mood as ::netschema::SnapshotEnum>::from_index(
+                        Q_LEADER_MOOD.dequantise(raw[2]),
+                    ),
+                    aim: Aim {
+                        dir: ::netschema::__private::Real::from_f64(
+                            Q_LEADER_AIM_DIR.dequantise(raw[3]),
+                        ),
+                        locked: Q_LEADER_AIM_LOCKED.dequantise(raw[4]),
+                    },
+                },
+                buffs: [
+                    Buff {
+                        time: ::netschema::__private::Integer::from_i32(
+                            Q_BUFFS_TIME.dequantise(raw[5]),
+                        ),
+                        bonus: if raw[6] != 0 {
+                            ::core::option::Option::Some(
+                                ::netschema::__private::Integer::from_i32(
+                                    Q_BUFFS_BONUS.dequantise(raw[7]),
+                                ),
+                            )
+                        } else {
+                            ::core::option::Option::None
+                        },
+                    },
+                    Buff {
+                        time: ::netschema::__private::Integer::from_i32(
+                            Q_BUFFS_TIME.dequantise(raw[8]),
+                        ),
+                        bonus: if raw[9] != 0 {
+                            ::core::option::Option::Some(
+                                ::netschema::__private::Integer::from_i32(
+                                    Q_BUFFS_BONUS.dequantise(raw[10]),
+                                ),
+                            )
+                        } else {
+                            ::core::option::Option::None
+                        },
+                    },
+                    Buff {
+                        time: ::netschema::__private::Integer::from_i32(
+                            Q_BUFFS_TIME.dequantise(raw[11]),
+                        ),
+                        bonus: if raw[12] != 0 {
+                            ::core::option::Option::Some(
+                                ::netschema::__private::Integer::from_i32(
+                                    Q_BUFFS_BONUS.dequantise(raw[13]),
+                                ),
+                            )
+                        } else {
+                            ::core::option::Option::None
+                        },
+                    },
+                ],
+                target: if raw[14] != 0 {
+                    ::core::option::Option::Some(Stats {
+                        health: ::netschema::__private::Integer::from_i32(
+                            Q_TARGET_HEALTH.dequantise(raw[15]),
+                        ),
+                        armour: ::netschema::__private::Real::from_f64(
+                            Q_TARGET_ARMOUR.dequantise(raw[16]),
+                        ),
+                        mood: <Mood as ::netschema::SnapshotEnum>::from_index(
+                            Q_TARGET_MOOD.dequantise(raw[17]),
+                        ),
+                        aim: Aim {
+                            dir: ::netschema::__private::Real::from_f64(
+                                Q_TARGET_AIM_DIR.dequantise(raw[18]),
+                            ),
+                            locked: Q_TARGET_AIM_LOCKED.dequantise(raw[19]),
+                        },
+                    })
+                } else {
+                    ::core::option::Option::None
+                },
             }
         }
     }
