@@ -486,7 +486,7 @@ const _: () = {
                     <Effect as ::netschema::SnapshotEnum>::index(self.buffs[0].effect),
                 );
             match self.buffs[0].bonus {
-                ::core::option::Option::Some(v6) => {
+                ::core::option::Option::Some(ref v6) => {
                     raw[6] = 1;
                     raw[7] = ::netschema::__private::int(
                         &Q_BUFFS_BONUS_HEALTH,
@@ -520,7 +520,7 @@ const _: () = {
                     <Effect as ::netschema::SnapshotEnum>::index(self.buffs[1].effect),
                 );
             match self.buffs[1].bonus {
-                ::core::option::Option::Some(v11) => {
+                ::core::option::Option::Some(ref v11) => {
                     raw[11] = 1;
                     raw[12] = ::netschema::__private::int(
                         &Q_BUFFS_BONUS_HEALTH,
@@ -554,7 +554,7 @@ const _: () = {
                     <Effect as ::netschema::SnapshotEnum>::index(self.buffs[2].effect),
                 );
             match self.buffs[2].bonus {
-                ::core::option::Option::Some(v16) => {
+                ::core::option::Option::Some(ref v16) => {
                     raw[16] = 1;
                     raw[17] = ::netschema::__private::int(
                         &Q_BUFFS_BONUS_HEALTH,
@@ -578,7 +578,7 @@ const _: () = {
                 }
             }
             match self.target {
-                ::core::option::Option::Some(v19) => {
+                ::core::option::Option::Some(ref v19) => {
                     raw[19] = 1;
                     raw[20] = ::netschema::__private::real(
                         &Q_TARGET,
@@ -602,7 +602,7 @@ const _: () = {
                 }
             }
             match self.shield {
-                ::core::option::Option::Some(v22) => {
+                ::core::option::Option::Some(ref v22) => {
                     raw[22] = 1;
                     raw[23] = ::netschema::__private::int(
                         &Q_SHIELD_HEALTH,
@@ -1053,7 +1053,7 @@ const _: () = {
                     <Effect as ::netschema::SnapshotEnum>::index(self.buffs[0].effect),
                 );
             match self.buffs[0].bonus {
-                ::core::option::Option::Some(v6) => {
+                ::core::option::Option::Some(ref v6) => {
                     raw[6] = 1;
                     raw[7] = ::netschema::__private::int(
                         &Q_BUFFS_BONUS_HEALTH,
@@ -1087,7 +1087,7 @@ const _: () = {
                     <Effect as ::netschema::SnapshotEnum>::index(self.buffs[1].effect),
                 );
             match self.buffs[1].bonus {
-                ::core::option::Option::Some(v11) => {
+                ::core::option::Option::Some(ref v11) => {
                     raw[11] = 1;
                     raw[12] = ::netschema::__private::int(
                         &Q_BUFFS_BONUS_HEALTH,
@@ -1121,7 +1121,7 @@ const _: () = {
                     <Effect as ::netschema::SnapshotEnum>::index(self.buffs[2].effect),
                 );
             match self.buffs[2].bonus {
-                ::core::option::Option::Some(v16) => {
+                ::core::option::Option::Some(ref v16) => {
                     raw[16] = 1;
                     raw[17] = ::netschema::__private::int(
                         &Q_BUFFS_BONUS_HEALTH,
@@ -1145,7 +1145,7 @@ const _: () = {
                 }
             }
             match self.target {
-                ::core::option::Option::Some(v19) => {
+                ::core::option::Option::Some(ref v19) => {
                     raw[19] = 1;
                     raw[20] = ::netschema::__private::real(
                         &Q_TARGET,

@@ -1492,38 +1492,38 @@ const _: () = {
             raw: &mut [i32],
             clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
         ) {
-            let _ = self.pos.write_row(&mut raw[0usize..24usize]);
-            let _ = self.heading.write_row(&mut raw[24usize..42usize]);
-            let _ = self.turret.write_row(&mut raw[42usize..60usize]);
-            let _ = self.order.write_row(&mut raw[60usize..72usize]);
-            let _ = self.progress.write_row(&mut raw[72usize..81usize]);
+            let _ = self.pos.write_row(&mut raw[0..24]);
+            let _ = self.heading.write_row(&mut raw[24..42]);
+            let _ = self.turret.write_row(&mut raw[42..60]);
+            let _ = self.order.write_row(&mut raw[60..72]);
+            let _ = self.progress.write_row(&mut raw[72..81]);
             raw[81] = ::netschema::__private::int(&Q_HP, self.hp, 81, clamped);
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
                 pos: {
                     let mut t = Self::POS_TIMELINE;
-                    let _ = t.read_row(&raw[0usize..24usize]);
+                    let _ = t.read_row(&raw[0..24]);
                     t
                 },
                 heading: {
                     let mut t = Self::HEADING_TIMELINE;
-                    let _ = t.read_row(&raw[24usize..42usize]);
+                    let _ = t.read_row(&raw[24..42]);
                     t
                 },
                 turret: {
                     let mut t = Self::TURRET_TIMELINE;
-                    let _ = t.read_row(&raw[42usize..60usize]);
+                    let _ = t.read_row(&raw[42..60]);
                     t
                 },
                 order: {
                     let mut t = Self::ORDER_TIMELINE;
-                    let _ = t.read_row(&raw[60usize..72usize]);
+                    let _ = t.read_row(&raw[60..72]);
                     t
                 },
                 progress: {
                     let mut t = Self::PROGRESS_TIMELINE;
-                    let _ = t.read_row(&raw[72usize..81usize]);
+                    let _ = t.read_row(&raw[72..81]);
                     t
                 },
                 hp: ::netschema::__private::Integer::from_i32(Q_HP.dequantise(raw[81])),
@@ -2969,37 +2969,37 @@ const _: () = {
             raw: &mut [i32],
             clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
         ) {
-            let _ = self.pos.write_row(&mut raw[0usize..24usize]);
-            let _ = self.heading.write_row(&mut raw[24usize..42usize]);
-            let _ = self.turret.write_row(&mut raw[42usize..60usize]);
-            let _ = self.alive.write_row(&mut raw[60usize..78usize]);
-            let _ = self.progress.write_row(&mut raw[78usize..87usize]);
+            let _ = self.pos.write_row(&mut raw[0..24]);
+            let _ = self.heading.write_row(&mut raw[24..42]);
+            let _ = self.turret.write_row(&mut raw[42..60]);
+            let _ = self.alive.write_row(&mut raw[60..78]);
+            let _ = self.progress.write_row(&mut raw[78..87]);
         }
         fn dequantise(raw: &[i32]) -> Self {
             Self {
                 pos: {
                     let mut t = Self::POS_TIMELINE;
-                    let _ = t.read_row(&raw[0usize..24usize]);
+                    let _ = t.read_row(&raw[0..24]);
                     t
                 },
                 heading: {
                     let mut t = Self::HEADING_TIMELINE;
-                    let _ = t.read_row(&raw[24usize..42usize]);
+                    let _ = t.read_row(&raw[24..42]);
                     t
                 },
                 turret: {
                     let mut t = Self::TURRET_TIMELINE;
-                    let _ = t.read_row(&raw[42usize..60usize]);
+                    let _ = t.read_row(&raw[42..60]);
                     t
                 },
                 alive: {
                     let mut t = Self::ALIVE_TIMELINE;
-                    let _ = t.read_row(&raw[60usize..78usize]);
+                    let _ = t.read_row(&raw[60..78]);
                     t
                 },
                 progress: {
                     let mut t = Self::PROGRESS_TIMELINE;
-                    let _ = t.read_row(&raw[78usize..87usize]);
+                    let _ = t.read_row(&raw[78..87]);
                     t
                 },
             }
