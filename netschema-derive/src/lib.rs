@@ -1,4 +1,5 @@
-//! `#[derive(Snapshot)]`, `#[derive(SnapshotEnum)]` and `#[derive(Protocol)]` for netschema.
+//! `#[derive(Snapshot)]`, `#[derive(SnapshotStruct)]`, `#[derive(SnapshotEnum)]` and
+//! `#[derive(Protocol)]` for netschema.
 //!
 //! The derive is a thin front-end: it lowers the struct and its `#[netschema(...)]` field
 //! attributes into the IR of `netschema-idl`, checks it with the same validator as `.netidl`
@@ -15,7 +16,7 @@
 //! | `angle(bits = N)` | `f32` or `f64` (radians) |
 //! | `quat(bits = N)` | `[f32; 4]` or `[f64; 4]`, `[x, y, z, w]` |
 //! | `vec2(K)` / `vec3(K)` | `[T; 2]` / `[T; 3]` with `K` one of `int`, `fixed`, `angle` |
-//! | none | `bool`, or an enum deriving `SnapshotEnum` |
+//! | none | `bool`, a struct deriving `SnapshotStruct` (flattened in place: `stats.health`), or an enum deriving `SnapshotEnum` |
 //! | the kind of `T` (or none) | `Option<T>`: `.netidl`'s `optional<K>` (a presence flag, then `T`'s scalars) |
 //! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic`, `contract` |
 //! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
@@ -48,6 +49,10 @@
 //!     state: UnitState, // #[derive(SnapshotEnum)]
 //! }
 //! ```
+//!
+//! `#[derive(SnapshotStruct)]` takes the same field attributes but `group` and `timeline`;
+//! the classes holding the struct read its scalars through the facade's `SnapshotStruct`
+//! trait, whose constant table they copy at compile time.
 //!
 //! Every mistake is reported at the tokens that cause it, all in one pass.
 
