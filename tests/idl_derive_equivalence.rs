@@ -399,7 +399,7 @@ fn squads(tick: u32) -> (idl::Squad, derived::Squad) {
     let stats = |k: u32| {
         let (health, armour, dir) =
             ((200 - (tick + k) % 150) as u8, ((tick + k) % 40) as f32 / 4.0, 0.0);
-        let (mood, locked) = ((tick / 7 + k) % 3, (tick + k) % 5 == 0);
+        let (mood, locked) = ((tick / 7 + k) % 3, (tick + k).is_multiple_of(5));
         (
             idl::Stats {
                 health: health.into(),
@@ -418,7 +418,7 @@ fn squads(tick: u32) -> (idl::Squad, derived::Squad) {
     let buff = |i: u32| {
         let (time, bonus) = (
             (600 - (tick * (i + 1)) % 600) as i32,
-            ((tick + i) % 4 != 0).then_some((i % 10) as u8),
+            (!(tick + i).is_multiple_of(4)).then_some((i % 10) as u8),
         );
         (idl::Buff { time, bonus: bonus.map(i32::from) }, derived::Buff { time, bonus })
     };

@@ -27,6 +27,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::slice::Iter;
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -936,8 +937,8 @@ impl<'a> Gen<'a> {
     /// Adds field `field` (not a timeline; its scalars `mine`, its clauses `held`) to `rows`.
     fn member(&self, field: &Field, held: Held<'_>, mine: &[&ScalarField], rows: &mut Rows) {
         let member = ident(&field.name);
-        let mut k = 0;
-        self.table(&field.ty, &field.name, &field.name, held, mine, &mut k, &mut rows.entries);
+        let mut scalars = mine.iter();
+        self.table(&field.ty, &field.name, &field.name, held, &mut scalars, &mut rows.entries);
         let mut cursor = rows.at.clone();
         let value = quote!(self.#member);
         self.quantise(&field.ty, &field.name, value, &mut rows.at, &mut rows.quantise);
@@ -1026,26 +1027,23 @@ impl<'a> Gen<'a> {
     }
 
     /// Pushes the table entries of `ty` at `key` (`path` with the indices) under the clauses
-    /// `held`, reading the scalars from `scalars[*k..]`.
-    #[allow(clippy::too_many_arguments)]
+    /// `held`, taking its scalars from `scalars`.
     fn table(
         &self,
         ty: &FieldType,
         key: &str,
         path: &str,
         held: Held<'_>,
-        scalars: &[&ScalarField],
-        k: &mut usize,
+        scalars: &mut Iter<'_, &ScalarField>,
         out: &mut Vec<Entry>,
     ) {
         let krate = &self.options.crate_path;
         let q = &self.quant(key, ty);
         let own = (held.predict.is_some(), held.tolerance.is_some());
         let mut next = |field: &dyn Fn(&ScalarField) -> TokenStream, step: TokenStream| {
-            if let Some(s) = scalars.get(*k) {
+            if let Some(s) = scalars.next() {
                 out.push(Entry::Scalar { field: field(s), own, step });
             }
-            *k += 1;
         };
         let numeric = |s: &ScalarField| {
             let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
@@ -1089,12 +1087,12 @@ impl<'a> Gen<'a> {
                     &["x", "y", "z"]
                 };
                 for c in components {
-                    self.table(e, key, &format!("{path}.{c}"), held, scalars, k, out);
+                    self.table(e, key, &format!("{path}.{c}"), held, scalars, out);
                 }
             }
             TypeKind::Array { elem, len } => {
                 for i in 0..len.value {
-                    self.table(elem, key, &format!("{path}[{i}]"), held, scalars, k, out);
+                    self.table(elem, key, &format!("{path}[{i}]"), held, scalars, out);
                 }
             }
             TypeKind::Struct { name } => match self.external(name) {
@@ -1107,7 +1105,7 @@ impl<'a> Gen<'a> {
                     for f in self.struct_fields(name) {
                         let (key, path) =
                             (format!("{key}.{}", f.name), format!("{path}.{}", f.name));
-                        self.table(&f.ty, &key, &path, held.within(f), scalars, k, out);
+                        self.table(&f.ty, &key, &path, held.within(f), scalars, out);
                     }
                 }
             },
@@ -1117,7 +1115,7 @@ impl<'a> Gen<'a> {
                     quote!(#krate::schema::Field::categorical(#path, 2).with_meaning(#krate::__private::PRESENCE) #update)
                 };
                 next(&presence, none);
-                self.table(inner, key, &format!("{path}.value"), held, scalars, k, out);
+                self.table(inner, key, &format!("{path}.value"), held, scalars, out);
             }
         }
     }
@@ -1141,25 +1139,23 @@ impl<'a> Gen<'a> {
             Interp::Linear => quote!(#krate::timeline::Interp::Linear),
             Interp::Cubic => quote!(#krate::timeline::Interp::Cubic),
         };
-        let mut k = 0;
+        let mut scalars = scalars.iter();
         let mut components = Vec::new();
         let none = || quote!(0.0);
         for slot in 0..t.capacity() {
-            if let Some(s) = scalars.get(k) {
-                k += 1;
+            if let Some(s) = scalars.next() {
                 let (path, update) = (&s.path, self.update(s));
                 let field = quote!(#krate::schema::Field::categorical(#path, 3).with_meaning(#krate::timeline::FLAG_MEANING) #update);
                 table.push(Entry::Scalar { field, own: (false, false), step: none() });
             }
-            if let Some(s) = scalars.get(k) {
-                k += 1;
+            if let Some(s) = scalars.next() {
                 let (path, preds, update) = (&s.path, self.predictors(s), self.update(s));
                 let field = quote!(#krate::schema::Field::numeric(#path, 0, i32::MAX, false, #preds).with_meaning(#interp.fingerprint()) #update);
                 table.push(Entry::Scalar { field, own: (false, false), step: none() });
             }
             let first = table.len();
             let path = format!("{}[{slot}]", field.name);
-            self.table(&field.ty, &field.name, &path, held, scalars, &mut k, table);
+            self.table(&field.ty, &field.name, &path, held, &mut scalars, table);
             if slot == 0 {
                 components = table[first..]
                     .iter()
