@@ -146,7 +146,6 @@ pub mod __private {
     pub use crate::compose::{
         Clause, Nested, Part, count, fields, names, names_len, reaches, scalars, tolerance_fits,
     };
-    pub use crate::nested::Scalar;
     use netschema_runtime::quant::{AngleQuant, EnumQuant, FixedQuant, IntQuant, QuatQuant};
     use netschema_runtime::{Error, Value};
 

@@ -156,7 +156,7 @@ pub(super) fn assemble(
     let checks = checks(&entries, owner, fields, krate);
     let parts = entries.into_iter().map(|e| match e {
         Entry::Scalar { field, own: (p, t), step } => quote! {
-            #krate::__private::Part::Scalar(#krate::__private::Scalar {
+            #krate::__private::Part::Scalar(#krate::nested::Scalar {
                 field: #field, own_predict: #p, own_tolerance: #t, step: #step,
             })
         },
@@ -190,7 +190,7 @@ pub(super) fn assemble(
     let items = quote! {
         const PARTS: &[#p::Part] = &[#(#parts),*];
         const PATHS: [u8; #p::names_len(PARTS)] = #p::names(PARTS);
-        const SCALARS: [#p::Scalar; #p::count(PARTS)] = #p::scalars(PARTS, &PATHS);
+        const SCALARS: [#krate::nested::Scalar; #p::count(PARTS)] = #p::scalars(PARTS, &PATHS);
         const FIELDS: [#krate::schema::Field; #p::count(PARTS)] = #p::fields(&SCALARS);
         #checks
     };
