@@ -422,6 +422,7 @@ pub fn snapshot_impl(
                     name: #name,
                     fields: #fields,
                     groups: &[#(#groups),*],
+                    links: &[],
                 };
                 fn quantise_with(
                     &self,

@@ -124,6 +124,13 @@ pub enum Error {
         /// The peer's interest.
         capacity: usize,
     },
+    /// A link index past the links of the entity's class.
+    UnknownLink {
+        /// The link given.
+        link: usize,
+        /// The links of the class.
+        links: usize,
+    },
     /// An entity id the server does not hold.
     UnknownEntity {
         /// The id given.
@@ -233,6 +240,9 @@ impl fmt::Display for Error {
                 f,
                 "the client already has {capacity} entities marked, as many as its interest allows"
             ),
+            Error::UnknownLink { link, links } => {
+                write!(f, "link {link} does not exist: the entity's class has {links} links")
+            }
             Error::UnknownEntity { id } => write!(f, "no entity has id {id}"),
             Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
             Error::TooManyClients { max } => {

@@ -289,7 +289,29 @@ impl Group {
     pub const DEFAULT: Group = Group { name: "", interval: 1, priority: 1 };
 }
 
-/// An entity class: its name, scalar fields in wire order and update groups.
+/// A reference from an entity to another entity (see `docs/protocol.md`, links): on the
+/// server the target's world id, on the client the handle under which the client holds the
+/// target, or none while the client does not hold it. A server id never reaches a client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// Name of the link in its class, e.g. `owner`.
+    pub name: &'static str,
+    /// The class a target must be of (its index in the schema), or `None` for any class.
+    pub target: Option<u16>,
+}
+
+impl Link {
+    /// A link named `name` to an entity of class `target` (an index into the schema's
+    /// classes), or of any class.
+    pub const fn new(name: &'static str, target: Option<u16>) -> Link {
+        Link { name, target }
+    }
+}
+
+/// Most links of a class.
+pub const MAX_LINKS: usize = 16;
+
+/// An entity class: its name, scalar fields in wire order, update groups and links.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Class {
     /// Class name.
@@ -300,12 +322,21 @@ pub struct Class {
     /// group and carries the class's own interval and priority. Empty: one group,
     /// [`Group::DEFAULT`].
     pub groups: &'static [Group],
+    /// References to other entities, sent with the class's default group (at most
+    /// [`MAX_LINKS`]).
+    pub links: &'static [Link],
 }
 
 impl Class {
-    /// A class of `fields` in one default group.
+    /// A class of `fields` in one default group, without links.
     pub const fn new(name: &'static str, fields: &'static [Field]) -> Class {
-        Class { name, fields, groups: &[] }
+        Class { name, fields, groups: &[], links: &[] }
+    }
+
+    /// This class with `links` (see [`Class::links`]).
+    pub const fn with_links(mut self, links: &'static [Link]) -> Class {
+        self.links = links;
+        self
     }
 
     /// This class with update `groups` (see [`Class::groups`]).
@@ -350,8 +381,9 @@ pub struct Schema {
     pub classes: &'static [Class],
     /// Hash of everything above that affects the wire format or its meaning: the schema's
     /// and classes' names, class and field order, raw ranges, wrapping, candidate predictors,
-    /// tolerances, update groups and their intervals, keyframe slots ([`Field::slot`]), and
-    /// each field's [`Field::meaning`]. The handshake compares it (see
+    /// tolerances, update groups and their intervals, keyframe slots ([`Field::slot`]), each
+    /// field's [`Field::meaning`], and each class's links and their targets. The handshake
+    /// compares it (see
     /// [`crate::engine::handshake`]).
     pub hash: u64,
     /// Most scalar fields of any class.
@@ -362,6 +394,8 @@ pub struct Schema {
     pub max_groups: usize,
     /// Most fields with a tolerance in any class.
     pub max_tolerant: usize,
+    /// Most links of any class.
+    pub max_links: usize,
     /// How learned statistics are kept in step ([`ModelPolicy::PerFrame`] unless
     /// [`Schema::with_policy`] says otherwise); part of the hash.
     pub policy: ModelPolicy,
@@ -378,6 +412,8 @@ pub struct Schema {
 
 /// Marks a contract's name in the hash.
 const CONTRACT_TAG: u64 = 0xc0_7ac7;
+/// Marks a link's target in the hash.
+const LINK_TAG: u64 = 0x1_1c00_0000;
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -403,6 +439,7 @@ impl Schema {
         let mut total_fields = 0;
         let mut max_groups = 1;
         let mut max_tolerant = 0;
+        let mut max_links = 0;
         let mut c = 0;
         while c < classes.len() {
             let class = &classes[c];
@@ -436,6 +473,20 @@ impl Schema {
                 h = hash_u64(h, class.groups[g].interval as u64);
                 g += 1;
             }
+            let mut l = 0;
+            while l < class.links.len() {
+                let link = &class.links[l];
+                h = hash_bytes(h, link.name.as_bytes());
+                let target = match link.target {
+                    Some(t) => t as u64 + 1,
+                    None => 0,
+                };
+                h = hash_u64(h, LINK_TAG | target);
+                l += 1;
+            }
+            if class.links.len() > max_links {
+                max_links = class.links.len();
+            }
             if class.fields.len() > max_fields {
                 max_fields = class.fields.len();
             }
@@ -456,6 +507,7 @@ impl Schema {
             total_fields,
             max_groups,
             max_tolerant,
+            max_links,
             policy: ModelPolicy::PerFrame,
             prior: None,
             rate: None,
@@ -559,6 +611,11 @@ impl Schema {
             return Err(crate::Error::InvalidSchema);
         }
         for class in self.classes {
+            let bad_link =
+                |l: &Link| l.target.is_some_and(|t| usize::from(t) >= self.classes.len());
+            if class.links.len() > MAX_LINKS || class.links.iter().any(bad_link) {
+                return Err(crate::Error::InvalidSchema);
+            }
             if class.groups.len() > MAX_GROUPS
                 || class
                     .groups

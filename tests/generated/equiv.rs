@@ -543,6 +543,7 @@ const _: () = {
                     priority: 2,
                 },
             ],
+            links: &[],
         };
         fn quantise_with(
             &self,
@@ -812,6 +813,7 @@ const _: () = {
                     ),
             ],
             groups: &[],
+            links: &[],
         };
         fn quantise_with(
             &self,
@@ -1252,6 +1254,7 @@ const _: () = {
                     priority: 1,
                 },
             ],
+            links: &[],
         };
         fn quantise_with(
             &self,

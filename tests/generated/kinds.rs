@@ -455,6 +455,7 @@ const _: () = {
                     .with_meaning(Q_SHIELD_ARMOUR.fingerprint()),
             ],
             groups: &[],
+            links: &[],
         };
         fn quantise_with(
             &self,
@@ -1022,6 +1023,7 @@ const _: () = {
                     .with_meaning(Q_TARGET.fingerprint()),
             ],
             groups: &[],
+            links: &[],
         };
         fn quantise_with(
             &self,

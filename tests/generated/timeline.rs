@@ -1486,6 +1486,7 @@ const _: () = {
                     .with_meaning(Q_HP.fingerprint()),
             ],
             groups: &[],
+            links: &[],
         };
         fn quantise_with(
             &self,
@@ -2963,6 +2964,7 @@ const _: () = {
                     }),
             ],
             groups: &[],
+            links: &[],
         };
         fn quantise_with(
             &self,

@@ -354,6 +354,7 @@ const _: () = {
                     priority: 2,
                 },
             ],
+            links: &[],
         };
         fn quantise_with(
             &self,
@@ -442,6 +443,7 @@ const _: () = {
                     .with_meaning(Q_UP.fingerprint()),
             ],
             groups: &[],
+            links: &[],
         };
         fn quantise_with(
             &self,

@@ -351,12 +351,15 @@ impl<'s> Budget<'s> {
 }
 
 /// The most bits one entity of any class of `schema` can take.
-pub(crate) fn schema_bound_bits(schema: &Schema) -> u64 {
-    schema.classes.iter().map(entity_bound_bits).max().unwrap_or(0)
+pub(crate) fn schema_bound_bits(schema: &Schema, handles: u32) -> u64 {
+    let bound =
+        |c: &Class| entity_bound_bits(c) + crate::engine::packet::links::bound_bits(c, handles);
+    schema.classes.iter().map(bound).max().unwrap_or(0)
 }
 
-/// An upper bound on the bits coding one entity of `class` can take: every adaptive decision
-/// of a value costs at most 10 bits, and a value takes at most its raw bits plus six of them.
+/// An upper bound on the bits coding the values of one entity of `class` can take (its links
+/// aside, see `packet::links::bound_bits`): every adaptive decision of a value costs at most
+/// 10 bits, and a value takes at most its raw bits plus six of them.
 pub(crate) fn entity_bound_bits(class: &Class) -> u64 {
     class.fields.iter().map(|f| 11 * u64::from(f.raw_bits()) + 60).sum::<u64>() + 60
 }

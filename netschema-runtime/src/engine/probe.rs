@@ -21,14 +21,23 @@ pub enum Part {
     Held,
     /// Each updated entity's "unchanged" flag.
     Unchanged,
+    /// The links of entering and updated entities ([`Class::links`](crate::schema::Class)).
+    Links,
     /// The check value.
     Check,
 }
 
 impl Part {
     /// Every part, in packet order.
-    pub const ALL: [Part; 6] =
-        [Part::Header, Part::Kept, Part::Entering, Part::Held, Part::Unchanged, Part::Check];
+    pub const ALL: [Part; 7] = [
+        Part::Header,
+        Part::Kept,
+        Part::Entering,
+        Part::Held,
+        Part::Unchanged,
+        Part::Links,
+        Part::Check,
+    ];
 
     /// The part's place in [`Part::ALL`].
     pub const fn index(self) -> usize {
@@ -43,6 +52,7 @@ impl Part {
             Part::Entering => "entering list",
             Part::Held => "held flags",
             Part::Unchanged => "unchanged flags",
+            Part::Links => "links",
             Part::Check => "check value",
         }
     }

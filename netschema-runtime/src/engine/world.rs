@@ -21,6 +21,10 @@ pub struct WorldStorage<'a> {
     /// `capacity` frame numbers: when the entity now at each id last changed (was spawned or
     /// set to other values than the frame before held).
     pub changed: &'a mut [u32],
+    /// `capacity × schema.max_links` targets of the entities' links in the current frame,
+    /// two words each: the target's id + 1 (0: none) and the frame it was spawned at, so that
+    /// a link whose target was removed names nothing, whatever takes its id.
+    pub links: &'a mut [u32],
 }
 
 impl WorldStorage<'_> {
@@ -32,6 +36,11 @@ impl WorldStorage<'_> {
     /// Length of [`WorldStorage::classes`] for `capacity` entities.
     pub const fn classes_len(capacity: usize) -> usize {
         (ARCHIVE as usize).saturating_mul(capacity)
+    }
+
+    /// Length of [`WorldStorage::links`] for `capacity` entities.
+    pub const fn links_len(schema: &Schema, capacity: usize) -> usize {
+        capacity.saturating_mul(schema.max_links).saturating_mul(2)
     }
 }
 
@@ -65,6 +74,7 @@ pub struct World<'a> {
     classes: &'a mut [u16],
     spawned: &'a mut [u32],
     changed: &'a mut [u32],
+    links: &'a mut [u32],
     pub(crate) frame: u32,
     /// The last frame in which an entity was spawned or removed ([`NO_FRAME`]: none yet).
     members: u32,
@@ -75,17 +85,20 @@ impl<'a> World<'a> {
     /// [`World::begin_frame`].
     pub fn new(schema: &'a Schema, capacity: usize, storage: WorldStorage<'a>) -> Result<Self> {
         schema.validate()?;
-        let WorldStorage { rows, classes, spawned, changed } = storage;
+        let WorldStorage { rows, classes, spawned, changed, links } = storage;
         let rows_len = WorldStorage::rows_len(schema, capacity);
         let classes_len = WorldStorage::classes_len(capacity);
+        let links_len = WorldStorage::links_len(schema, capacity);
         if rows.len() < rows_len
             || classes.len() < classes_len
             || spawned.len() < capacity
             || changed.len() < capacity
+            || links.len() < links_len
         {
             return Err(Error::StorageTooSmall);
         }
         classes[..classes_len].fill(NO_CLASS);
+        links[..links_len].fill(0);
         Ok(World {
             schema,
             capacity,
@@ -93,6 +106,7 @@ impl<'a> World<'a> {
             classes: &mut classes[..classes_len],
             spawned: &mut spawned[..capacity],
             changed: &mut changed[..capacity],
+            links: &mut links[..links_len],
             frame: NO_FRAME,
             members: NO_FRAME,
         })
@@ -102,9 +116,10 @@ impl<'a> World<'a> {
     /// The world in `storage` as it was when `state` was taken from it (storage of
     /// [`World::new`]'s sizes, which it has already initialised).
     pub(crate) fn resume(schema: &'a Schema, storage: WorldStorage<'a>, state: WorldState) -> Self {
-        let WorldStorage { rows, classes, spawned, changed } = storage;
+        let WorldStorage { rows, classes, spawned, changed, links } = storage;
         let rows_len = WorldStorage::rows_len(schema, state.capacity);
         let classes_len = WorldStorage::classes_len(state.capacity);
+        let links_len = WorldStorage::links_len(schema, state.capacity);
         World {
             schema,
             capacity: state.capacity,
@@ -112,6 +127,7 @@ impl<'a> World<'a> {
             classes: &mut classes[..classes_len],
             spawned: &mut spawned[..state.capacity],
             changed: &mut changed[..state.capacity],
+            links: &mut links[..links_len],
             frame: state.frame,
             members: state.members,
         }
@@ -189,6 +205,7 @@ impl<'a> World<'a> {
             self.classes[at] = class as u16;
             self.spawned[id] = self.frame;
             self.members = self.frame;
+            self.clear_links(id);
         }
         let out = &mut self.rows[at * self.schema.max_fields..][..fields.len()];
         for ((o, &v), field) in out.iter_mut().zip(row).zip(fields) {
@@ -208,7 +225,66 @@ impl<'a> World<'a> {
             let class = &mut self.classes[Self::slot(self.frame) * self.capacity + id];
             if *class != NO_CLASS {
                 (*class, self.members) = (NO_CLASS, self.frame);
+                self.clear_links(id);
             }
+        }
+    }
+
+    /// Points link `link` of entity `id` at entity `target`, or at nothing, from the current
+    /// frame on (a new entity at `id` starts with every link at nothing). A client sees the
+    /// target under its own handle for it while it holds the target, and nothing otherwise;
+    /// a target of another class than the link's ([`Link::target`](crate::schema::Link))
+    /// counts as nothing.
+    ///
+    /// Fails with [`Error::FrameNotStarted`], [`Error::IdOutOfRange`] (for `id` or `target`),
+    /// [`Error::UnknownEntity`] if `id` or `target` holds no entity, and
+    /// [`Error::UnknownLink`].
+    pub fn set_link(&mut self, id: usize, link: usize, target: Option<usize>) -> Result<()> {
+        if self.frame == NO_FRAME {
+            return Err(Error::FrameNotStarted);
+        }
+        let capacity = self.capacity;
+        for i in [Some(id), target].into_iter().flatten() {
+            if i >= capacity {
+                return Err(Error::IdOutOfRange { id: i, capacity });
+            }
+        }
+        if let Some(t) = target.filter(|&t| self.class_now(t).is_none()) {
+            return Err(Error::UnknownEntity { id: t as u64 });
+        }
+        let class = self.class_now(id).and_then(|c| self.schema.classes.get(c));
+        let links = class.ok_or(Error::UnknownEntity { id: id as u64 })?.links.len();
+        if link >= links {
+            return Err(Error::UnknownLink { link, links });
+        }
+        let at = 2 * (id * self.schema.max_links + link);
+        let spawned = target.map_or(0, |t| self.spawned[t]);
+        self.links[at..at + 2].copy_from_slice(&[target.map_or(0, |t| t as u32 + 1), spawned]);
+        Ok(())
+    }
+
+    /// The target of link `link` of entity `id` in the current frame, if the entity the link
+    /// was pointed at is still there.
+    #[inline]
+    pub(crate) fn link(&self, id: usize, link: usize) -> Option<usize> {
+        let at = 2 * (id * self.schema.max_links + link);
+        let &[target, spawned] = self.links.get(at..at + 2)? else { return None };
+        let target = (target as usize).checked_sub(1)?;
+        (self.class_now(target).is_some() && self.spawned.get(target) == Some(&spawned))
+            .then_some(target)
+    }
+
+    /// The class of entity `id` in the current frame, if it holds one.
+    #[inline]
+    pub(crate) fn class_now(&self, id: usize) -> Option<usize> {
+        let class = *self.classes.get(Self::slot(self.frame) * self.capacity + id)?;
+        (class != NO_CLASS).then_some(usize::from(class))
+    }
+
+    fn clear_links(&mut self, id: usize) {
+        let n = 2 * self.schema.max_links;
+        if let Some(links) = self.links.get_mut(id * n..(id + 1) * n) {
+            links.fill(0);
         }
     }
 
@@ -292,6 +368,7 @@ mod tests {
             classes: &mut classes,
             spawned: &mut spawned,
             changed: &mut changed,
+            links: &mut [],
         };
         let mut world = World::new(&S, 2, storage).unwrap();
         world.frame = u32::MAX - 3;

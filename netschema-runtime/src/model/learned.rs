@@ -202,6 +202,11 @@ impl Kept {
     pub(crate) const WHOLE: Kept =
         Kept { used: MAX_CANDIDATES, classes: u32::BITS, predicts: true, flags: true };
 
+    /// What the links model uses (see `engine::packet::links`): its flags, and the first
+    /// candidate's residual model for the targets' handles (over 16 bits: a larger handle
+    /// costs a few more bits, the same on both ends).
+    pub(crate) const LINKS: Kept = Kept { used: 1, classes: 16, predicts: false, flags: true };
+
     /// What a model of `field` uses: for a numeric field the parts of the candidates its
     /// model runs (see [`runs`]), for a categorical field its transition residuals (over
     /// more than two values) and flags; in either, residuals of the field's raw width.
@@ -883,17 +888,25 @@ pub struct ModelLayout {
 impl ModelLayout {
     /// The layout for `schema`.
     pub const fn new(schema: &Schema) -> ModelLayout {
-        ModelLayout { len: 1 + schema.classes.len() + schema.total_fields }
+        let links = (schema.max_links > 0) as usize;
+        ModelLayout { len: 1 + schema.classes.len() + schema.total_fields + links }
     }
 
     /// Index of the packet-structure model.
     pub const PACKET: usize = 0;
 
-    /// The field of every model of a set of `schema`, in layout order (none for the packet
-    /// and entity models).
+    /// Index of the model of links' decisions and targets, last in the set, if any class of
+    /// `schema` has links.
+    pub const fn links(schema: &Schema) -> Option<usize> {
+        if schema.max_links > 0 { Some(ModelLayout::new(schema).len - 1) } else { None }
+    }
+
+    /// The field of every model of a set of `schema`, in layout order (none for the packet,
+    /// entity and links models).
     fn fields(schema: &Schema) -> impl Iterator<Item = Option<&'static Field>> + '_ {
         let class = |c: &'static Class| core::iter::once(None).chain(c.fields.iter().map(Some));
-        core::iter::once(None).chain(schema.classes.iter().flat_map(class))
+        let links = core::iter::repeat_n(None, usize::from(schema.max_links > 0));
+        core::iter::once(None).chain(schema.classes.iter().flat_map(class)).chain(links)
     }
 
     /// The candidate predictors of every model of a set of `schema`, in layout order (none

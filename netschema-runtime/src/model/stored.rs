@@ -51,13 +51,14 @@ impl Part {
 
 /// For each model of a set of `schema`, in layout order, what a stored set keeps of it: for a
 /// field the parts its model uses ([`Kept::of`]), for the packet model its counts and flags,
-/// for an entity model its flags; and every field model of a schema with a prior whole, as
-/// those may start anywhere.
+/// for an entity model its flags, for the links model [`Kept::LINKS`]; and every field model
+/// of a schema with a prior whole, as those may start anywhere.
 fn parts(schema: &Schema) -> impl Iterator<Item = Part> + '_ {
     let prior = schema.prior.is_some();
     let field = move |f: &Field| Part::Model(if prior { Kept::WHOLE } else { Kept::of(f) });
     let class = move |c: &'static Class| once(Part::Flags).chain(c.fields.iter().map(field));
-    once(Part::Counts).chain(schema.classes.iter().flat_map(class))
+    let links = core::iter::repeat_n(Part::Model(Kept::LINKS), usize::from(schema.max_links > 0));
+    once(Part::Counts).chain(schema.classes.iter().flat_map(class)).chain(links)
 }
 
 /// Words one stored set of `schema` takes.

@@ -23,6 +23,7 @@ pub struct WorldBuffers {
     classes: Vec<u16>,
     spawned: Vec<u32>,
     changed: Vec<u32>,
+    links: Vec<u32>,
 }
 
 impl WorldBuffers {
@@ -33,6 +34,7 @@ impl WorldBuffers {
             classes: vec![0; WorldStorage::classes_len(capacity)],
             spawned: vec![0; capacity],
             changed: vec![0; capacity],
+            links: vec![0; WorldStorage::links_len(schema, capacity)],
         }
     }
     /// Borrows the buffers as a new world of `capacity` entities.
@@ -46,6 +48,7 @@ impl WorldBuffers {
             classes: &mut self.classes,
             spawned: &mut self.spawned,
             changed: &mut self.changed,
+            links: &mut self.links,
         }
     }
 
@@ -67,6 +70,7 @@ pub struct PeerBuffers {
     handle_essential: Vec<u64>,
     lags: Vec<u8>,
     diffs: Vec<i8>,
+    links: Vec<u32>,
     weights: Vec<u16>,
     cost: Vec<u16>,
     sent_at: Vec<u32>,
@@ -98,6 +102,7 @@ impl PeerBuffers {
             handle_essential: vec![0; s.handle_words],
             lags: vec![0; s.lags],
             diffs: vec![0; s.diffs],
+            links: vec![0; s.links],
             weights: vec![0; s.handles],
             cost: vec![0; s.handles],
             sent_at: vec![0; s.handles],
@@ -140,6 +145,7 @@ impl PeerBuffers {
             handle_essential: &mut self.handle_essential,
             lags: &mut self.lags,
             diffs: &mut self.diffs,
+            links: &mut self.links,
             weights: &mut self.weights,
             cost: &mut self.cost,
             sent_at: &mut self.sent_at,
@@ -225,6 +231,7 @@ pub struct ClientBuffers {
     steady: Vec<u32>,
     own: Vec<u64>,
     lags: Vec<u8>,
+    links: Vec<u32>,
     models: Vec<Model>,
     stored: Vec<u16>,
 }
@@ -243,6 +250,7 @@ impl ClientBuffers {
             steady: vec![0; s.born],
             own: vec![0; s.own],
             lags: vec![0; s.lags],
+            links: vec![0; s.links],
             models: vec![Model::default(); s.models],
             stored: vec![0; s.stored],
         }
@@ -263,6 +271,7 @@ impl ClientBuffers {
             steady: &mut self.steady,
             own: &mut self.own,
             lags: &mut self.lags,
+            links: &mut self.links,
             models: &mut self.models,
             stored: &mut self.stored,
         }
@@ -284,6 +293,7 @@ impl ClientBuffers {
             born: &self.born,
             own: &self.own,
             lags: &self.lags,
+            links: &self.links,
             state,
         }
     }

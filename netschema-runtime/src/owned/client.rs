@@ -137,6 +137,12 @@ impl<P: Protocol> Client<P> {
         self.reader().sample(handle)
     }
 
+    /// The handle of the entity link `link` of the entity at `handle` names, if this client
+    /// holds it; see [`Client::link`](crate::Client::link).
+    pub fn link(&self, handle: u32, link: usize) -> Option<u32> {
+        self.reader().link(handle, link)
+    }
+
     /// The rate of change of field `field` (its index among the class's scalar fields) of the
     /// entity at `handle`, raw steps per frame, from the values this client holds: see
     /// [`Client::rate`](crate::Client::rate). Nothing more is sent for it.

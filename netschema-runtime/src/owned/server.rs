@@ -355,6 +355,22 @@ impl<P: Protocol> Server<P> {
         world.set(slot, class, &self.row[..fields])
     }
 
+    /// Points link `link` of entity `id` ([`Class::links`](crate::schema::Class::links)) at
+    /// entity `target`, or at nothing, from the current frame on: each client sees the target
+    /// under its own handle for it while it holds it, and nothing otherwise (see
+    /// [`Client::link`](crate::owned::Client::link)); once the target is removed the link
+    /// names nothing. A new entity starts with every link at nothing. Fails with
+    /// [`Error::UnknownEntity`] for an `id` or `target` not in the world and
+    /// [`Error::UnknownLink`].
+    pub fn set_link(&mut self, id: u64, link: usize, target: Option<u64>) -> Result<()> {
+        let slot = self.ids.get(id).ok_or(Error::UnknownEntity { id })?;
+        let target = match target {
+            Some(t) => Some(self.ids.get(t).ok_or(Error::UnknownEntity { id: t })?),
+            None => None,
+        };
+        self.world.resume(P::SCHEMA, self.world_state).set_link(slot, link, target)
+    }
+
     /// Removes entity `id` from the current frame; returns whether it existed. Its slot is
     /// free for a new id at once, hidden from every client and owned by none.
     pub fn remove(&mut self, id: u64) -> bool {

@@ -61,6 +61,7 @@ impl Client<'_> {
             born: s.born,
             own: s.own,
             lags: s.lags,
+            links: s.links,
             state: self.state,
         };
         for h in 0..hs as u32 {

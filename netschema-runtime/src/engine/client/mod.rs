@@ -122,6 +122,7 @@ impl<'a> Client<'a> {
             || store.steady.len() < sizes.born
             || store.own.len() < sizes.own
             || store.lags.len() < sizes.lags
+            || store.links.len() < sizes.links
             || store.models.len() < sizes.models
         {
             return Err(Error::StorageTooSmall);
@@ -169,6 +170,7 @@ impl<'a> Client<'a> {
             born: self.store.born,
             own: self.store.own,
             lags: self.store.lags,
+            links: self.store.links,
             state: self.state,
         }
     }
@@ -355,6 +357,7 @@ impl<'a> Client<'a> {
             steady: self.store.steady,
             own: self.store.own,
             lags: self.store.lags,
+            links: self.store.links,
         };
         let check = packet::code_body(
             &mut dec,
@@ -384,6 +387,14 @@ impl<'a> Client<'a> {
     /// [`Client::view`] gives them).
     pub fn get(&self, handle: u32) -> Option<(usize, &[i32])> {
         self.reader().get(handle)
+    }
+
+    /// The entity link `link` of the entity at `handle` names in the current frame
+    /// ([`Class::links`](crate::schema::Class::links)): the handle this client holds it under,
+    /// or `None` while it holds no entity the link names (the target is not visible to it, or
+    /// not yet entered). It follows the target when the target leaves and enters again.
+    pub fn link(&self, handle: u32, link: usize) -> Option<u32> {
+        self.reader().link(handle, link)
     }
 
     /// Whether the server marked the entity at `handle` in the current view as this client's

@@ -63,6 +63,7 @@ pub(crate) struct Reader<'s> {
     pub(crate) born: &'s [u32],
     pub(crate) own: &'s [u64],
     pub(crate) lags: &'s [u8],
+    pub(crate) links: &'s [u32],
     pub(crate) state: ClientState,
 }
 
@@ -122,6 +123,20 @@ impl<'s> Reader<'s> {
         let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
         let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(lag));
         Some(Sample { class, row, born, source })
+    }
+
+    /// The target of link `link` of the entity at `handle` in the current frame: the handle
+    /// the client holds it under, `None` if the link names nothing the client holds (or the
+    /// entity or the link does not exist).
+    pub(crate) fn link(&self, handle: u32, link: usize) -> Option<u32> {
+        let slot = self.current_slot()?;
+        let (class, _) = self.packed(slot, handle)?;
+        let links = self.schema.classes.get(class)?.links.len();
+        if link >= links {
+            return None;
+        }
+        let at = (slot * self.state.handles as usize + handle as usize) * self.schema.max_links;
+        self.links.get(at + link)?.checked_sub(1)
     }
 
     /// Class and raw values of `handle` in the current frame exactly as its packet set it.

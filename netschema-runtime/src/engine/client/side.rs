@@ -6,7 +6,7 @@ use super::row::{self, Layout};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
 use crate::engine::pack::Budget;
-use crate::engine::packet::{Check, Refs, Samples, Side, in_window, write_lags};
+use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links, write_lags};
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::MAX_SAMPLES;
 use crate::schema::{Class, Field, Schema};
@@ -76,6 +76,9 @@ pub(super) struct DecoderSide<'s> {
     pub(super) steady: &'s [u32],
     pub(super) own: &'s mut [u64],
     pub(super) lags: &'s mut [u8],
+    /// Every handle's links in every slot
+    /// ([`ClientStorage::links`](super::ClientStorage::links)).
+    pub(super) links: &'s mut [u32],
 }
 
 impl<'s> DecoderSide<'s> {
@@ -135,6 +138,11 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     fn base_class(&self, h: u32) -> usize {
         usize::from(self.classes[self.at(self.history[0], h)])
+    }
+
+    #[inline]
+    fn new_class(&self, h: u32) -> usize {
+        usize::from(self.classes[self.at(self.new, h)])
     }
 
     #[inline]
@@ -328,6 +336,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn hold(&mut self, h: u32, class: &Class) {
         self.copy_row(h, class.fields);
         self.sent_groups(h, class, 0);
+        links::hold(self, h, class);
     }
 
     fn hold_all(&mut self) {
@@ -357,6 +366,31 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             let staleness = |at: usize| u32::from(base_lags[at]) + distance;
             let largest = write_lags(lags, usize::MAX, 0, staleness);
             self.max_lag = self.max_lag.max(largest);
+        }
+        let l = self.schema.max_links;
+        if let Some((base_links, links)) =
+            split_pair(self.links, base * hs * l, new * hs * l, hs * l)
+        {
+            links.copy_from_slice(base_links);
+        }
+    }
+
+    #[inline]
+    fn base_link(&self, h: u32, r: usize) -> u32 {
+        let at = self.at(self.history[0], h) * self.schema.max_links + r;
+        self.links.get(at).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    fn link_truth(&self, _h: u32, _r: usize) -> u32 {
+        0
+    }
+
+    #[inline]
+    fn set_link(&mut self, h: u32, r: usize, target: u32) {
+        let at = self.at(self.new, h) * self.schema.max_links + r;
+        if let Some(l) = self.links.get_mut(at) {
+            *l = target;
         }
     }
 }

@@ -38,6 +38,9 @@ pub struct ClientStorage<'a> {
     /// For every handle and update group in every frame slot, how many frames before the
     /// slot's frame the server sent the values held.
     pub lags: &'a mut [u8],
+    /// For every handle and link in every frame slot, the handle of the link's target plus 1
+    /// (0: none).
+    pub links: &'a mut [u32],
     /// Whole model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): the set a packet is
     /// decoded in, batched also the models kept and the accumulator of the batch being
     /// decoded.
@@ -64,6 +67,8 @@ pub struct ClientSizes {
     pub own: usize,
     /// Length of [`ClientStorage::lags`].
     pub lags: usize,
+    /// Length of [`ClientStorage::links`].
+    pub links: usize,
     /// Length of [`ClientStorage::models`].
     pub models: usize,
     /// Length of [`ClientStorage::stored`].
@@ -79,6 +84,7 @@ impl ClientSizes {
             + self.born * 12
             + self.own * 8
             + self.lags
+            + self.links * 4
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
     }
@@ -94,6 +100,7 @@ impl ClientStorage<'_> {
             born: handles,
             own: words(SLOTS.saturating_mul(handles)),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
+            links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Client),
         }
@@ -113,6 +120,7 @@ impl Client<'_> {
             steady: &mut store.steady[..sizes.born],
             own: &mut store.own[..sizes.own],
             lags: &mut store.lags[..sizes.lags],
+            links: &mut store.links[..sizes.links],
             models: &mut store.models[..sizes.models],
             stored: &mut store.stored[..sizes.stored],
         }

@@ -2,11 +2,12 @@
 //! entities and updates, with the encoder's marks and rollbacks under the byte budget.
 
 use super::chunk::{Chunk, Tables};
+use super::links;
 use super::walk::{self, Walk};
 use super::{
     CHECK_BITS, COUNT_CLASS, COUNT_HANDLE_AGE, COUNT_HANDLE_GAP, COUNT_MODE, Check, Coder,
-    FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, Refs, Side, check_bits,
-    due_groups,
+    FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, MAX_FLAG_BITS, Refs, Side,
+    check_bits, due_groups,
 };
 
 use crate::codec::coder::{Mark, Metered};
@@ -37,10 +38,7 @@ fn save<C: Coder, P: Probe>(
     class: usize,
 ) -> Attempt {
     let span = class_span(walk.schema, class);
-    if let (Some(to), Some(from)) = (saved.get_mut(..span.1 + 1), models.get(..span.1 + 1)) {
-        to[0] = from[0];
-        to[span.0..].copy_from_slice(&from[span.0..]);
-    }
+    copy_span(saved, models, span, ModelLayout::links(walk.schema));
     let (check, moved) = (walk.check, walk.moved);
     Attempt { mark: coder.mark(), check, moved, probe: walk.probe.mark(), span }
 }
@@ -53,15 +51,25 @@ fn restore<C: Coder, P: Probe>(
     saved: &[Model],
     attempt: Attempt,
 ) {
-    let span = attempt.span;
-    if let (Some(to), Some(from)) = (models.get_mut(..span.1 + 1), saved.get(..span.1 + 1)) {
-        to[0] = from[0];
-        to[span.0..].copy_from_slice(&from[span.0..]);
-    }
+    copy_span(models, saved, attempt.span, ModelLayout::links(walk.schema));
     coder.rewind(attempt.mark);
     walk.check = attempt.check;
     walk.moved = attempt.moved;
     walk.probe.rewind(attempt.probe);
+}
+
+/// Copies into `to` from `from` the models coding an entity touches: the packet model, those
+/// of `span` (see [`class_span`]) and the links model at `links`, if any.
+fn copy_span(to: &mut [Model], from: &[Model], span: (usize, usize), links: Option<usize>) {
+    if let (Some(to), Some(from)) = (to.get_mut(..span.1 + 1), from.get(..span.1 + 1)) {
+        to[0] = from[0];
+        to[span.0..].copy_from_slice(&from[span.0..]);
+    }
+    if let Some(l) = links
+        && let (Some(to), Some(from)) = (to.get_mut(l), from.get(l))
+    {
+        *to = *from;
+    }
 }
 
 /// Models touched by coding an entity of `class`: the packet model (index 0) and the class's
@@ -71,9 +79,6 @@ fn class_span(schema: &Schema, class: usize) -> (usize, usize) {
     let fields = schema.classes.get(class).map_or(0, |c| c.fields.len());
     (start, start + fields)
 }
-
-/// Most bits one structural flag can cost (its probability never leaves `[2^-10, 1 - 2^-10]`).
-const MAX_FLAG_BITS: u64 = 10;
 
 /// Flags of a run of "held" flags whose costs [`HeldRun`] sums one by one; the rest cost at
 /// most as much as the last of them each (the cost only falls as the flag keeps saying held).
@@ -154,6 +159,8 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         entered: Entered::EMPTY,
         keeps_still: walk::keeps_still(schema),
         held: HeldRun::EMPTY,
+        pending_links: 0,
+        handles: side.handles(),
     };
     let based = refs.base().is_some();
     if based && walk.hold_all(coder, side, models, hold_all) {
@@ -166,6 +173,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     let complete = based && walk.complete(coder, side, models)?;
     walk.check.add(u32::from(complete));
     walk.entering(coder, side, models, saved)?;
+    walk.entered_links(coder, side, models)?;
     if based {
         for h in 0..side.handles() {
             if side.kept(h) {
@@ -307,9 +315,16 @@ impl<P: Probe> Walk<'_, '_, P> {
             self.check.add(handle_age as u32);
             let start = coder.bits();
             self.entry(coder, side, models, class as usize, h)?;
+            let links = self
+                .schema
+                .classes
+                .get(class as usize)
+                .map_or(0, |c| links::bound_bits(c, handles));
+            self.pending_links += links;
             if let Some(b) = side.packer()
                 && self.settle(coder, b, models, saved, attempt, (h, start), 1)
             {
+                self.pending_links -= links;
                 side.unbegin(h);
                 continue;
             }
@@ -353,6 +368,7 @@ impl<P: Probe> Walk<'_, '_, P> {
             let start = coder.bits();
             self.check.add(h);
             self.update(coder, side, models, class, h, k, due)?;
+            self.links(coder, side, models, (c, h), true)?;
             if let Some(b) = side.packer() {
                 // Nothing may be held: an entity that does not fit fails the attempt.
                 let len = coder.len_bound();
@@ -386,6 +402,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let start = coder.bits();
         self.update(coder, side, models, class, h, k, due)?;
+        self.links(coder, side, models, (c, h), true)?;
         if let Some(b) = side.packer()
             && self.settle(coder, b, models, saved, attempt, (h, start), 0)
         {
@@ -414,7 +431,8 @@ impl<P: Probe> Walk<'_, '_, P> {
         if b.far(len) {
             return None;
         }
-        let tail = pack::entity_bound_bits(c) + flags * MAX_FLAG_BITS;
+        let links = links::bound_bits(c, self.handles);
+        let tail = pack::entity_bound_bits(c) + links + flags * MAX_FLAG_BITS + self.pending_links;
         let fits = fits_with_tail(b, len, tail, (models, &mut self.held));
         (!fits).then(|| save(coder, self, models, saved, class))
     }
@@ -436,7 +454,7 @@ impl<P: Probe> Walk<'_, '_, P> {
     ) -> bool {
         if let Some(attempt) = attempt {
             let len = coder.len_bound();
-            let tail = flags * MAX_FLAG_BITS + self.held.bits(models, b);
+            let tail = flags * MAX_FLAG_BITS + self.held.bits(models, b) + self.pending_links;
             if !b.fits(len, tail) {
                 b.rolled_back(h, coder.bits() - start, len, tail);
                 restore(coder, self, models, saved, attempt);

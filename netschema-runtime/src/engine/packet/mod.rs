@@ -59,6 +59,7 @@ macro_rules! structure {
 mod body;
 mod chunk;
 mod header;
+pub(crate) mod links;
 mod walk;
 
 pub(crate) use body::code_body;
@@ -88,6 +89,9 @@ pub(crate) const COLD_CHECK_BITS: u32 = 32;
 pub(crate) fn check_bits(refs: &Refs) -> u32 {
     if refs.base().is_some() { CHECK_BITS } else { COLD_CHECK_BITS }
 }
+
+/// Most bits one structural flag can cost (its probability never leaves `[2^-10, 1 - 2^-10]`).
+pub(crate) const MAX_FLAG_BITS: u64 = 10;
 
 // Flags of the packet-structure model.
 const FLAG_KEPT: usize = 0;
@@ -305,6 +309,8 @@ pub(crate) trait Side<'s> {
     fn base_present(&self, h: u32) -> bool;
     /// Class of handle `h` at the baseline.
     fn base_class(&self, h: u32) -> usize;
+    /// Class of handle `h` in the new frame, once it has been started there.
+    fn new_class(&self, h: u32) -> usize;
     /// How old, at the new frame, the values of group `g` of `h` held at the baseline are.
     fn staleness(&self, h: u32, g: usize) -> u32;
     /// Whether `h` has been started in the new frame.
@@ -362,8 +368,17 @@ pub(crate) trait Side<'s> {
     fn store(&mut self, h: u32, f: usize, value: i32, coded: bool, tolerant: Option<usize>);
     /// Records which groups of `h` were sent in this packet (`due`; the others are kept).
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32);
-    /// Keeps every value of `h` from the baseline.
+    /// Keeps every value of `h` from the baseline, and its links as [`links::held`] has them.
     fn hold(&mut self, h: u32, class: &Class);
+    /// The target of link `r` of kept handle `h` at the baseline: the handle the client holds
+    /// it under, plus 1 (0: none).
+    fn base_link(&self, h: u32, r: usize) -> u32;
+    /// Encoder: the target link `r` of `h` names in the new frame, if the client holds it
+    /// there so far (present under a handle given before now in the walk), as its handle
+    /// plus 1, else 0; 0 on the decoder.
+    fn link_truth(&self, h: u32, r: usize) -> u32;
+    /// Records link `r` of `h` at the new frame (a handle plus 1, 0 for none).
+    fn set_link(&mut self, h: u32, r: usize, target: u32);
     /// Makes the new frame the baseline as it stands.
     fn hold_all(&mut self);
 }

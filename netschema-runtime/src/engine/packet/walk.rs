@@ -88,6 +88,11 @@ pub(super) struct Walk<'a, 'p, P> {
     pub(super) keeps_still: u64,
     /// The cost of holding every due kept handle not yet coded (the encoder's reserve).
     pub(super) held: HeldRun,
+    /// The most the links of the entities entered so far can cost, coded after the list of
+    /// entering entities ([`Walk::entered_links`]): the encoder's reserve for them.
+    pub(super) pending_links: u64,
+    /// The handles of the packet's peer or client.
+    pub(super) handles: u32,
 }
 
 /// The classes of `schema` (of the first 64, one bit each) none of whose fields lists the

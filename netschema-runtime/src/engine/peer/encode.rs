@@ -196,6 +196,8 @@ impl Peer<'_> {
         let (presence, history_presence) = split(self.store.presence, w, spare, read);
         let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
         let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
+        let l = self.schema.max_links;
+        let (links, history_links) = split(self.store.links, handles * l, spare, read);
         presence.fill(0);
         let (selected, rest) = self.store.scratch.marks.split_at_mut(w);
         let (sent, core) = rest.split_at_mut(w);
@@ -222,6 +224,9 @@ impl Peer<'_> {
             max_lag: 0,
             diffs,
             history_diffs,
+            links,
+            base_links: history_links[0],
+            ids: self.store.ids,
             handle_entity: self.store.handle_entity,
             since: self.store.since,
             handle_own: self.store.handle_own,

@@ -2,10 +2,11 @@
 //! holds from the peer's record, and the record written for the new frame.
 
 use super::NO_HANDLE;
+use super::ids::{self, IdSlot};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
 use crate::engine::pack::{self, Budget, Candidate, Rank};
-use crate::engine::packet::{Check, Refs, Samples, Side, in_window, write_lags};
+use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links, write_lags};
 use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
 use crate::schema::{Class, MAX_GROUPS, Schema};
@@ -88,6 +89,12 @@ pub(super) struct EncoderSide<'s, 'w> {
     /// frame.
     pub(super) diffs: &'s mut [i8],
     pub(super) history_diffs: [&'s [i8]; MAX_SAMPLES],
+    /// Links of every handle at the new frame, and at the baseline (see
+    /// [`PeerStorage::links`](super::PeerStorage::links)).
+    pub(super) links: &'s mut [u32],
+    pub(super) base_links: &'s [u32],
+    /// The entities marked for the client and their handles.
+    pub(super) ids: &'s [IdSlot],
     pub(super) handle_entity: &'s [u32],
     pub(super) since: &'s [u32],
     pub(super) handle_own: &'s [u64],
@@ -164,6 +171,11 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     #[inline]
     fn base_class(&self, h: u32) -> usize {
         self.classes.get(self.entity(h)).map_or(0, |&c| usize::from(c))
+    }
+
+    #[inline]
+    fn new_class(&self, h: u32) -> usize {
+        self.base_class(h)
     }
 
     #[inline]
@@ -284,7 +296,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             }
         };
         let live = |h: usize| this.handle_entity.get(h).is_some_and(|&e| e != NO_HANDLE);
-        budget.select(len, pack::schema_bound_bits(self.schema), live, candidates, order);
+        let bound = pack::schema_bound_bits(self.schema, self.handles);
+        budget.select(len, bound, live, candidates, order);
         self.budget = budget;
         self.order = order;
     }
@@ -409,6 +422,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     }
 
     fn hold(&mut self, h: u32, class: &Class) {
+        links::hold(self, h, class);
         self.sent_groups(h, class, 0);
         let d = self.tolerant();
         let at = h as usize * d;
@@ -427,5 +441,37 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let largest = write_lags(self.lags, usize::MAX, 0, staleness);
         self.max_lag = self.max_lag.max(largest);
         self.diffs.copy_from_slice(self.history_diffs[0]);
+        self.links.copy_from_slice(self.base_links);
+    }
+
+    #[inline]
+    fn base_link(&self, h: u32, r: usize) -> u32 {
+        let at = h as usize * self.schema.max_links + r;
+        self.base_links.get(at).copied().unwrap_or(0)
+    }
+
+    fn link_truth(&self, h: u32, r: usize) -> u32 {
+        let link = self.class_of(h).and_then(|c| c.links.get(r));
+        let target = match (link, self.world.link(self.entity(h), r)) {
+            (Some(link), Some(target)) => {
+                let class = self.world.class_now(target);
+                link.target.is_none_or(|c| class == Some(usize::from(c))).then_some(target)
+            }
+            _ => None,
+        };
+        let handle = target.and_then(|t| Some((t, ids::get(self.ids, t)?.handle()?)));
+        match handle {
+            Some((t, th)) if self.present(th as u32) && self.entity(th as u32) == t => {
+                th as u32 + 1
+            }
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    fn set_link(&mut self, h: u32, r: usize, target: u32) {
+        if let Some(l) = self.links.get_mut(h as usize * self.schema.max_links + r) {
+            *l = target;
+        }
     }
 }

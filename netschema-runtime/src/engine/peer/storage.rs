@@ -33,6 +33,9 @@ pub struct PeerStorage<'a> {
     /// What the client holds, per frame slot, handle and field with a tolerance: how far its
     /// value is from the world's at the frame it came from.
     pub diffs: &'a mut [i8],
+    /// What the client holds, per frame slot, handle and link: the handle of the link's target
+    /// plus 1, 0 for none.
+    pub links: &'a mut [u32],
     /// Estimated cost of each handle's next update, in bits.
     pub cost: &'a mut [u16],
     /// The frame each handle was last sent in (or, until it is, the frame before it was given
@@ -131,6 +134,8 @@ pub struct PeerSizes {
     pub lags: usize,
     /// Length of [`PeerStorage::diffs`].
     pub diffs: usize,
+    /// Length of [`PeerStorage::links`].
+    pub links: usize,
     /// Length of [`PeerStorage::models`].
     pub models: usize,
     /// Length of [`PeerStorage::stored`].
@@ -149,6 +154,7 @@ impl PeerSizes {
             + self.handle_words * 8 * 2
             + self.lags
             + self.diffs
+            + self.links * 4
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
     }
@@ -166,6 +172,7 @@ impl PeerStorage<'_> {
             handle_words: words(handles),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
+            links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Server),
             scratch: PeerScratch::sizes(schema, handles),
@@ -183,6 +190,7 @@ impl Peer<'_> {
             && store.handle_essential.len() >= sizes.handle_words
             && store.lags.len() >= sizes.lags
             && store.diffs.len() >= sizes.diffs
+            && store.links.len() >= sizes.links
             && store.weights.len() >= sizes.handles
             && store.cost.len() >= sizes.handles
             && store.sent_at.len() >= sizes.handles
@@ -202,6 +210,7 @@ impl Peer<'_> {
             handle_essential: &mut store.handle_essential[..sizes.handle_words],
             lags: &mut store.lags[..sizes.lags],
             diffs: &mut store.diffs[..sizes.diffs],
+            links: &mut store.links[..sizes.links],
             weights: &mut store.weights[..sizes.handles],
             cost: &mut store.cost[..sizes.handles],
             sent_at: &mut store.sent_at[..sizes.handles],
