@@ -19,7 +19,9 @@
 //!   inputs;
 //! - [`playout`]: the target delay, adapted to the jitter of arrivals, and the tick the
 //!   receiver takes next;
-//! - [`sender`] and [`receiver`]: the two ends.
+//! - [`sender`] and [`receiver`]: the two ends;
+//! - [`sync`]: the client's estimate of the server's tick and the round trip, and the input
+//!   tick it runs so that inputs arrive just before the server takes them.
 //!
 //! Like the rest of the engine it does no I/O and never allocates: the models live in
 //! storage the caller hands over ([`InputStorage`]).
@@ -32,6 +34,7 @@ pub mod receiver;
 mod recent;
 pub mod sender;
 mod slots;
+pub mod sync;
 
 pub use ack::InputAck;
 pub use buffer::{BufferStats, Source, Taken};
@@ -39,6 +42,7 @@ pub use playout::PlayoutStats;
 pub use receiver::{InputReceiver, InputStats};
 pub use sender::{InputSender, SenderStats};
 pub use slots::InputStorage;
+pub use sync::{Arrival, SyncStats, TickSync, Timing};
 
 use crate::schema::{Class, Schema};
 use crate::{Error, Result};

@@ -103,21 +103,11 @@ impl Playout {
     pub(crate) fn step(&mut self, next: Option<u32>, newest: Option<u32>) -> Option<Step> {
         self.clock = self.clock.wrapping_add(1);
         let newest = newest?;
+        let first = next.is_none();
+        let next = next.unwrap_or(newest.wrapping_sub(self.stats.target));
+        self.measure(newest, next, first);
+        let (target, tick) = ((self.stats.target as i32) << FINE, 1 << FINE);
         let s = &mut self.stats;
-        let lead =
-            |next: u32| (newest.wrapping_sub(next) as i32).clamp(-(1 << 16), 1 << 16) << FINE;
-        let next = match next {
-            Some(next) => {
-                self.lead += (lead(next) - self.lead) >> FRAC;
-                next
-            }
-            None => {
-                let next = newest.wrapping_sub(s.target);
-                self.lead = lead(next);
-                next
-            }
-        };
-        let (target, tick) = ((s.target as i32) << FINE, 1 << FINE);
         let step = if self.lead > target + tick {
             self.lead -= tick;
             s.skips += 1;
@@ -131,6 +121,25 @@ impl Playout {
         };
         s.lead = self.lead >> (FINE - FRAC);
         Some(step)
+    }
+
+    /// The game took `tick` itself, the first time if `first`: the clock advances and the
+    /// lead is measured against `tick`, with no skip or stall.
+    pub(crate) fn taken(&mut self, tick: u32, newest: Option<u32>, first: bool) {
+        self.clock = self.clock.wrapping_add(1);
+        if let Some(newest) = newest {
+            self.measure(newest, tick, first);
+            self.stats.lead = self.lead >> (FINE - FRAC);
+        }
+    }
+
+    /// Averages in the lead of `newest` over `next`, or starts from it if `first`.
+    fn measure(&mut self, newest: u32, next: u32, first: bool) {
+        let lead = (newest.wrapping_sub(next) as i32).clamp(-(1 << 16), 1 << 16) << FINE;
+        match first {
+            true => self.lead = lead,
+            false => self.lead += (lead - self.lead) >> FRAC,
+        }
     }
 
     pub(crate) fn stats(&self) -> PlayoutStats {

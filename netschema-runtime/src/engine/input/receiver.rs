@@ -34,8 +34,14 @@ pub struct InputStats {
 #[derive(Debug)]
 pub struct InputReceiver<'a> {
     schema: &'a Schema,
-    class: &'static Class,
     storage: InputStorage<'a>,
+    state: ReceiverState,
+}
+
+/// Everything of an [`InputReceiver`] but its schema and storage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReceiverState {
+    class: &'static Class,
     slots: Slots,
     session: u64,
     /// The newest datagram decoded whose state this end keeps.
@@ -54,10 +60,8 @@ impl<'a> InputReceiver<'a> {
     pub fn new(schema: &'a Schema, storage: InputStorage<'a>) -> Result<Self> {
         let class = check_schema(schema)?;
         storage.check(schema)?;
-        Ok(InputReceiver {
-            schema,
+        let state = ReceiverState {
             class,
-            storage,
             slots: Slots::new(schema),
             session: 0,
             newest: None,
@@ -66,13 +70,31 @@ impl<'a> InputReceiver<'a> {
             playout: Playout::new(),
             datagrams: 0,
             refused: 0,
-        })
+        };
+        Ok(InputReceiver { schema, storage, state })
+    }
+
+    #[cfg(feature = "std")]
+    /// The receiver in `storage` as it was when `state` was taken from it (storage that
+    /// [`InputReceiver::new`] checked).
+    pub(crate) fn resume(
+        schema: &'a Schema,
+        storage: InputStorage<'a>,
+        state: ReceiverState,
+    ) -> Self {
+        InputReceiver { schema, storage, state }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`InputReceiver::resume`] needs besides the schema and the storage.
+    pub(crate) fn state(&self) -> ReceiverState {
+        self.state
     }
 
     /// Binds the stream to a session (see
     /// [`InputSender::set_session`](crate::engine::input::InputSender::set_session)).
     pub fn set_session(&mut self, session: u64) {
-        self.session = session;
+        self.state.session = session;
     }
 
     /// Decodes `datagram` and stores its inputs; returns how many were new. A datagram whose
@@ -84,8 +106,8 @@ impl<'a> InputReceiver<'a> {
     pub fn receive(&mut self, datagram: &[u8]) -> Result<usize> {
         let result = self.decode(datagram);
         match result {
-            Ok(_) => self.datagrams += 1,
-            Err(_) => self.refused += 1,
+            Ok(_) => self.state.datagrams += 1,
+            Err(_) => self.state.refused += 1,
         }
         result
     }
@@ -95,14 +117,14 @@ impl<'a> InputReceiver<'a> {
         let (based, named) = code_start(&mut decoder, &Header { seq: 0, base: None });
         let mut header = match based {
             true => {
-                let base = self.slots.by_low_bits(named).ok_or(Error::UnknownBaseline)?.seq;
+                let base = self.state.slots.by_low_bits(named).ok_or(Error::UnknownBaseline)?.seq;
                 Header { seq: base, base: Some(base) }
             }
             false => Header { seq: named, base: None },
         };
-        let mut recent = self.slots.start(self.schema, &mut self.storage, header.base)?;
+        let mut recent = self.state.slots.start(self.schema, &mut self.storage, header.base)?;
         let mut carried = Carried::EMPTY;
-        let context = (self.schema, self.class, self.session);
+        let context = (self.schema, self.state.class, self.state.session);
         let models = &mut *self.storage.models;
         let check =
             code_rest(&mut decoder, context, models, &mut header, &mut recent, &mut carried)?;
@@ -110,23 +132,23 @@ impl<'a> InputReceiver<'a> {
             return Err(Error::Corrupt);
         }
         let seq = header.seq;
-        if self.slots.get(seq).is_some() {
+        if self.state.slots.get(seq).is_some() {
             return Err(Error::StalePacket);
         }
-        self.slots.commit(self.schema, &mut self.storage, seq, check, recent);
-        if self.slots.get(seq).is_some()
-            && self.newest.is_none_or(|n| seq.wrapping_sub(n) as i32 > 0)
+        self.state.slots.commit(self.schema, &mut self.storage, seq, check, recent);
+        if self.state.slots.get(seq).is_some()
+            && self.state.newest.is_none_or(|n| seq.wrapping_sub(n) as i32 > 0)
         {
-            self.newest = Some(seq);
+            self.state.newest = Some(seq);
         }
         let mut new = 0;
         for input in carried.as_slice() {
-            new += usize::from(self.buffer.insert(*input));
+            new += usize::from(self.state.buffer.insert(*input));
         }
         if let Some(last) = carried.as_slice().last() {
-            self.playout.arrived(last.tick);
-            if self.newest_tick.is_none_or(|n| last.tick.wrapping_sub(n) as i32 > 0) {
-                self.newest_tick = Some(last.tick);
+            self.state.playout.arrived(last.tick);
+            if self.state.newest_tick.is_none_or(|n| last.tick.wrapping_sub(n) as i32 > 0) {
+                self.state.newest_tick = Some(last.tick);
             }
         }
         Ok(new)
@@ -134,8 +156,8 @@ impl<'a> InputReceiver<'a> {
 
     /// The ack to send back, once a datagram was decoded: it names the newest one decoded.
     pub fn ack(&self) -> Option<InputAck> {
-        let seq = self.newest?;
-        Some(InputAck::proven(seq, self.slots.get(seq)?.check))
+        let seq = self.state.newest?;
+        Some(InputAck::proven(seq, self.state.slots.get(seq)?.check))
     }
 
     /// The input of the next tick, at the target delay: call it once per server tick. `None`
@@ -144,28 +166,40 @@ impl<'a> InputReceiver<'a> {
     /// skipped), and the tick taken last again, repeated, when they come later than it (a
     /// stall); see [`playout`](crate::engine::input::playout).
     pub fn take_next(&mut self) -> Option<Taken> {
-        match self.playout.step(self.buffer.next(), self.newest_tick)? {
-            Step::Take(tick) => Some(self.buffer.take(tick)),
+        match self.state.playout.step(self.state.buffer.next(), self.state.newest_tick)? {
+            Step::Take(tick) => Some(self.state.buffer.take(tick)),
             Step::Stall => {
-                let tick = self.buffer.next().unwrap_or(0).wrapping_sub(1);
-                Some(self.buffer.stand_in(tick))
+                let tick = self.state.buffer.next().unwrap_or(0).wrapping_sub(1);
+                Some(self.state.buffer.stand_in(tick))
             }
         }
     }
 
     /// The input of `tick`, chosen by the game (see [`buffer`](crate::engine::input::buffer)
     /// for what a missing, late or repeated tick gets). Ticks taken should increase.
+    ///
+    /// Called once per server tick instead of [`InputReceiver::take_next`], it drives the
+    /// target delay alike, and [`PlayoutStats::lead`] measures the newest input received
+    /// against the tick taken: how far ahead the client's inputs run (see
+    /// [`sync`](crate::engine::input::sync)).
     pub fn take(&mut self, tick: u32) -> Taken {
-        self.buffer.take(tick)
+        let s = &mut self.state;
+        s.playout.taken(tick, s.newest_tick, s.buffer.next().is_none());
+        s.buffer.take(tick)
+    }
+
+    /// The tick of the newest input received, if any.
+    pub fn newest_tick(&self) -> Option<u32> {
+        self.state.newest_tick
     }
 
     /// What this end has seen.
     pub fn stats(&self) -> InputStats {
         InputStats {
-            datagrams: self.datagrams,
-            refused: self.refused,
-            buffer: self.buffer.stats(),
-            playout: self.playout.stats(),
+            datagrams: self.state.datagrams,
+            refused: self.state.refused,
+            buffer: self.state.buffer.stats(),
+            playout: self.state.playout.stats(),
         }
     }
 }

@@ -32,8 +32,14 @@ pub struct SenderStats {
 #[derive(Debug)]
 pub struct InputSender<'a> {
     schema: &'a Schema,
-    class: &'static Class,
     storage: InputStorage<'a>,
+    state: SenderState,
+}
+
+/// Everything of an [`InputSender`] but its schema and storage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SenderState {
+    class: &'static Class,
     slots: Slots,
     session: u64,
     /// The last [`CARRIED`] inputs pushed, by push count modulo [`CARRIED`].
@@ -55,10 +61,8 @@ impl<'a> InputSender<'a> {
     pub fn new(schema: &'a Schema, storage: InputStorage<'a>) -> Result<Self> {
         let class = check_schema(schema)?;
         storage.check(schema)?;
-        Ok(InputSender {
-            schema,
+        let state = SenderState {
             class,
-            storage,
             slots: Slots::new(schema),
             session: 0,
             pushed: [Input::EMPTY; CARRIED],
@@ -67,21 +71,39 @@ impl<'a> InputSender<'a> {
             acked: None,
             carried: None,
             stats: SenderStats::default(),
-        })
+        };
+        Ok(InputSender { schema, storage, state })
+    }
+
+    #[cfg(feature = "std")]
+    /// The sender in `storage` as it was when `state` was taken from it (storage that
+    /// [`InputSender::new`] checked).
+    pub(crate) fn resume(
+        schema: &'a Schema,
+        storage: InputStorage<'a>,
+        state: SenderState,
+    ) -> Self {
+        InputSender { schema, storage, state }
+    }
+
+    #[cfg(feature = "std")]
+    /// What [`InputSender::resume`] needs besides the schema and the storage.
+    pub(crate) fn state(&self) -> SenderState {
+        self.state
     }
 
     /// Binds the stream to a session, the value its receiver was given
     /// ([`InputReceiver::set_session`](crate::engine::input::InputReceiver::set_session)):
     /// check values cover it, so a datagram of another session is refused. 0: none.
     pub fn set_session(&mut self, session: u64) {
-        self.session = session;
+        self.state.session = session;
     }
 
     /// Adds the input for `tick`: one raw value per field of the input, each in its field's
     /// range ([`Error::RowLength`], [`Error::OutOfRange`]). Ticks must increase
     /// ([`Error::InputTick`]); they may skip.
     pub fn push(&mut self, tick: u32, values: &[i32]) -> Result<()> {
-        valid(self.class, values)?;
+        valid(self.state.class, values)?;
         if let Some(newest) = self.newest()
             && tick.wrapping_sub(newest.tick) as i32 <= 0
         {
@@ -89,14 +111,14 @@ impl<'a> InputSender<'a> {
         }
         let mut input = Input { tick, values: [0; MAX_INPUT_FIELDS] };
         input.values[..values.len()].copy_from_slice(values);
-        self.pushed[self.count as usize % CARRIED] = input;
-        self.count = self.count.wrapping_add(1);
+        self.state.pushed[self.state.count as usize % CARRIED] = input;
+        self.state.count = self.state.count.wrapping_add(1);
         Ok(())
     }
 
     fn newest(&self) -> Option<&Input> {
-        let last = self.count.checked_sub(1)?;
-        Some(&self.pushed[last as usize % CARRIED])
+        let last = self.state.count.checked_sub(1)?;
+        Some(&self.state.pushed[last as usize % CARRIED])
     }
 
     /// Writes a datagram into `buf` and returns its length: every input pushed after the
@@ -104,16 +126,17 @@ impl<'a> InputSender<'a> {
     /// nothing, when the receiver has acknowledged every input. [`Error::BufferFull`] if the
     /// datagram does not fit; nothing changes then.
     pub fn encode(&mut self, buf: &mut [u8]) -> Result<usize> {
-        let seq = self.next;
+        let seq = self.state.next;
         let base = self
+            .state
             .acked
-            .filter(|&a| seq.wrapping_sub(a) < PACKETS as u32 && self.slots.get(a).is_some());
-        let mut recent = self.slots.start(self.schema, &mut self.storage, base)?;
+            .filter(|&a| seq.wrapping_sub(a) < PACKETS as u32 && self.state.slots.get(a).is_some());
+        let mut recent = self.state.slots.start(self.schema, &mut self.storage, base)?;
         let after = recent.newest().map(|i| i.tick);
         let mut carried = Carried::EMPTY;
-        let held = self.count.min(CARRIED as u32);
+        let held = self.state.count.min(CARRIED as u32);
         for k in (0..held).rev() {
-            let input = self.pushed[self.count.wrapping_sub(1 + k) as usize % CARRIED];
+            let input = self.state.pushed[self.state.count.wrapping_sub(1 + k) as usize % CARRIED];
             if after.is_none_or(|a| input.tick.wrapping_sub(a) as i32 > 0) {
                 carried.inputs[carried.len] = input;
                 carried.len += 1;
@@ -127,16 +150,16 @@ impl<'a> InputSender<'a> {
         let mut header = Header { seq, base };
         let mut encoder = Encoder::new(buf);
         code_start(&mut encoder, &header);
-        let context = (self.schema, self.class, self.session);
+        let context = (self.schema, self.state.class, self.state.session);
         let models = &mut *self.storage.models;
         let check =
             code_rest(&mut encoder, context, models, &mut header, &mut recent, &mut carried)?;
         let len = encoder.finish()?;
-        self.slots.commit(self.schema, &mut self.storage, seq, check, recent);
-        self.next = seq.wrapping_add(1);
-        self.carried = Some(ticks);
-        self.stats.datagrams += 1;
-        self.stats.cold += u32::from(base.is_none());
+        self.state.slots.commit(self.schema, &mut self.storage, seq, check, recent);
+        self.state.next = seq.wrapping_add(1);
+        self.state.carried = Some(ticks);
+        self.state.stats.datagrams += 1;
+        self.state.stats.cold += u32::from(base.is_none());
         Ok(len)
     }
 
@@ -146,8 +169,8 @@ impl<'a> InputSender<'a> {
     /// [`AckOutcome::Refused`] (counted, [`SenderStats::refused_acks`]) if it names one never
     /// sent or its proof does not match. Nothing changes unless it is accepted.
     pub fn receive_ack(&mut self, ack: &InputAck) -> AckOutcome {
-        let Some(newest) = self.next.checked_sub(1) else {
-            self.stats.refused_acks += 1;
+        let Some(newest) = self.state.next.checked_sub(1) else {
+            self.state.stats.refused_acks += 1;
             return AckOutcome::Refused;
         };
         let seq = ack.seq(newest);
@@ -156,14 +179,14 @@ impl<'a> InputSender<'a> {
             AckOutcome::Refused
         };
         if seq.wrapping_sub(newest) as i32 > 0 {
-            return refuse(&mut self.stats);
+            return refuse(&mut self.state.stats);
         }
-        let Some(slot) = self.slots.get(seq) else { return AckOutcome::Stale };
+        let Some(slot) = self.state.slots.get(seq) else { return AckOutcome::Stale };
         if InputAck::proven(seq, slot.check) != *ack {
-            return refuse(&mut self.stats);
+            return refuse(&mut self.state.stats);
         }
-        if self.acked.is_none_or(|a| seq.wrapping_sub(a) as i32 > 0) {
-            self.acked = Some(seq);
+        if self.state.acked.is_none_or(|a| seq.wrapping_sub(a) as i32 > 0) {
+            self.state.acked = Some(seq);
         }
         AckOutcome::Accepted
     }
@@ -171,11 +194,11 @@ impl<'a> InputSender<'a> {
     /// The ticks of the oldest and newest inputs the last datagram carried (it carried every
     /// input pushed between them), if any was encoded.
     pub fn last_carried(&self) -> Option<(u32, u32)> {
-        self.carried
+        self.state.carried
     }
 
     /// What this end has done.
     pub fn stats(&self) -> SenderStats {
-        self.stats
+        self.state.stats
     }
 }
