@@ -177,6 +177,9 @@ pub enum Error {
     },
     /// A time in seconds was given to a schema that declares no frame rate.
     NoRate,
+    /// Inputs were used on an owned server or client not set up for them
+    /// (`owned::Server::with_inputs`, `owned::Client::with_inputs`).
+    NoInputs,
     /// An input pushed for a tick not after the newest input pushed.
     InputTick {
         /// The tick given.
@@ -262,6 +265,7 @@ impl fmt::Display for Error {
             Error::NoRate => {
                 f.write_str("the schema declares no frame rate to turn seconds into frames")
             }
+            Error::NoInputs => f.write_str("inputs were not set up (`with_inputs`)"),
             Error::InputTick { tick, newest } => {
                 write!(f, "an input for tick {tick} is not after the newest, for tick {newest}")
             }

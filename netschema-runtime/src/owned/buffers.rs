@@ -8,6 +8,7 @@ use std::vec;
 use std::vec::Vec;
 
 use crate::engine::client::{ClientState, ClientStorage, Reader};
+use crate::engine::input::InputStorage;
 use crate::engine::peer::{
     IdSlot, PeerScratch, PeerState, PeerStorage, ScratchSizes, marked_visible, rehash, table_len,
 };
@@ -296,5 +297,25 @@ impl ClientBuffers {
             links: &self.links,
             state,
         }
+    }
+}
+
+/// Owned storage for one end of an input stream (see [`InputStorage`]).
+#[derive(Debug)]
+pub struct InputBuffers {
+    models: Vec<Model>,
+    stored: Vec<u16>,
+}
+
+impl InputBuffers {
+    /// Buffers for an end of an input stream of `schema`.
+    pub fn new(schema: &Schema) -> Self {
+        let (models, words) = InputStorage::sizes(schema);
+        InputBuffers { models: vec![Model::default(); models], stored: vec![0; words] }
+    }
+
+    /// The buffers as the storage of an end.
+    pub fn storage(&mut self) -> InputStorage<'_> {
+        InputStorage { models: &mut self.models, stored: &mut self.stored }
     }
 }

@@ -4,11 +4,15 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use super::buffers::ClientBuffers;
-use crate::engine::ack::Ack;
+use super::frame::{Down, Up};
+use super::inputs::SenderEnd;
+use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::client::{self, ClientState, Reader};
 use crate::engine::handshake;
+use crate::engine::input::{SenderStats, SyncStats};
 use crate::model::predict::{Predictor, Rate};
-use crate::{ClassOf, Protocol, Result};
+use crate::schema::Schema;
+use crate::{ClassOf, Error, Protocol, Result};
 
 /// What changed from the previous view to the current one, with the entity's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,15 +40,32 @@ pub enum Event<P> {
     },
 }
 
+/// What a down frame brought ([`Client::receive`]): each part's outcome, as it would be
+/// had the part come alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FromServer {
+    /// The state packet's, if the frame carried one: its frame, as [`Client::decode`] gives.
+    pub packet: Option<Result<u32>>,
+    /// The input ack's, if the frame carried one and this client sends inputs.
+    pub input_ack: Option<AckOutcome>,
+}
+
 /// The client of a schema `P`: owns its storage, decodes packets, and hands out typed values.
 ///
 /// Connect with the server's welcome ([`Client::connect`]); then per packet
 /// [`Client::decode`], read [`Client::events`] or look values up with [`Client::get`] and
 /// [`Client::iter`], and send [`Client::ack`] back.
+///
+/// With inputs ([`Client::with_inputs`]) one datagram each way per tick carries everything:
+/// each tick, push the input of every tick up to [`Client::input_tick`]
+/// ([`Client::push_input`]) and send [`Client::write`]'s frame (the ack and the inputs); give
+/// each frame from the server to [`Client::receive`] (the packet, the input ack and the
+/// timing that keeps the input tick in step with the server).
 pub struct Client<P: Protocol> {
     buffers: ClientBuffers,
     state: ClientState,
     handles: usize,
+    inputs: Option<SenderEnd>,
     _schema: PhantomData<fn() -> P>,
 }
 
@@ -74,7 +95,74 @@ impl<P: Protocol> Client<P> {
         let handles = welcome.handles;
         let mut buffers = ClientBuffers::new(P::SCHEMA, handles);
         let state = buffers.client(P::SCHEMA, handles)?.state();
-        Ok(Client { buffers, state, handles, _schema: PhantomData })
+        Ok(Client { buffers, state, handles, inputs: None, _schema: PhantomData })
+    }
+
+    /// The client, sending inputs of `input` (see
+    /// [`check_schema`](crate::engine::input::check_schema)) at ticks of `tick_us`
+    /// microseconds; their storage is allocated here.
+    pub fn with_inputs(mut self, input: &'static Schema, tick_us: u32) -> Result<Self> {
+        let mut inputs = SenderEnd::new(input, tick_us)?;
+        inputs.set_session(self.state.session());
+        self.inputs = Some(inputs);
+        Ok(self)
+    }
+
+    fn inputs(&mut self) -> Result<&mut SenderEnd> {
+        self.inputs.as_mut().ok_or(Error::NoInputs)
+    }
+
+    /// Adds the input of `tick`, one raw value per field of the input; see
+    /// [`InputSender::push`](crate::engine::input::InputSender::push). [`Error::NoInputs`]
+    /// without [`Client::with_inputs`].
+    pub fn push_input(&mut self, tick: u32, values: &[i32]) -> Result<()> {
+        self.inputs()?.push(tick, values)
+    }
+
+    /// The tick whose input to push at local time `now_us` (microseconds of the client's
+    /// clock): ahead of the server's tick by the round trip and the server's target delay
+    /// (see [`sync`](crate::engine::input::sync)). `None` before the server's first timing
+    /// report, or without inputs.
+    pub fn input_tick(&self, now_us: u64) -> Option<u32> {
+        self.inputs.as_ref()?.sync().input_tick(now_us)
+    }
+
+    /// The server's tick at local time `now_us`, as estimated; `None` before its first timing
+    /// report, or without inputs.
+    pub fn server_tick(&self, now_us: u64) -> Option<u32> {
+        self.inputs.as_ref()?.sync().server_tick(now_us)
+    }
+
+    /// The input sender's counters and the tick synchronisation's estimates and adjustments;
+    /// `None` without inputs.
+    pub fn input_stats(&mut self) -> Option<(SenderStats, SyncStats)> {
+        Some(self.inputs.as_mut()?.stats())
+    }
+
+    /// Writes the frame to send the server at local time `now_us` into `buf` (see the
+    /// framing in `docs/protocol.md`): the state ack, if any, and a datagram of every input
+    /// the server has not acknowledged, if any. [`Error::BufferFull`] if it does not fit.
+    pub fn write(&mut self, now_us: u64, buf: &mut [u8]) -> Result<usize> {
+        let ack = self.ack();
+        let inputs = &mut self.inputs;
+        Up::write(ack.as_ref(), buf, |rest| match inputs {
+            Some(inputs) => inputs.encode(rest, now_us),
+            None => Ok(0),
+        })
+    }
+
+    /// Takes a frame from the server received at local time `now_us`: decodes its packet
+    /// ([`Client::decode`]), gives its input ack to the input sender and its timing to the
+    /// tick synchronisation. A malformed frame ([`Error::Corrupt`],
+    /// [`Error::UnexpectedEnd`]) changes nothing; otherwise each part is taken on its own and
+    /// its outcome returned.
+    pub fn receive(&mut self, frame: &[u8], now_us: u64) -> Result<FromServer> {
+        let (down, packet) = Down::read(frame)?;
+        let input_ack = match &mut self.inputs {
+            Some(inputs) => inputs.received(down.input_ack.as_ref(), down.timing.as_ref(), now_us),
+            None => None,
+        };
+        Ok(FromServer { packet: packet.map(|p| self.decode(p)), input_ack })
     }
 
     /// Entities this client can hold at once (the server's handle capacity).
@@ -103,6 +191,9 @@ impl<P: Protocol> Client<P> {
         let mut client = self.buffers.resume(P::SCHEMA, self.state);
         client.set_session(session);
         self.state = client.state();
+        if let Some(inputs) = &mut self.inputs {
+            inputs.set_session(session);
+        }
     }
 
     /// Forgets every frame held and asks the server to start over; see

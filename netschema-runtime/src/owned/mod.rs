@@ -9,6 +9,11 @@
 //!   core for programs that drive it directly.
 //! - [`Interpolator`] gives a client's entities at a render time a few frames behind the newest,
 //!   blended between the samples it received: a jitter buffer and render clock.
+//! - Inputs go the other way once a server and a client are set up for them
+//!   ([`Server::with_inputs`], [`Client::with_inputs`]): the client pushes one per tick at the
+//!   tick its synchronisation gives and the server takes them by tick. Then one datagram each
+//!   way per tick carries everything, framed as the `frame` module specifies
+//!   ([`Client::write`], [`Server::receive`], [`Server::write`], [`Client::receive`]).
 //! - [`Interest`] decides which entities each client sees from their positions on a grid, with
 //!   enter and leave radii, and hands [`Server`] only the changes.
 //!
@@ -19,13 +24,16 @@
 
 mod buffers;
 mod client;
+mod frame;
 mod ids;
+mod inputs;
 mod interest;
 mod interp;
 mod server;
 
-pub use buffers::{ClientBuffers, PeerBuffers, WorldBuffers};
-pub use client::{Client, Event};
+pub use buffers::{ClientBuffers, InputBuffers, PeerBuffers, WorldBuffers};
+pub use client::{Client, Event, FromServer};
+pub use frame::{DOWN_HEADER, UP_HEADER};
 pub use interest::{Change, Interest, View};
 pub use interp::{Interpolator, MAX_DELAY, RESYNC};
-pub use server::{ClientId, Connection, Frame, Server, ServerConfig};
+pub use server::{ClientId, Connection, Frame, FromClient, Server, ServerConfig};

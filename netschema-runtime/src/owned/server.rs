@@ -7,12 +7,16 @@ use std::vec;
 use std::vec::Vec;
 
 use super::buffers::{PeerBuffers, ScratchBuffers, WorldBuffers};
+use super::frame::{Down, Up};
 use super::ids::{IdMap, Ids};
+use super::inputs::ReceiverEnd;
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::frame::WINDOW;
 use crate::engine::handshake::{self, Welcome};
+use crate::engine::input::{InputStats, Taken, Timing, check_schema};
 use crate::engine::peer::{PeerScratch, PeerState, PeerStats};
 use crate::engine::world::WorldState;
+use crate::schema::Schema;
 use crate::{ClassOf, Error, Peer, PeerStorage, Protocol, Result, Value, World};
 
 /// The capacities of a server: set once, here, for the world and every connection.
@@ -73,8 +77,20 @@ impl fmt::Display for ClientId {
     }
 }
 
-/// One client's connection: what the server knows the client holds. Obtained from
-/// [`Server::split`] to encode clients' packets on several threads.
+/// What an up frame brought ([`Server::receive`]): each part's outcome, as it would be had
+/// the part come alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FromClient {
+    /// The state ack's, if the frame carried one ([`Server::receive_ack`]).
+    pub ack: Option<AckOutcome>,
+    /// The input datagram's, if the frame carried one: how many inputs were new
+    /// ([`InputReceiver::receive`](crate::engine::input::InputReceiver::receive));
+    /// [`Error::NoInputs`] on a server without inputs.
+    pub inputs: Option<Result<usize>>,
+}
+
+/// One client's connection: what the server knows the client holds, and its inputs.
+/// Obtained from [`Server::split`] to encode clients' packets on several threads.
 #[derive(Debug)]
 pub struct Connection {
     id: ClientId,
@@ -82,6 +98,7 @@ pub struct Connection {
     state: PeerState,
     /// Frames begun since the client connected, until an ack of its is accepted.
     pending: Option<u32>,
+    inputs: Option<ReceiverEnd>,
 }
 
 impl Connection {
@@ -101,6 +118,23 @@ impl Connection {
             self.state = peer.state();
             written
         })
+    }
+
+    /// Writes this client's frame for `frame` into `buf`, never past its end: the server's
+    /// timing report, the input ack and this client's packet in what is left of `buf` (see
+    /// the framing in `docs/protocol.md`); the same bytes as [`Server::write`].
+    pub fn write<P: Protocol>(&mut self, frame: &Frame<'_, P>, buf: &mut [u8]) -> Result<usize> {
+        let down = match frame.world.frame() {
+            Some(now) => {
+                let (input_ack, timing) = match &mut self.inputs {
+                    Some(inputs) => inputs.report(now),
+                    None => (None, Timing { frame: now, arrival: None }),
+                };
+                Down { timing: Some(timing), input_ack }
+            }
+            None => Down::default(),
+        };
+        down.write(buf, |rest| self.encode(frame, rest))
     }
 }
 
@@ -142,6 +176,8 @@ pub struct Server<P: Protocol> {
     /// Clients the last [`Server::begin_frame`] dropped, unproven.
     expired: Vec<ClientId>,
     next_client: u64,
+    /// The input schema, once set up ([`Server::with_inputs`]).
+    input: Option<&'static Schema>,
     row: Vec<i32>,
     /// Clamped values per scalar field, classes one after another.
     clamped: Vec<u64>,
@@ -188,11 +224,20 @@ impl<P: Protocol> Server<P> {
             index: IdMap::default(),
             expired: Vec::new(),
             next_client: 0,
+            input: None,
             row: vec![0; schema.max_fields],
             clamped: vec![0; fields],
             clamped_at,
             _schema: PhantomData,
         })
+    }
+
+    /// The server, taking inputs of `input` (see [`check_schema`]) from its clients: each
+    /// connection allocates its input storage when it is made.
+    pub fn with_inputs(mut self, input: &'static Schema) -> Result<Self> {
+        check_schema(input)?;
+        self.input = Some(input);
+        Ok(self)
     }
 
     /// The capacities.
@@ -232,10 +277,11 @@ impl<P: Protocol> Server<P> {
             room.reserve(sizes);
             buffers.peer_with(schema, (handles, interest), room.room()).map(|p| p.state())
         })?;
+        let inputs = self.input.map(ReceiverEnd::new).transpose()?;
         let id = ClientId(self.next_client);
         self.next_client += 1;
         self.index.insert(id, self.connections.len());
-        self.connections.push(Connection { id, buffers, state, pending: Some(0) });
+        self.connections.push(Connection { id, buffers, state, pending: Some(0), inputs });
         Ok(id)
     }
 
@@ -430,7 +476,11 @@ impl<P: Protocol> Server<P> {
     /// Binds `client`'s packets to a session its [`Client::set_session`](super::Client::set_session)
     /// names too, from the transport; see [`Peer::set_session`].
     pub fn set_session(&mut self, client: ClientId, session: u64) -> Result<()> {
-        self.with_peer(client, |p| p.set_session(session))
+        self.with_peer(client, |p| p.set_session(session))?;
+        if let Some(inputs) = self.connection(client)?.inputs.as_mut() {
+            inputs.set_session(session);
+        }
+        Ok(())
     }
 
     /// Shows or hides entity `id` to `client` from the next packet on.
@@ -565,6 +615,58 @@ impl<P: Protocol> Server<P> {
         holds: impl FnMut(u32) -> bool,
     ) -> Result<Option<Ack>> {
         self.with_peer(client, |p| p.ack_of(frame, holds))
+    }
+
+    /// Writes `client`'s frame for the current frame into `buf`, never past its end: the
+    /// timing report, the input ack and the packet; see [`Connection::write`].
+    pub fn write(&mut self, client: ClientId, buf: &mut [u8]) -> Result<usize> {
+        let at = self.index_of(client)?;
+        let (frame, connections) = self.split();
+        connections[at].write(&frame, buf)
+    }
+
+    /// Takes a frame from `client`: its state ack ([`Server::receive_ack`]) and its input
+    /// datagram, received during the current frame. A malformed frame ([`Error::Corrupt`],
+    /// [`Error::UnexpectedEnd`]) changes nothing; otherwise each part is taken on its own and
+    /// its outcome returned.
+    pub fn receive(&mut self, client: ClientId, frame: &[u8]) -> Result<FromClient> {
+        self.index_of(client)?;
+        let up = Up::read(frame)?;
+        let ack = up.ack.map(|a| self.receive_ack(client, &a)).transpose()?;
+        let now = self.frame().unwrap_or(0);
+        let inputs = up.inputs.map(|datagram| match &mut self.connection(client)?.inputs {
+            Some(inputs) => inputs.receive(datagram, now),
+            None => Err(Error::NoInputs),
+        });
+        Ok(FromClient { ack, inputs })
+    }
+
+    fn connection(&mut self, client: ClientId) -> Result<&mut Connection> {
+        let at = self.index_of(client)?;
+        Ok(&mut self.connections[at])
+    }
+
+    fn receiver(&mut self, client: ClientId) -> Result<&mut ReceiverEnd> {
+        self.connection(client)?.inputs.as_mut().ok_or(Error::NoInputs)
+    }
+
+    /// `client`'s input of `tick`, chosen by the game (usually the current frame); see
+    /// [`InputReceiver::take`](crate::engine::input::InputReceiver::take) for what a missing,
+    /// late or repeated tick gets. [`Error::NoInputs`] without [`Server::with_inputs`].
+    pub fn take_input(&mut self, client: ClientId, tick: u32) -> Result<Taken> {
+        Ok(self.receiver(client)?.take(tick))
+    }
+
+    /// `client`'s input of the next tick at its target delay; see
+    /// [`InputReceiver::take_next`](crate::engine::input::InputReceiver::take_next).
+    pub fn take_next_input(&mut self, client: ClientId) -> Result<Option<Taken>> {
+        Ok(self.receiver(client)?.take_next())
+    }
+
+    /// What `client`'s input stream has seen: datagrams, the buffer's policy at work and the
+    /// target delay.
+    pub fn input_stats(&mut self, client: ClientId) -> Result<InputStats> {
+        Ok(self.receiver(client)?.stats())
     }
 
     /// `client`'s counters.

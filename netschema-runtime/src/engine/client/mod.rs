@@ -91,6 +91,12 @@ impl ClientState {
     pub(crate) fn restarting(&self) -> bool {
         self.newest == NO_FRAME && self.restarted
     }
+
+    #[cfg(feature = "std")]
+    /// The session packets' check values cover.
+    pub(crate) fn session(&self) -> u64 {
+        self.session
+    }
 }
 
 /// The client side of a connection.
