@@ -14,16 +14,21 @@
 //!   known: the *up offset* `at − τ(s)` (where a tick sent now lands on the server's clock)
 //!   and a round trip `t − s` (which includes the server's wait for its next state);
 //!
-//! each a running mean over about 16 samples (the first sample starts it). The server's tick
+//! each a running mean over about 32 samples (the first sample starts it). The server's tick
 //! at `t` is estimated as `τ(t) + down + rtt / 2` ([`TickSync::server_tick`]). The input tick
 //! the client should push at `t` is `⌊τ(t) + shift⌋` ([`TickSync::input_tick`]), where the
-//! *shift* follows `up + target + 1`: an input then arrives, on average, the target delay and
-//! half a tick before the server's tick of the same number begins. Before any arrival the
-//! shift follows `down + target + 1`. The shift moves only when it is more than half a tick
-//! from where the estimates put it, and then all the way (an *adjustment*: forward when the
-//! client must run further ahead, back otherwise), so jitter moves nothing and a clock that
-//! drifts by 1 % makes one adjustment of half a tick every 50 ticks. [`SyncStats`] shows the
-//! estimates, the last error and the adjustments.
+//! *shift* follows `up + target + 1 + trim`: an input then arrives, on average, the target
+//! delay and half a tick before the server's tick of the same number begins. Before any
+//! arrival `down` stands in for `up`. The *trim* corrects what the up offset misses (the
+//! newest input is often one that came fast; a drifting clock runs ahead of the means): each
+//! report subtracts 1/256 of the receiver's error ([`Arrival::error`], its averaged lead less
+//! its target) beyond a quarter of a tick, within ±16 ticks.
+//!
+//! The shift moves only when it is more than half a tick from where the estimates put it,
+//! and then all the way (an *adjustment*: forward when the client must run further ahead,
+//! back otherwise), so jitter rarely moves it and a clock that drifts by 1 % makes about one
+//! adjustment of half a tick every 50 ticks. [`SyncStats`] shows the estimates, the last
+//! error and the adjustments.
 
 /// Fractions of a tick positions are kept in.
 pub const SUB: i64 = 256;
@@ -31,7 +36,8 @@ pub const SUB: i64 = 256;
 const SENT: usize = 64;
 /// Running means are over about `2^MEAN_SHIFT` samples.
 const MEAN_SHIFT: u32 = 5;
-/// Each report moves the trim by `1/2^TRIM_SHIFT` of the receiver's error.
+/// Each report moves the trim by `1/2^TRIM_SHIFT` of the receiver's error beyond the
+/// [`DEADBAND`].
 const TRIM_SHIFT: u32 = 8;
 /// Errors the trim leaves alone, in 1/[`SUB`] ticks.
 const DEADBAND: i64 = SUB / 4;
