@@ -55,7 +55,7 @@ impl Rng {
     }
     /// A one-way delay of 50 ± 20 ms, or `None` for a lost datagram (10 %).
     fn delay(&mut self) -> Option<u64> {
-        (self.next() % 10 != 0).then(|| 30_000 + self.next() % 40_001)
+        (!self.next().is_multiple_of(10)).then(|| 30_000 + self.next() % 40_001)
     }
 }
 

@@ -142,7 +142,7 @@ impl<'a> Up<'a> {
         }
         let at = w.len;
         let n = inputs(w.buf.get_mut(at..).ok_or(Error::BufferFull)?)?;
-        let parts = u8::from(ack.is_some()) * UP_ACK | u8::from(n > 0) * UP_INPUTS;
+        let parts = (u8::from(ack.is_some()) * UP_ACK) | (u8::from(n > 0) * UP_INPUTS);
         w.buf[0] = UP | parts;
         Ok(at + n)
     }
