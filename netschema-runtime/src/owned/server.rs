@@ -3,6 +3,7 @@
 use core::cell::RefCell;
 use core::fmt;
 use core::marker::PhantomData;
+use std::boxed::Box;
 use std::vec;
 use std::vec::Vec;
 
@@ -98,7 +99,8 @@ pub struct Connection {
     state: PeerState,
     /// Frames begun since the client connected, until an ack of its is accepted.
     pending: Option<u32>,
-    inputs: Option<ReceiverEnd>,
+    /// The client's input stream, boxed: a server without inputs keeps connections small.
+    inputs: Option<Box<ReceiverEnd>>,
 }
 
 impl Connection {
@@ -277,7 +279,7 @@ impl<P: Protocol> Server<P> {
             room.reserve(sizes);
             buffers.peer_with(schema, (handles, interest), room.room()).map(|p| p.state())
         })?;
-        let inputs = self.input.map(ReceiverEnd::new).transpose()?;
+        let inputs = self.input.map(|s| ReceiverEnd::new(s).map(Box::new)).transpose()?;
         let id = ClientId(self.next_client);
         self.next_client += 1;
         self.index.insert(id, self.connections.len());
@@ -647,7 +649,7 @@ impl<P: Protocol> Server<P> {
     }
 
     fn receiver(&mut self, client: ClientId) -> Result<&mut ReceiverEnd> {
-        self.connection(client)?.inputs.as_mut().ok_or(Error::NoInputs)
+        self.connection(client)?.inputs.as_deref_mut().ok_or(Error::NoInputs)
     }
 
     /// `client`'s input of `tick`, chosen by the game (usually the current frame); see
