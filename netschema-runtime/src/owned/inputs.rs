@@ -24,15 +24,12 @@ impl SenderEnd {
     /// A sender of inputs of `schema`, ticks of `tick_us` microseconds.
     pub(crate) fn new(schema: &'static Schema, tick_us: u32) -> Result<Self> {
         let mut buffers = InputBuffers::new(schema);
-        let state = InputSender::new(schema, buffers.storage())?.state();
+        let state = SenderState::new(schema, &buffers.storage())?;
         Ok(SenderEnd { schema, buffers, state, sync: TickSync::new(tick_us) })
     }
 
     fn with<T>(&mut self, f: impl FnOnce(&mut InputSender<'_>) -> T) -> T {
-        let mut sender = InputSender::resume(self.schema, self.buffers.storage(), self.state);
-        let out = f(&mut sender);
-        self.state = sender.state();
-        out
+        f(&mut InputSender::resume(self.schema, self.buffers.storage(), &mut self.state))
     }
 
     pub(crate) fn set_session(&mut self, session: u64) {
@@ -88,15 +85,12 @@ impl ReceiverEnd {
     /// A receiver of inputs of `schema`.
     pub(crate) fn new(schema: &'static Schema) -> Result<Self> {
         let mut buffers = InputBuffers::new(schema);
-        let state = InputReceiver::new(schema, buffers.storage())?.state();
+        let state = ReceiverState::new(schema, &buffers.storage())?;
         Ok(ReceiverEnd { schema, buffers, state, arrived_at: 0 })
     }
 
     fn with<T>(&mut self, f: impl FnOnce(&mut InputReceiver<'_>) -> T) -> T {
-        let mut receiver = InputReceiver::resume(self.schema, self.buffers.storage(), self.state);
-        let out = f(&mut receiver);
-        self.state = receiver.state();
-        out
+        f(&mut InputReceiver::resume(self.schema, self.buffers.storage(), &mut self.state))
     }
 
     pub(crate) fn set_session(&mut self, session: u64) {

@@ -29,6 +29,7 @@
 pub mod ack;
 mod body;
 pub mod buffer;
+mod held;
 pub mod playout;
 pub mod receiver;
 mod recent;

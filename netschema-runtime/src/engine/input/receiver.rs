@@ -4,6 +4,7 @@
 use crate::codec::coder::Decoder;
 use crate::engine::input::body::{Carried, Header, code_rest, code_start};
 use crate::engine::input::buffer::{Buffer, BufferStats, Taken};
+use crate::engine::input::held::Held;
 use crate::engine::input::playout::{Playout, PlayoutStats, Step};
 use crate::engine::input::slots::{InputStorage, Slots};
 use crate::engine::input::{InputAck, check_schema};
@@ -35,7 +36,7 @@ pub struct InputStats {
 pub struct InputReceiver<'a> {
     schema: &'a Schema,
     storage: InputStorage<'a>,
-    state: ReceiverState,
+    state: Held<'a, ReceiverState>,
 }
 
 /// Everything of an [`InputReceiver`] but its schema and storage.
@@ -54,13 +55,13 @@ pub(crate) struct ReceiverState {
     refused: u32,
 }
 
-impl<'a> InputReceiver<'a> {
-    /// A receiver of inputs described by `schema` (see [`check_schema`]) in `storage`
-    /// ([`InputStorage::sizes`]).
-    pub fn new(schema: &'a Schema, storage: InputStorage<'a>) -> Result<Self> {
+impl ReceiverState {
+    /// The state of a fresh end of an input stream described by `schema` (see
+    /// [`check_schema`]) in `storage` ([`InputStorage::sizes`]).
+    pub(crate) fn new(schema: &Schema, storage: &InputStorage<'_>) -> Result<Self> {
         let class = check_schema(schema)?;
         storage.check(schema)?;
-        let state = ReceiverState {
+        Ok(ReceiverState {
             class,
             slots: Slots::new(schema),
             session: 0,
@@ -70,8 +71,16 @@ impl<'a> InputReceiver<'a> {
             playout: Playout::new(),
             datagrams: 0,
             refused: 0,
-        };
-        Ok(InputReceiver { schema, storage, state })
+        })
+    }
+}
+
+impl<'a> InputReceiver<'a> {
+    /// A receiver of inputs described by `schema` (see [`check_schema`]) in `storage`
+    /// ([`InputStorage::sizes`]).
+    pub fn new(schema: &'a Schema, storage: InputStorage<'a>) -> Result<Self> {
+        let state = ReceiverState::new(schema, &storage)?;
+        Ok(InputReceiver { schema, storage, state: Held::Own(state) })
     }
 
     #[cfg(feature = "std")]
@@ -80,15 +89,9 @@ impl<'a> InputReceiver<'a> {
     pub(crate) fn resume(
         schema: &'a Schema,
         storage: InputStorage<'a>,
-        state: ReceiverState,
+        state: &'a mut ReceiverState,
     ) -> Self {
-        InputReceiver { schema, storage, state }
-    }
-
-    #[cfg(feature = "std")]
-    /// What [`InputReceiver::resume`] needs besides the schema and the storage.
-    pub(crate) fn state(&self) -> ReceiverState {
-        self.state
+        InputReceiver { schema, storage, state: Held::Lent(state) }
     }
 
     /// Binds the stream to a session (see
@@ -166,11 +169,12 @@ impl<'a> InputReceiver<'a> {
     /// skipped), and the tick taken last again, repeated, when they come later than it (a
     /// stall); see [`playout`](crate::engine::input::playout).
     pub fn take_next(&mut self) -> Option<Taken> {
-        match self.state.playout.step(self.state.buffer.next(), self.state.newest_tick)? {
-            Step::Take(tick) => Some(self.state.buffer.take(tick)),
+        let s = &mut *self.state;
+        match s.playout.step(s.buffer.next(), s.newest_tick)? {
+            Step::Take(tick) => Some(s.buffer.take(tick)),
             Step::Stall => {
-                let tick = self.state.buffer.next().unwrap_or(0).wrapping_sub(1);
-                Some(self.state.buffer.stand_in(tick))
+                let tick = s.buffer.next().unwrap_or(0).wrapping_sub(1);
+                Some(s.buffer.stand_in(tick))
             }
         }
     }
@@ -183,7 +187,7 @@ impl<'a> InputReceiver<'a> {
     /// against the tick taken: how far ahead the client's inputs run (see
     /// [`sync`](crate::engine::input::sync)).
     pub fn take(&mut self, tick: u32) -> Taken {
-        let s = &mut self.state;
+        let s = &mut *self.state;
         s.playout.taken(tick, s.newest_tick, s.buffer.next().is_none());
         s.buffer.take(tick)
     }

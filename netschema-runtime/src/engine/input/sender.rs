@@ -4,6 +4,7 @@
 use crate::AckOutcome;
 use crate::codec::coder::Encoder;
 use crate::engine::input::body::{Carried, Header, code_rest, code_start, valid};
+use crate::engine::input::held::Held;
 use crate::engine::input::recent::Input;
 use crate::engine::input::slots::{InputStorage, Slots};
 use crate::engine::input::{CARRIED, InputAck, MAX_INPUT_FIELDS, PACKETS, check_schema};
@@ -33,7 +34,7 @@ pub struct SenderStats {
 pub struct InputSender<'a> {
     schema: &'a Schema,
     storage: InputStorage<'a>,
-    state: SenderState,
+    state: Held<'a, SenderState>,
 }
 
 /// Everything of an [`InputSender`] but its schema and storage.
@@ -55,13 +56,13 @@ pub(crate) struct SenderState {
     stats: SenderStats,
 }
 
-impl<'a> InputSender<'a> {
-    /// A sender of inputs described by `schema` (see [`check_schema`]) in `storage`
-    /// ([`InputStorage::sizes`]).
-    pub fn new(schema: &'a Schema, storage: InputStorage<'a>) -> Result<Self> {
+impl SenderState {
+    /// The state of a fresh end of an input stream described by `schema` (see
+    /// [`check_schema`]) in `storage` ([`InputStorage::sizes`]).
+    pub(crate) fn new(schema: &Schema, storage: &InputStorage<'_>) -> Result<Self> {
         let class = check_schema(schema)?;
         storage.check(schema)?;
-        let state = SenderState {
+        Ok(SenderState {
             class,
             slots: Slots::new(schema),
             session: 0,
@@ -71,8 +72,16 @@ impl<'a> InputSender<'a> {
             acked: None,
             carried: None,
             stats: SenderStats::default(),
-        };
-        Ok(InputSender { schema, storage, state })
+        })
+    }
+}
+
+impl<'a> InputSender<'a> {
+    /// A sender of inputs described by `schema` (see [`check_schema`]) in `storage`
+    /// ([`InputStorage::sizes`]).
+    pub fn new(schema: &'a Schema, storage: InputStorage<'a>) -> Result<Self> {
+        let state = SenderState::new(schema, &storage)?;
+        Ok(InputSender { schema, storage, state: Held::Own(state) })
     }
 
     #[cfg(feature = "std")]
@@ -81,15 +90,9 @@ impl<'a> InputSender<'a> {
     pub(crate) fn resume(
         schema: &'a Schema,
         storage: InputStorage<'a>,
-        state: SenderState,
+        state: &'a mut SenderState,
     ) -> Self {
-        InputSender { schema, storage, state }
-    }
-
-    #[cfg(feature = "std")]
-    /// What [`InputSender::resume`] needs besides the schema and the storage.
-    pub(crate) fn state(&self) -> SenderState {
-        self.state
+        InputSender { schema, storage, state: Held::Lent(state) }
     }
 
     /// Binds the stream to a session, the value its receiver was given
@@ -111,7 +114,8 @@ impl<'a> InputSender<'a> {
         }
         let mut input = Input { tick, values: [0; MAX_INPUT_FIELDS] };
         input.values[..values.len()].copy_from_slice(values);
-        self.state.pushed[self.state.count as usize % CARRIED] = input;
+        let at = self.state.count as usize % CARRIED;
+        self.state.pushed[at] = input;
         self.state.count = self.state.count.wrapping_add(1);
         Ok(())
     }
