@@ -368,7 +368,9 @@ impl<P: Probe> Walk<'_, '_, P> {
             let start = coder.bits();
             self.check.add(h);
             self.update(coder, side, models, class, h, k, due)?;
-            self.links(coder, side, models, (c, h), true)?;
+            if !c.links.is_empty() {
+                self.links(coder, side, models, (c, h), true)?;
+            }
             if let Some(b) = side.packer() {
                 // Nothing may be held: an entity that does not fit fails the attempt.
                 let len = coder.len_bound();
@@ -402,7 +404,9 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let start = coder.bits();
         self.update(coder, side, models, class, h, k, due)?;
-        self.links(coder, side, models, (c, h), true)?;
+        if !c.links.is_empty() {
+            self.links(coder, side, models, (c, h), true)?;
+        }
         if let Some(b) = side.packer()
             && self.settle(coder, b, models, saved, attempt, (h, start), 0)
         {

@@ -82,7 +82,7 @@ impl<P: Probe> Walk<'_, '_, P> {
 
     /// Codes the links of `h`, of `class`, sent in this packet: entering (predicted none) or
     /// `kept` (predicted as [`held`]).
-    #[inline]
+    #[inline(never)]
     pub(super) fn links<'s, C: BinaryCoder, S: Side<'s>>(
         &mut self,
         coder: &mut C,
