@@ -441,7 +441,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let largest = write_lags(self.lags, usize::MAX, 0, staleness);
         self.max_lag = self.max_lag.max(largest);
         self.diffs.copy_from_slice(self.history_diffs[0]);
-        self.links.copy_from_slice(self.base_links);
+        let n = self.links.len().min(self.base_links.len());
+        self.links[..n].copy_from_slice(&self.base_links[..n]);
     }
 
     #[inline]
