@@ -60,6 +60,17 @@ fn session(seed: u64, frames: u32, lose_one_in: u64) -> Vec<Vec<u8>> {
                 world.set(id, 0, row).unwrap();
             }
         }
+        // Each box names the ball after it, or none now and then: links change and follow
+        // their targets in and out of view.
+        for id in (5..ENTITIES).step_by(6) {
+            let ball = ((id + 1) % ENTITIES, (id + 7) % ENTITIES);
+            let target = match (step / 9 + id as u32) % 3 {
+                0 => None,
+                1 => Some(ball.0),
+                _ => Some(ball.1),
+            };
+            world.set_link(id, 0, target.filter(|&b| b % 6 != 5)).unwrap();
+        }
         let len = peer.encode(&world, &mut buf).unwrap();
         if rng.below(lose_one_in) == 0 {
             continue;

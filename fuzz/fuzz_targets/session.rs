@@ -12,7 +12,7 @@ use netschema_runtime::Ack;
 use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
-use netschema_runtime::schema::{Class, Field, Group, Schema};
+use netschema_runtime::schema::{Class, Field, Group, Link, Schema};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Quadratic];
 static UNIT: [Field; 4] = [
@@ -23,8 +23,11 @@ static UNIT: [Field; 4] = [
 ];
 static SLOW: [Group; 2] = [Group::DEFAULT, Group { name: "slow", interval: 3, priority: 1 }];
 static MARK: [Field; 1] = [Field::categorical("on", 2)];
-static CLASSES: [Class; 2] =
-    [Class::new("unit", &UNIT).with_groups(&SLOW), Class::new("mark", &MARK)];
+static MARK_LINKS: [Link; 1] = [Link::new("of", None)];
+static CLASSES: [Class; 2] = [
+    Class::new("unit", &UNIT).with_groups(&SLOW),
+    Class::new("mark", &MARK).with_links(&MARK_LINKS),
+];
 static SCHEMA: Schema = Schema::new("session", &CLASSES);
 /// The same under the batched model policy, in small batches so that models change often.
 static BATCHED: Schema =
@@ -72,7 +75,12 @@ fuzz_target!(|data: &[u8]| {
             let op = input.byte();
             match op % 8 {
                 0 => world.remove(id),
-                1 => world.set(id, 1, &[i32::from(op >> 3) & 1]).unwrap(),
+                1 => {
+                    world.set(id, 1, &[i32::from(op >> 3) & 1]).unwrap();
+                    // A mark names some entity, or none: absent targets are refused.
+                    let target = usize::from(op >> 3) % (ENTITIES + 1);
+                    let _ = world.set_link(id, 0, (target < ENTITIES).then_some(target));
+                }
                 _ => {
                     let t = step as i32;
                     let (x, y) = (id as i32 * 150 + t * i32::from(op % 5), 2000 + t * 3);

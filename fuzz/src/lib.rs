@@ -2,7 +2,7 @@
 //! targets read against.
 
 use netschema_runtime::model::predict::Predictor;
-use netschema_runtime::schema::{Class, Field, Schema};
+use netschema_runtime::schema::{Class, Field, Link, Schema};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Cubic];
 static BALL: [Field; 4] = [
@@ -12,7 +12,9 @@ static BALL: [Field; 4] = [
     Field::categorical("lit", 2),
 ];
 static BOX: [Field; 1] = [Field::numeric("hp", i32::MIN, i32::MAX, false, MOVING)];
-static CLASSES: [Class; 2] = [Class::new("ball", &BALL), Class::new("box", &BOX)];
+static BOX_LINKS: [Link; 1] = [Link::new("ball", Some(0))];
+static CLASSES: [Class; 2] =
+    [Class::new("ball", &BALL), Class::new("box", &BOX).with_links(&BOX_LINKS)];
 
 /// The schema `client_decode` decodes packets of.
 pub static CLIENT_SCHEMA: Schema = Schema::new("fuzz", &CLASSES);
