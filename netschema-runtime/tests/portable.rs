@@ -1,6 +1,7 @@
-//! The wire is the same on every platform: sessions of three schemas (quaternions that change
-//! basis; a predictive contract; short-lived entities entering in bursts), over a link that
-//! loses and delays packets and acks, hash every packet, ack and decoded row to pinned values.
+//! The wire is the same on every platform: sessions of four schemas (quaternions that change
+//! basis; a predictive contract; short-lived entities entering in bursts; links between
+//! entities), over a link that loses and delays packets and acks, hash every packet, ack,
+//! decoded row and link to pinned values.
 //! The worlds are integer-only, so the hashes depend on nothing but the codec. CI runs this on
 //! the host, on a 32-bit target (`i686-unknown-linux-gnu`) and on a big-endian one under miri
 //! (`powerpc64-unknown-linux-gnu`).
@@ -8,8 +9,20 @@
 mod support;
 
 use netschema_runtime::Ack;
-use netschema_runtime::schema::Schema;
+use netschema_runtime::model::predict::Predictor;
+use netschema_runtime::schema::{Class, Field, Link, Schema};
 use support::{FALLING, SPARKS, SPINNING, ack_bytes, session};
+
+static SHIP: [Field; 2] = [
+    Field::numeric("x", 0, 4095, false, &[Predictor::Hold, Predictor::Linear]),
+    Field::categorical("on", 2),
+];
+static SHOT: [Field; 1] = [Field::numeric("d", -500, 500, false, &[Predictor::Hold])];
+static SHOT_LINKS: [Link; 2] = [Link::new("from", Some(0)), Link::new("at", None)];
+static LINKED_CLASSES: [Class; 2] =
+    [Class::new("ship", &SHIP), Class::new("shot", &SHOT).with_links(&SHOT_LINKS)];
+/// Ships and shots that name the ship they came from and anything they aim at.
+static LINKED: Schema = Schema::new("linked", &LINKED_CLASSES);
 
 /// FNV-1a, 64 bits.
 struct Hash(u64);
@@ -64,6 +77,14 @@ fn run(schema: &'static Schema, entities: usize) -> u64 {
             }
             peer.set_visible(i, here).unwrap();
         }
+        // Links name entities that come and go; one naming an absent entity is refused.
+        for i in 0..entities {
+            let links = schema.classes[i % classes].links.len();
+            for l in 0..links {
+                let target = (i + l + t as usize / 6) % (entities + 2);
+                let _ = world.set_link(i, l, (target < entities).then_some(target));
+            }
+        }
         let len = peer.encode(&world, &mut buf).unwrap();
         hash.bytes(&buf[..len]);
         // One packet in four is lost; acks arrive two frames late.
@@ -72,6 +93,9 @@ fn run(schema: &'static Schema, entities: usize) -> u64 {
                 hash.bytes(&u64::from(h).to_le_bytes());
                 hash.bytes(&(c as u64).to_le_bytes());
                 r.iter().for_each(|v| hash.bytes(&v.to_le_bytes()));
+                for l in 0..schema.classes[c].links.len() {
+                    hash.bytes(&client.link(h, l).map_or(u32::MAX, |t| t).to_le_bytes());
+                }
             }
             if let Some(ack) = client.ack() {
                 hash.bytes(&ack_bytes(ack));
@@ -87,10 +111,15 @@ fn run(schema: &'static Schema, entities: usize) -> u64 {
 
 #[test]
 fn the_wire_is_pinned() {
-    let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16)];
+    let got = [run(&SPINNING, 12), run(&FALLING, 12), run(&SPARKS, 16), run(&LINKED, 12)];
     assert_eq!(
         got,
-        [0x2510_e736_10d2_1004, 0x031a_1df8_ad31_f8c2, 0x80e5_489c_727f_add4],
+        [
+            0x2510_e736_10d2_1004,
+            0x031a_1df8_ad31_f8c2,
+            0x80e5_489c_727f_add4,
+            0x8afa_133a_85bb_98b3
+        ],
         "{got:#018x?}"
     );
 }
