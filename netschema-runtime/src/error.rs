@@ -131,6 +131,16 @@ pub enum Error {
         /// The links of the class.
         links: usize,
     },
+    /// A value's reference names an entity the server does not hold, or one of another class
+    /// than the reference's ([`crate::schema::Link::target`]).
+    BadTarget {
+        /// The class of the value.
+        class: &'static str,
+        /// The reference field (the link's name).
+        link: &'static str,
+        /// The id it names.
+        id: u64,
+    },
     /// An entity id the server does not hold.
     UnknownEntity {
         /// The id given.
@@ -246,6 +256,10 @@ impl fmt::Display for Error {
             Error::UnknownLink { link, links } => {
                 write!(f, "link {link} does not exist: the entity's class has {links} links")
             }
+            Error::BadTarget { class, link, id } => write!(
+                f,
+                "`{class}.{link}` names entity {id}, which is not in the world or not of the class it refers to"
+            ),
             Error::UnknownEntity { id } => write!(f, "no entity has id {id}"),
             Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
             Error::TooManyClients { max } => {

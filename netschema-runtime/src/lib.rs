@@ -34,6 +34,7 @@ pub mod model;
 #[cfg(feature = "std")]
 pub mod owned;
 pub mod quant;
+mod reference;
 pub mod schema;
 mod snapshot;
 pub mod timeline;
@@ -43,4 +44,5 @@ pub use engine::client::{Client, ClientStorage, Event};
 pub use engine::peer::{Peer, PeerStorage};
 pub use engine::world::{World, WorldStorage};
 pub use error::{Error, Result};
-pub use snapshot::{Clamped, ClassOf, Protocol, Snapshot, SnapshotEnum, Value};
+pub use reference::Ref;
+pub use snapshot::{Clamped, ClassOf, Protocol, Snapshot, SnapshotEnum, Target, Value};

@@ -35,8 +35,22 @@ pub trait Snapshot: Sized {
     }
 
     /// Rebuilds a value from raw values (as written by [`Snapshot::quantise`]); raw values
-    /// outside a field's range are clamped first.
+    /// outside a field's range are clamped first. Its references name nothing.
     fn dequantise(raw: &[i32]) -> Self;
+
+    /// The entity reference `link` of this value names (an index into
+    /// [`Class::links`](crate::schema::Class::links)): on the server the game's id of the
+    /// target. `None` for nothing, or for a class without links.
+    fn link(&self, link: usize) -> Option<u64> {
+        let _ = link;
+        None
+    }
+
+    /// Points reference `link` of this value at `target` (on a client the handle it holds the
+    /// target under); does nothing for a class without links.
+    fn set_link(&mut self, link: usize, target: Option<u64>) {
+        let _ = (link, target);
+    }
 }
 
 /// An enum replicated as a categorical field: its cases, in index order.
@@ -165,6 +179,17 @@ pub trait Protocol: Sized + 'static {
     /// Rebuilds a value of class `class` from its raw values; `None` if the schema has no
     /// such class.
     fn dequantise(class: usize, raw: &[i32]) -> Option<Self>;
+
+    /// [`Snapshot::link`] of this value's class (the default: a schema without links).
+    fn link(&self, link: usize) -> Option<u64> {
+        let _ = link;
+        None
+    }
+
+    /// [`Snapshot::set_link`] of this value's class (the default: a schema without links).
+    fn set_link(&mut self, link: usize, target: Option<u64>) {
+        let _ = (link, target);
+    }
 }
 
 /// Runs `quantise` and reports the first value it clamped, as a scalar field of `class`.
@@ -177,6 +202,22 @@ fn first_clamped(
         first.get_or_insert((field, value));
     });
     first.map_or(Ok(()), |(field, value)| Err(Clamped::new(class, field, value)))
+}
+
+/// What a [`Ref`](crate::Ref) of schema `P` may name: a class of `P` (its targets are of
+/// that class), or `P` itself (any class). Implemented with `P`'s [`Protocol`] impl.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a class of the schema `{P}`",
+    label = "not a class of `{P}`",
+    note = "a `Ref<T>` names a class of the schema (the type a variant of its enum holds), or the schema's enum itself for an entity of any class"
+)]
+pub trait Target<P: Protocol>: Sized {
+    /// The class a target must be of (its index in `P::SCHEMA`), or `None` for any class: a
+    /// link's [`target`](crate::schema::Link::target).
+    const CLASS: Option<u16>;
+
+    /// `entity` as a `Self`, if it is one.
+    fn from_entity(entity: P) -> Option<Self>;
 }
 
 /// A class of the schema `P`: its index there, and its place in `P`'s enum.

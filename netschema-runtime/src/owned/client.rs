@@ -12,7 +12,7 @@ use crate::engine::handshake;
 use crate::engine::input::{SenderStats, SyncStats};
 use crate::model::predict::{Predictor, Rate};
 use crate::schema::Schema;
-use crate::{ClassOf, Error, Protocol, Result};
+use crate::{ClassOf, Error, Protocol, Ref, Result, Target};
 
 /// What changed from the previous view to the current one, with the entity's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -242,18 +242,41 @@ impl<P: Protocol> Client<P> {
     }
 
     /// The entity at `handle`, if it is a `C`: its newest values (see
-    /// [`Client::view`](crate::Client::view)).
+    /// [`Client::view`](crate::Client::view)), its references pointed at the handles this
+    /// client holds their targets under ([`Client::link`]).
     pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
         match self.reader().get(handle)? {
-            (class, raw) if class == C::INDEX => Some(C::dequantise(raw)),
+            (class, raw) if class == C::INDEX => {
+                let mut value = C::dequantise(raw);
+                self.links(handle, class, |l, t| value.set_link(l, t));
+                Some(value)
+            }
             _ => None,
         }
     }
 
-    /// The entity at `handle`, whatever its class.
+    /// The entity at `handle`, whatever its class, its references pointed as by
+    /// [`Client::get`].
     pub fn entity(&self, handle: u32) -> Option<P> {
         let (class, raw) = self.reader().get(handle)?;
-        P::dequantise(class, raw)
+        let mut value = P::dequantise(class, raw)?;
+        self.links(handle, class, |l, t| value.set_link(l, t));
+        Some(value)
+    }
+
+    /// The entity a reference of a value this client read names, if this client holds it and
+    /// it is a `T` ([`Client::get`] or, for a reference to any class, [`Client::entity`]).
+    pub fn follow<T: Target<P>>(&self, target: Ref<T>) -> Option<T> {
+        self.entity(target.handle()?).and_then(T::from_entity)
+    }
+
+    /// Calls `set` with each link of the entity at `handle` (of class `class`) and the handle
+    /// it names.
+    fn links(&self, handle: u32, class: usize, mut set: impl FnMut(usize, Option<u64>)) {
+        let links = P::SCHEMA.classes.get(class).map_or(0, |c| c.links.len());
+        for l in 0..links {
+            set(l, self.link(handle, l).map(u64::from));
+        }
     }
 
     /// Whether the server marked the entity at `handle` as this client's own.
@@ -261,17 +284,18 @@ impl<P: Protocol> Client<P> {
         self.reader().is_own(handle)
     }
 
-    /// Every entity of class `C` in the current view, by handle.
+    /// Every entity of class `C` in the current view, by handle, as [`Client::get`] reads
+    /// them.
     pub fn iter<C: ClassOf<P>>(&self) -> impl Iterator<Item = (u32, C)> + use<'_, P, C> {
         self.reader()
             .view()
             .filter(|&(_, class, _)| class == C::INDEX)
-            .map(|(h, _, raw)| (h, C::dequantise(raw)))
+            .filter_map(|(h, _, _)| Some((h, self.get(h)?)))
     }
 
-    /// Every entity in the current view, by handle.
+    /// Every entity in the current view, by handle, as [`Client::entity`] reads them.
     pub fn entities(&self) -> impl Iterator<Item = (u32, P)> + '_ {
-        self.reader().view().filter_map(|(h, class, raw)| Some((h, P::dequantise(class, raw)?)))
+        self.reader().view().filter_map(|(h, _, _)| Some((h, self.entity(h)?)))
     }
 
     /// Every entity of the current frame exactly as its packet set it, raw, by handle: what the
@@ -286,13 +310,11 @@ impl<P: Protocol> Client<P> {
         let reader = self.reader();
         reader.events().filter_map(move |e| match e {
             client::Event::Created { handle, .. } => {
-                let (class, raw) = reader.get(handle)?;
-                let value = P::dequantise(class, raw)?;
+                let value = self.entity(handle)?;
                 Some(Event::Created { handle, value, own: reader.is_own(handle) })
             }
             client::Event::Updated { handle } => {
-                let (class, raw) = reader.get(handle)?;
-                Some(Event::Updated { handle, value: P::dequantise(class, raw)? })
+                Some(Event::Updated { handle, value: self.entity(handle)? })
             }
             client::Event::Removed { handle } => Some(Event::Removed { handle }),
         })

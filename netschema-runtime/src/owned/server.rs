@@ -17,8 +17,11 @@ use crate::engine::handshake::{self, Welcome};
 use crate::engine::input::{InputStats, Taken, Timing, check_schema};
 use crate::engine::peer::{PeerScratch, PeerState, PeerStats};
 use crate::engine::world::WorldState;
-use crate::schema::Schema;
+use crate::schema::{MAX_LINKS, Schema};
 use crate::{ClassOf, Error, Peer, PeerStorage, Protocol, Result, Value, World};
+
+/// The world ids of a value's link targets, by link.
+type Targets = [Option<usize>; MAX_LINKS];
 
 /// The capacities of a server: set once, here, for the world and every connection.
 ///
@@ -361,18 +364,25 @@ impl<P: Protocol> Server<P> {
         self.world_state.frame()
     }
 
-    /// Sets entity `id` to `value` in the current frame, adding it if it is new. A value that
-    /// is NaN, infinite or outside its field's range is refused with [`Error::Capture`],
-    /// naming the class, field and value, and the entity is left as it was.
+    /// Sets entity `id` to `value` in the current frame, adding it if it is new, and points
+    /// its links at the entities its references name ([`Snapshot::link`](crate::Snapshot::link),
+    /// by the game's ids: set a target before the entities that refer to it). A value that is
+    /// NaN, infinite or outside its field's range is refused with [`Error::Capture`], naming
+    /// the class, field and value, and a reference to an entity not in the world, or not of
+    /// the class it refers to, with [`Error::BadTarget`], naming the reference; either way the
+    /// entity is left as it was.
     pub fn set<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
         let fields = C::CLASS.fields.len();
         value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
-        self.store(id, C::INDEX)
+        let targets = self.targets(C::INDEX, |l| value.link(l))?;
+        self.store(id, C::INDEX, &targets)
     }
 
     /// Like [`Server::set`], but values that do not fit are clamped into their fields (NaN to
-    /// the range's minimum) and counted per field ([`Server::clamped`]).
+    /// the range's minimum) and counted per field ([`Server::clamped`]). A bad reference is
+    /// still an error.
     pub fn set_clamped<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
+        let targets = self.targets(C::INDEX, |l| value.link(l))?;
         let fields = C::CLASS.fields.len();
         let counts = &mut self.clamped[self.clamped_at[C::INDEX]..][..fields];
         value.quantise_with(&mut self.row[..fields], &mut |field, _: Value| {
@@ -380,7 +390,7 @@ impl<P: Protocol> Server<P> {
                 *n += 1;
             }
         });
-        self.store(id, C::INDEX)
+        self.store(id, C::INDEX, &targets)
     }
 
     /// [`Server::set`] for a value of any class.
@@ -388,19 +398,47 @@ impl<P: Protocol> Server<P> {
         let class = value.class();
         let fields = P::SCHEMA.classes.get(class).map_or(0, |c| c.fields.len());
         value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
-        self.store(id, class)
+        let targets = self.targets(class, |l| value.link(l))?;
+        self.store(id, class, &targets)
     }
 
-    /// Writes the quantised row in `self.row` as entity `id` of `class`.
-    fn store(&mut self, id: u64, class: usize) -> Result<()> {
+    /// The world ids of the targets the links of `class` name (`link` gives each one's game
+    /// id), checked: each in the world and of the link's class.
+    fn targets(
+        &mut self,
+        class: usize,
+        link: impl Fn(usize) -> Option<u64>,
+    ) -> Result<Targets> {
+        let mut out = [None; MAX_LINKS];
+        let links = P::SCHEMA.classes.get(class).map_or(&[][..], |c| c.links);
+        let world = self.world.resume(P::SCHEMA, self.world_state);
+        for ((i, l), slot) in links.iter().enumerate().zip(&mut out) {
+            let Some(id) = link(i) else { continue };
+            let target = self.ids.get(id).filter(|&t| {
+                let class = world.class_now(t);
+                class.is_some() && l.target.is_none_or(|want| class == Some(usize::from(want)))
+            });
+            let class = P::SCHEMA.classes[class].name;
+            *slot = Some(target.ok_or(Error::BadTarget { class, link: l.name, id })?);
+        }
+        Ok(out)
+    }
+
+    /// Writes the quantised row in `self.row` as entity `id` of `class`, its links pointed at
+    /// `targets`.
+    fn store(&mut self, id: u64, class: usize, targets: &Targets) -> Result<()> {
         if self.world_state.frame().is_none() {
             return Err(Error::FrameNotStarted);
         }
         let capacity = self.config.entities;
         let slot = self.ids.insert(id).ok_or(Error::TooManyEntities { capacity })?;
-        let fields = P::SCHEMA.classes[class].fields.len();
+        let c = &P::SCHEMA.classes[class];
         let mut world = self.world.resume(P::SCHEMA, self.world_state);
-        world.set(slot, class, &self.row[..fields])
+        world.set(slot, class, &self.row[..c.fields.len()])?;
+        for (link, &target) in targets.iter().enumerate().take(c.links.len()) {
+            world.set_link(slot, link, target)?;
+        }
+        Ok(())
     }
 
     /// Points link `link` of entity `id` ([`Class::links`](crate::schema::Class::links)) at
