@@ -68,6 +68,13 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
         let total: u32 =
             scalars.iter().filter_map(|s| Quantiser::new(&s.kind).ok()).map(|q| q.bits()).sum();
         println!("  {total} bits per entity written plainly");
+        let links: Vec<String> = class
+            .references()
+            .map(|(f, target)| format!("{} -> {}", f.name, target.unwrap_or("any class")))
+            .collect();
+        if !links.is_empty() {
+            println!("  links: {}", links.join(", "));
+        }
     }
     Ok(outcome)
 }

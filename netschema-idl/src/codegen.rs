@@ -63,6 +63,8 @@ pub struct Options {
     prior: Option<String>,
     /// The predictive contract: the name it joins the hash under and the path of its static.
     contract: Option<(String, syn::Path)>,
+    /// The schema's enum, in which references resolve their targets.
+    protocol: Option<TokenStream>,
 }
 
 impl Default for Options {
@@ -73,6 +75,7 @@ impl Default for Options {
             float: Float::F32,
             prior: None,
             contract: None,
+            protocol: None,
         }
     }
 }
@@ -86,6 +89,7 @@ impl std::fmt::Debug for Options {
             .field("float", &self.float)
             .field("prior", &self.prior)
             .field("contract", &self.contract.as_ref().map(|(name, _)| name))
+            .field("protocol", &self.protocol.as_ref().map(ToString::to_string))
             .finish()
     }
 }
@@ -151,6 +155,19 @@ impl Options {
         self.item_types.get(name)
     }
 
+    /// Names `ty` the schema's enum (its `Protocol` type): a reference's target of a class
+    /// outside the schema resolves through `Target<ty>`, and `ref<any>` is `Ref<ty>`. The
+    /// derive's `#[netschema(protocol = "...")]`; [`generate`] names its own enum.
+    pub fn protocol(mut self, ty: TokenStream) -> Options {
+        self.protocol = Some(ty);
+        self
+    }
+
+    /// The schema's enum ([`Options::protocol`]), or the name [`protocol_name`] gives.
+    fn protocol_ty(&self) -> TokenStream {
+        self.protocol.clone().unwrap_or_else(|| quote!(Protocol))
+    }
+
     fn float_ty(&self) -> TokenStream {
         match self.float {
             Float::F32 => quote!(f32),
@@ -173,6 +190,8 @@ impl Options {
 ///
 /// Meant for validated schemas: an invalid one generates code that does not compile.
 pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
+    let protocol = ident(&protocol_name(schema));
+    let options = &options.clone().protocol(quote!(#protocol));
     let krate = &options.crate_path;
     let name = &schema.name;
     let mut docs = if schema.docs.is_empty() {
@@ -193,7 +212,6 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
     let structs = schema.structs.iter().map(|s| struct_item(schema, s, options));
     let classes =
         schema.classes.iter().enumerate().map(|(i, c)| class_items(schema, i, c, options));
-    let protocol = ident(&protocol_name(schema));
     let protocol_docs = doc_attrs(&format!(
         "An entity of the `{name}` schema, by class: the schema as a Rust type \
          ([`{krate_text}::Protocol`]), for the owned server and client.",
@@ -323,11 +341,35 @@ pub fn protocol_impl(
                     _ => ::core::option::Option::None,
                 }
             }
+            fn link(&self, link: usize) -> ::core::option::Option<u64> {
+                match self { #(Self::#vs(v) => #krate::Snapshot::link(v, link),)* }
+            }
+            fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+                match self { #(Self::#vs(v) => #krate::Snapshot::set_link(v, link, target),)* }
+            }
+        }
+        #[automatically_derived]
+        impl #krate::Target<#enum_ty> for #enum_ty {
+            const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+            fn from_entity(entity: Self) -> ::core::option::Option<Self> {
+                ::core::option::Option::Some(entity)
+            }
         }
         #(
             #[automatically_derived]
             impl #krate::ClassOf<#enum_ty> for #tys {
                 const INDEX: usize = #index;
+            }
+            #[automatically_derived]
+            #[allow(unreachable_patterns)]
+            impl #krate::Target<#enum_ty> for #tys {
+                const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(#index);
+                fn from_entity(entity: #enum_ty) -> ::core::option::Option<Self> {
+                    match entity {
+                        #enum_ty::#vs(v) => ::core::option::Option::Some(v),
+                        _ => ::core::option::Option::None,
+                    }
+                }
             }
             #[automatically_derived]
             impl ::core::convert::From<#tys> for #enum_ty {
@@ -410,6 +452,7 @@ pub fn snapshot_impl(
         quote!(#krate::schema::Group { name: #name, interval: #interval, priority: #priority })
     });
     let timelines = (!timelines.is_empty()).then(|| quote!(impl #self_ty { #(#timelines)* }));
+    let Links { table: links, methods: link_methods } = links(schema, c, options);
     quote! {
         const _: () = {
             #(#quants)*
@@ -422,7 +465,7 @@ pub fn snapshot_impl(
                     name: #name,
                     fields: #fields,
                     groups: &[#(#groups),*],
-                    links: &[],
+                    links: #links,
                 };
                 fn quantise_with(
                     &self,
@@ -434,8 +477,55 @@ pub fn snapshot_impl(
                 fn dequantise(raw: &[i32]) -> Self {
                     Self { #(#inits),* }
                 }
+                #link_methods
             }
         };
+    }
+}
+
+/// A class's links: the `Class::links` table and the `Snapshot` methods reading and setting
+/// its references.
+struct Links {
+    table: TokenStream,
+    methods: TokenStream,
+}
+
+/// The links of class `c`: one per reference field, in declaration order. A target class of
+/// the schema is named by its index; one outside it (the derive's) through
+/// `Target<protocol>`.
+fn links(schema: &Schema, c: &Class, options: &Options) -> Links {
+    let krate = &options.crate_path;
+    let refs: Vec<(&Field, Option<&str>)> = c.references().collect();
+    if refs.is_empty() {
+        return Links { table: quote!(&[]), methods: TokenStream::new() };
+    }
+    let entries = refs.iter().map(|(f, target)| {
+        let name = &f.name;
+        let target = match target.map(|t| (t, schema.find_class(t))) {
+            None => quote!(::core::option::Option::None),
+            Some((_, Some((i, _)))) => {
+                let i = Literal::u16_unsuffixed(u16::try_from(i).unwrap_or(u16::MAX));
+                quote!(::core::option::Option::Some(#i))
+            }
+            Some((t, None)) => {
+                let (ty, protocol) = (options.item_ty(t), options.protocol_ty());
+                quote!(<#ty as #krate::Target<#protocol>>::CLASS)
+            }
+        };
+        quote!(#krate::schema::Link::new(#name, #target))
+    });
+    let members: Vec<syn::Ident> = refs.iter().map(|(f, _)| ident(&f.name)).collect();
+    let index = (0..refs.len()).map(Literal::usize_unsuffixed);
+    Links {
+        table: quote!(&[#(#entries),*]),
+        methods: quote! {
+            fn link(&self, link: usize) -> ::core::option::Option<u64> {
+                [#(self.#members.id()),*].get(link).copied().flatten()
+            }
+            fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+                #(if link == #index { self.#members = #krate::Ref::new(target); })*
+            }
+        },
     }
 }
 
@@ -820,6 +910,11 @@ fn rust_type(ty: &FieldType, options: &Options) -> TokenStream {
             let inner = rust_type(inner, options);
             quote!(::core::option::Option<#inner>)
         }
+        TypeKind::Ref { target } => {
+            let krate = &options.crate_path;
+            let target = target.as_ref().map_or_else(|| options.protocol_ty(), |t| options.item_ty(t));
+            quote!(#krate::Ref<#target>)
+        }
     }
 }
 
@@ -895,7 +990,8 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
         | TypeKind::Vec3(_)
         | TypeKind::Array { .. }
         | TypeKind::Struct { .. }
-        | TypeKind::Optional(_) => TokenStream::new(),
+        | TypeKind::Optional(_)
+        | TypeKind::Ref { .. } => TokenStream::new(),
     }
 }
 
@@ -957,6 +1053,7 @@ impl<'a> Gen<'a> {
                 | TypeKind::Array { .. }
                 | TypeKind::Struct { .. }
                 | TypeKind::Optional(_)
+                | TypeKind::Ref { .. }
         ) {
             return format_ident!("_");
         }
@@ -1118,6 +1215,8 @@ impl<'a> Gen<'a> {
                 next(&presence, none);
                 self.table(inner, key, &format!("{path}.value"), held, scalars, out);
             }
+            // A link, not a scalar: see `links`.
+            TypeKind::Ref { .. } => {}
         }
     }
 
@@ -1294,6 +1393,7 @@ impl<'a> Gen<'a> {
                     }
                 });
             }
+            TypeKind::Ref { .. } => {}
         }
     }
 
@@ -1355,6 +1455,7 @@ impl<'a> Gen<'a> {
                 let value = self.dequantise(inner, key, at);
                 quote!(if raw[#i] != 0 { ::core::option::Option::Some(#value) } else { ::core::option::Option::None })
             }
+            TypeKind::Ref { .. } => quote!(#krate::Ref::NONE),
         }
     }
 }

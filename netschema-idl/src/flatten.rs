@@ -385,6 +385,8 @@ impl<'a> Ctx<'a> {
                 out.push(self.scalar(format!("{path}.present"), ScalarKind::Presence));
                 self.push(inner, format!("{path}.value"), out);
             }
+            // A link of the class, beside its scalars.
+            TypeKind::Ref { .. } => {}
         }
     }
 }

@@ -5,8 +5,8 @@
 pub(crate) const ITEM_KEYWORDS: [&str; 4] = ["enum", "struct", "class", "import"];
 
 /// The built-in field kinds.
-pub(crate) const KIND_NAMES: [&str; 8] =
-    ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional"];
+pub(crate) const KIND_NAMES: [&str; 9] =
+    ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "ref"];
 
 /// The clauses that may follow a field's kind.
 pub(crate) const CLAUSES: [&str; 4] = ["predict", "tolerance", "group", "timeline"];
@@ -31,7 +31,7 @@ pub(crate) fn did_you_mean(word: &str) -> String {
 }
 
 /// The list of field kinds, for help lines.
-pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K> and declared enums and structs";
+pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K>, ref<Class> and declared enums and structs";
 
 /// A help line for an unknown kind called `name`: a close equivalent when `name` looks like a
 /// Rust or C type, else the list of kinds.
@@ -50,6 +50,9 @@ pub(crate) fn kind_hint(name: &str) -> String {
             "use `vec2<K>`, `vec3<K>` or a fixed-length array `[K; N]`".into()
         }
         "Option" | "option" | "maybe" | "nullable" => "use `optional<K>`".into(),
+        "reference" | "Ref" | "entity" | "handle" | "id" | "pointer" | "link" => {
+            "a reference to another entity is `ref<Class>`, or `ref<any>`".into()
+        }
         "string" | "str" | "String" | "bytes" => {
             "netschema replicates numbers, bools and enums only; use an enum for a fixed set of names".into()
         }

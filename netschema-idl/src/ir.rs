@@ -232,6 +232,9 @@ pub struct PredictClause {
     pub span: Span,
 }
 
+/// The word of `ref<any>`: a reference to an entity of any class.
+pub const ANY: &str = "any";
+
 /// The kind of a field, with the span of its spelling.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldType {
@@ -242,7 +245,7 @@ pub struct FieldType {
 }
 
 /// The field kinds. Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
-/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`.
+/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`; and references, `Ref`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeKind {
     /// `int(min, max)`: an integer in `min..=max`; both bounds within `i32`, `min < max`.
@@ -305,6 +308,12 @@ pub enum TypeKind {
     /// `optional<K>`: a presence flag, then a value of `K` (written as each scalar's lowest raw
     /// value while absent).
     Optional(Box<FieldType>),
+    /// `ref<Class>` or `ref<any>`: a reference to another entity, of class `Class` or of any
+    /// class. Not a scalar: one of the class's links, in the order of its references.
+    Ref {
+        /// The class a target must be of, by name; `None` for any class (`ref<any>`).
+        target: Option<String>,
+    },
 }
 
 /// What a real kind's grid should satisfy besides its precision: `exact = [v, ...]` and
@@ -621,6 +630,15 @@ impl Class {
         self
     }
 
+    /// The class's references in declaration order, each with its target class's name
+    /// (`None`: any class): its links.
+    pub fn references(&self) -> impl Iterator<Item = (&Field, Option<&str>)> {
+        self.fields.iter().filter_map(|f| match &f.ty.kind {
+            TypeKind::Ref { target } => Some((f, target.as_deref())),
+            _ => None,
+        })
+    }
+
     /// The index of the update group called `name` as the runtime numbers them: 0 is the
     /// default group, and the declared groups follow from 1 in declaration order.
     pub fn group_index(&self, name: &str) -> Option<usize> {
@@ -805,6 +823,23 @@ impl FieldType {
         FieldType::new(TypeKind::Optional(Box::new(inner)))
     }
 
+    /// `ref<target>`, or `ref<any>` for `None`.
+    pub fn reference(target: Option<&str>) -> FieldType {
+        FieldType::new(TypeKind::Ref { target: target.map(str::to_owned) })
+    }
+
+    /// Whether the kind holds a reference anywhere (a reference is only a class's own field).
+    pub fn has_ref(&self) -> bool {
+        match &self.kind {
+            TypeKind::Ref { .. } => true,
+            TypeKind::Vec2(inner)
+            | TypeKind::Vec3(inner)
+            | TypeKind::Array { elem: inner, .. }
+            | TypeKind::Optional(inner) => inner.has_ref(),
+            _ => false,
+        }
+    }
+
     /// The scalar kind at the bottom of vecs, arrays and optionals (a struct is its own
     /// bottom: its scalars are of several kinds).
     pub fn scalar(&self) -> &FieldType {
@@ -853,6 +888,7 @@ impl FieldType {
             TypeKind::Vec3(_) => "vec3",
             TypeKind::Array { .. } => "array",
             TypeKind::Optional(_) => "optional",
+            TypeKind::Ref { .. } => "ref",
         }
     }
 
@@ -886,7 +922,10 @@ impl FieldType {
                 bits.span = Span::DETACHED;
                 needs.erase_spans();
             }
-            TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Struct { .. } => {}
+            TypeKind::Bool
+            | TypeKind::Enum { .. }
+            | TypeKind::Struct { .. }
+            | TypeKind::Ref { .. } => {}
             TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => elem.erase_spans(),
             TypeKind::Array { elem, len } => {
                 len.span = Span::DETACHED;
@@ -917,6 +956,7 @@ impl fmt::Display for FieldType {
             TypeKind::Vec3(elem) => write!(f, "vec3<{elem}>"),
             TypeKind::Array { elem, len } => write!(f, "[{elem}; {}]", len.value),
             TypeKind::Optional(inner) => write!(f, "optional<{inner}>"),
+            TypeKind::Ref { target } => write!(f, "ref<{}>", target.as_deref().unwrap_or(ANY)),
         }
     }
 }

@@ -56,3 +56,6 @@ pub const MAX_RATE: u32 = 10_000;
 
 /// Deepest nesting of structs inside structs (a class's field holding a struct is depth 1).
 pub const MAX_STRUCT_DEPTH: usize = 8;
+
+/// Most references (links) of a class.
+pub const MAX_LINKS: usize = netschema_runtime::schema::MAX_LINKS;

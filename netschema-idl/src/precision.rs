@@ -66,8 +66,11 @@ fn kind(ty: &FieldType, out: &mut Vec<Diagnostic>) {
         | TypeKind::Optional(elem) => {
             kind(elem, out);
         }
-        TypeKind::Int { .. } | TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Struct { .. } => {
-        }
+        TypeKind::Int { .. }
+        | TypeKind::Bool
+        | TypeKind::Enum { .. }
+        | TypeKind::Struct { .. }
+        | TypeKind::Ref { .. } => {}
     }
 }
 

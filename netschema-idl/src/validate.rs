@@ -34,6 +34,7 @@
 //! `1..=`[`MAX_TIMELINE_KEYS`] and `keep` in `0..=u32::MAX`; no two timeline fields of a class
 //! differ only in case.
 
+mod refs;
 mod structs;
 mod timeline;
 mod update;
@@ -223,7 +224,11 @@ impl Validator<'_> {
         }
         self.groups(c);
         self.timeline_names(c);
+        self.link_count(c);
         for f in &c.fields {
+            if self.reference(f, None) {
+                continue;
+            }
             self.ty(&f.ty);
             self.predictors(f);
             self.tolerance(f);
@@ -314,7 +319,8 @@ impl Validator<'_> {
                 self.bits(bits.value, bits.span, "quat", MIN_QUAT_BITS);
                 self.needs(needs, -FRAC_1_SQRT_2..=FRAC_1_SQRT_2);
             }
-            TypeKind::Bool => {}
+            // A class's own reference is checked by `reference`; one elsewhere is refused there.
+            TypeKind::Bool | TypeKind::Ref { .. } => {}
             TypeKind::Enum { name } => self.enum_ref(name, ty.span),
             TypeKind::Struct { name } => {
                 if self.schema.find_struct(name).is_none() {
@@ -437,9 +443,9 @@ impl Validator<'_> {
                 Diagnostic::error(format!("`{name}` is a class, not a field kind"))
                     .with_label(span, "classes cannot be fields")
                     .with_secondary(class.span, "class defined here")
-                    .with_help(
-                        "replicate the class as its own entity, or copy its fields into this class",
-                    ),
+                    .with_help(format!(
+                        "refer to an entity of the class with `ref<{name}>`, or copy its fields into this class"
+                    )),
             );
             return;
         }

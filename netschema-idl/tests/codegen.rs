@@ -60,3 +60,8 @@ fn a_prior_is_embedded() {
         "{text}"
     );
 }
+
+#[test]
+fn references() {
+    check("refs", &Options::new());
+}

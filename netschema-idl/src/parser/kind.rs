@@ -4,7 +4,7 @@
 use super::{Arg, ArgValue, Num};
 use crate::diagnostic::Diagnostic;
 use crate::hints;
-use crate::ir::{FieldType, GridNeeds, Precision, TypeKind};
+use crate::ir::{ANY, FieldType, GridNeeds, Precision, TypeKind};
 use crate::span::{Span, Spanned};
 
 /// A named argument: its name, the name's span and its value.
@@ -120,6 +120,7 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                     }
                 }
             }
+            "ref" => self.reference(generic, args),
             _ if generic.is_some() || args.is_some() => {
                 let help = match hints::similar(name, hints::KIND_NAMES) {
                     Some(kind) => hints::did_you_mean(kind),
@@ -135,6 +136,38 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
             _ => Some(TypeKind::Enum { name: name.to_owned() }),
         };
         if self.ok { kind } else { None }
+    }
+
+    /// `ref<Class>` or `ref<any>`: a bare name between the brackets, no parameters.
+    fn reference(&mut self, generic: Option<FieldType>, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+        if args.is_some() {
+            self.error(
+                Diagnostic::error("`ref` takes no parameters")
+                    .with_label(self.span, "unexpected parameters")
+                    .with_help("name the target's class: `ref<Ship>`, or `ref<any>`"),
+            );
+        }
+        match generic.map(|g| (g.kind, g.span)) {
+            Some((TypeKind::Enum { name }, _)) => {
+                Some(TypeKind::Ref { target: (name != ANY).then_some(name) })
+            }
+            Some((_, span)) => {
+                self.error(
+                    Diagnostic::error("`ref` takes the name of a class")
+                        .with_label(span, "not a class name")
+                        .with_help("name the target's class: `ref<Ship>`, or `ref<any>` for any class"),
+                );
+                None
+            }
+            None => {
+                self.error(
+                    Diagnostic::error("`ref` needs the target's class")
+                        .with_label(self.name_span, "missing `<Class>`")
+                        .with_help("e.g. `ref<Ship>`, or `ref<any>` for any class"),
+                );
+                None
+            }
+        }
     }
 
     /// Splits arguments into positional numbers and named values, reporting duplicates, names

@@ -65,6 +65,9 @@ impl Validator<'_> {
             );
         }
         for f in &s.fields {
+            if self.reference(f, Some(&s.name)) {
+                continue;
+            }
             self.ty(&f.ty);
             self.predictors(f);
             self.tolerance(f);
@@ -208,7 +211,7 @@ fn reach(schema: &Schema, ty: &FieldType, own: fn(&Field) -> bool, depth: usize,
         | TypeKind::Fixed { .. }
         | TypeKind::Angle { .. }
         | TypeKind::Quat { .. } => out.kinds.push(ty.clone()),
-        TypeKind::Bool | TypeKind::Enum { .. } => {}
+        TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Ref { .. } => {}
         TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
             reach(schema, e, own, depth, out)
         }

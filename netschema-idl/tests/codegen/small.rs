@@ -51,10 +51,40 @@ impl ::netschema::Protocol for Small {
             _ => ::core::option::Option::None,
         }
     }
+    fn link(&self, link: usize) -> ::core::option::Option<u64> {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::link(v, link),
+            Self::Flag(v) => ::netschema::Snapshot::link(v, link),
+        }
+    }
+    fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::Flag(v) => ::netschema::Snapshot::set_link(v, link, target),
+        }
+    }
+}
+#[automatically_derived]
+impl ::netschema::Target<Small> for Small {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    fn from_entity(entity: Self) -> ::core::option::Option<Self> {
+        ::core::option::Option::Some(entity)
+    }
 }
 #[automatically_derived]
 impl ::netschema::ClassOf<Small> for Unit {
     const INDEX: usize = 0;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Small> for Unit {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    fn from_entity(entity: Small) -> ::core::option::Option<Self> {
+        match entity {
+            Small::Unit(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<Unit> for Small {
@@ -65,6 +95,17 @@ impl ::core::convert::From<Unit> for Small {
 #[automatically_derived]
 impl ::netschema::ClassOf<Small> for Flag {
     const INDEX: usize = 1;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Small> for Flag {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    fn from_entity(entity: Small) -> ::core::option::Option<Self> {
+        match entity {
+            Small::Flag(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<Flag> for Small {

@@ -39,7 +39,7 @@ use std::fmt;
 
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::EnumQuant;
-use netschema_runtime::schema::{Class, Group, Schema};
+use netschema_runtime::schema::{Class, Group, Link, Schema};
 
 pub use contract::with_contract;
 pub use quant::Quantiser;
@@ -135,7 +135,11 @@ impl RuntimeSchema {
             }
             let fields = Box::leak(fields.into_boxed_slice());
             descriptors
-                .push(Class::new(leak_str(&class.name), fields).with_groups(leak_groups(class)));
+                .push(
+                Class::new(leak_str(&class.name), fields)
+                    .with_groups(leak_groups(class))
+                    .with_links(leak_links(ir, class)),
+            );
             classes.push(ClassLayout { scalars, quantisers });
         }
         let policy = ir.models.map(|m| m.value).unwrap_or_default();
@@ -184,6 +188,19 @@ fn leak_groups(class: &ir::Class) -> &'static [Group] {
         .map(|g| Group { name: leak_str(&g.name), interval: g.interval, priority: g.priority })
         .collect();
     Box::leak(groups.into_boxed_slice())
+}
+
+/// The class's references as runtime links ([`ir::Class::references`]), each target by its
+/// class's index.
+fn leak_links(ir: &ir::Schema, class: &ir::Class) -> &'static [Link] {
+    let links: Vec<Link> = class
+        .references()
+        .map(|(f, target)| {
+            let index = target.and_then(|t| ir.find_class(t)).map(|(i, _)| i);
+            Link::new(leak_str(&f.name), index.and_then(|i| u16::try_from(i).ok()))
+        })
+        .collect();
+    Box::leak(links.into_boxed_slice())
 }
 
 fn leak_predictors(set: PredictorSet) -> &'static [Predictor] {

@@ -80,6 +80,8 @@ impl Shape {
             | TypeKind::Fixed { .. }
             | TypeKind::Angle { .. }
             | TypeKind::Bool => Shape::Scalar,
+            // A reference is a link, not a value: `ClassShape::all` leaves it out.
+            TypeKind::Ref { .. } => Shape::Record(Vec::new()),
         }
     }
 
@@ -136,6 +138,7 @@ impl ClassShape {
                 let fields = class
                     .fields
                     .iter()
+                    .filter(|f| !matches!(f.ty.kind, TypeKind::Ref { .. }))
                     .map(|f| {
                         let shape = Shape::of(&schema.ir, &f.ty);
                         let end = start + shape.scalars();
