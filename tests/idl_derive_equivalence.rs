@@ -111,9 +111,19 @@ mod derived {
         pub target: Option<Stats>,
     }
 
+    /// A shot: who fired it, and what it homes in on (an entity of any class).
+    #[derive(Clone, Copy, Debug, PartialEq, Default, Snapshot)]
+    #[netschema(protocol = "Equiv")]
+    pub struct Shot {
+        #[netschema(vec2(fixed(-64, 64, res = 1 / 8)))]
+        pub pos: [f32; 2],
+        pub owner: netschema::Ref<Unit>,
+        pub target: netschema::Ref<Equiv>,
+    }
+
     /// The classes in the order of the `.netidl` file, with its rate and model policy.
     pub const SCHEMA: netschema::schema::Schema =
-        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS, Squad::CLASS])
+        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS, Squad::CLASS, Shot::CLASS])
             .with_rate(60)
             .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
 
@@ -130,6 +140,7 @@ mod derived {
         Unit(Unit),
         Flag(Flag),
         Squad(Squad),
+        Shot(Shot),
     }
 
     /// The same schema as a `Protocol` enum.
@@ -139,6 +150,7 @@ mod derived {
         Unit(Unit),
         Flag(Flag),
         Squad(Squad),
+        Shot(Shot),
     }
 }
 
@@ -292,6 +304,23 @@ fn class_tables_and_hash_are_identical() {
 
 /// Structs, arrays of structs and optional structs flatten in place, with the same paths and
 /// the same clause rule: a struct's own field's clause first, then the holding field's.
+#[test]
+fn references_are_the_same_links() {
+    use netschema::schema::Link;
+    let shot = <derived::Shot as Snapshot>::CLASS;
+    assert_eq!(<idl::Shot as Snapshot>::CLASS, shot);
+    assert_eq!(shot.links, [Link::new("owner", Some(0)), Link::new("target", None)]);
+    assert_eq!(shot.fields.len(), 2, "references are not scalars");
+    assert_eq!(derived::SCHEMA.max_links, 2);
+    let mut value = derived::Shot { owner: netschema::Ref::to(7), ..Default::default() };
+    assert_eq!((value.link(0), value.link(1), value.link(2)), (Some(7), None, None));
+    value.set_link(1, Some(3));
+    assert_eq!(value.target.id(), Some(3));
+    let mut raw = [0; 2];
+    value.quantise(&mut raw);
+    assert_eq!(derived::Shot::dequantise(&raw).owner, netschema::Ref::NONE);
+}
+
 #[test]
 fn nested_structs_flatten_as_the_compiler_does() {
     use netschema::model::predict::Predictor::{Hold, Linear};
@@ -502,6 +531,19 @@ fn packets_are_identical() {
         assert_eq!(derived::Squad::dequantise(&rb), b);
         world_a.set(11, idl::Squad::CLASS_INDEX, &ra).unwrap();
         world_b.set(11, 2, &rb).unwrap();
+        let pos = [tick as f32 * 0.5 - 30.0, 1.0];
+        let (a, b) = (idl::Shot { pos, ..Default::default() }, derived::Shot { pos, ..Default::default() });
+        let (mut ra, mut rb) = ([0; 2], [0; 2]);
+        a.quantise(&mut ra);
+        b.quantise(&mut rb);
+        assert_eq!(ra, rb);
+        let owner = (tick % 20 < 15).then_some(tick as usize / 20 % 6);
+        let target = [Some(10), Some(11), None][tick as usize / 7 % 3];
+        for (world, class) in [(&mut world_a, idl::Shot::CLASS_INDEX), (&mut world_b, 3)] {
+            world.set(12, class, &ra).unwrap();
+            world.set_link(12, 0, owner).unwrap();
+            world.set_link(12, 1, target).unwrap();
+        }
         for id in 0..N {
             peer_a.set_visible(id, true).unwrap();
             peer_b.set_visible(id, true).unwrap();

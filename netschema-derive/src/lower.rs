@@ -190,10 +190,22 @@ pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
 pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let mut class_attrs = ClassAttrs::default();
+    let mut protocol: Option<syn::Path> = None;
     let mut options = item_options(
         &mut cx,
         &input.attrs,
-        &mut |cx, meta| class_attrs.read(cx, meta),
+        &mut |cx, meta| {
+            if !meta.path.is_ident("protocol") {
+                return class_attrs.read(cx, meta);
+            }
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            match lit.parse::<syn::Path>() {
+                Ok(_) if protocol.is_some() => cx.error(&meta.path, "duplicate `protocol`"),
+                Ok(p) => protocol = Some(p),
+                Err(_) => cx.error(&lit, "`protocol` is the path of the enum deriving `Protocol`"),
+            }
+            Ok(true)
+        },
         ClassAttrs::UNKNOWN,
     );
     let Some(fields) = named_fields(&mut cx, input, "Snapshot") else {
@@ -211,6 +223,14 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
     let lowered = class.fields.len();
     schema.classes.push(class);
     validate(&mut cx, &schema, lowered, fields.len());
+    match protocol {
+        Some(p) => options = options.protocol(quote!(#p)),
+        None => {
+            if let Some(f) = fields.iter().find(|f| ref_target(&f.ty).is_some()) {
+                cx.error(&f.ty, "a reference resolves its target in the schema: name the enum deriving `Protocol` with `#[netschema(protocol = \"Game\")]` on the struct");
+            }
+        }
+    }
     cx.finish()?;
     let ident = &input.ident;
     Ok(codegen::snapshot_impl(&schema, 0, &quote!(#ident), &options))
@@ -561,8 +581,37 @@ fn option_inner(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// The `T` of `Ref<T>` (by the type's name, with or without a path): a reference field.
+fn ref_target(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Ref" && p.qself.is_none())?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.iter().collect::<Vec<_>>()[..] {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
+    }
+}
+
+/// `ref<T>` for a field of type `Ref<T>` (`target`), `T` named as an external type that the
+/// compiler resolves through `Target<protocol>`.
+fn lower_ref(
+    cx: &mut Ctxt,
+    schema: &mut Schema,
+    options: &mut Options,
+    class: &str,
+    ty: &Type,
+    target: &Type,
+) -> FieldType {
+    let name = match target {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.unraw().to_string()),
+        _ => None,
+    };
+    let name = external(schema, options, class, target, &name.unwrap_or_default());
+    FieldType { kind: TypeKind::Ref { target: Some(name) }, span: cx.span(ty) }
+}
+
 /// Lowers a field's Rust type `ty` with its attributes: `Option<T>` is `optional<K>` of what
-/// `T` lowers to.
+/// `T` lowers to, `Ref<T>` a reference.
 fn lower_type(
     cx: &mut Ctxt,
     schema: &mut Schema,
@@ -578,6 +627,13 @@ fn lower_type(
         let span = cx.span(f_ty);
         let inner = lower_type(cx, schema, options, class, ident, attrs, inner)?;
         return Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span });
+    }
+    if let Some(target) = ref_target(f_ty) {
+        if let Some(kind) = &attrs.kind {
+            cx.error(kind, "a reference takes no kind: its target's class is its type, `Ref<Ship>`");
+            return None;
+        }
+        return Some(lower_ref(cx, schema, options, class, f_ty, target));
     }
     let ty = match &attrs.kind {
         // A timeline's Rust type is `Timeline<W, N>`: the kind is checked against its natural
@@ -636,6 +692,10 @@ fn lower_by_type(
                 kind: TypeKind::Array { elem: Box::new(elem), len },
                 span: cx.span(arr),
             })
+        }
+        Shape::Leaf(leaf) if ref_target(leaf).is_some() => {
+            let target = ref_target(leaf)?;
+            Some(lower_ref(cx, schema, options, class, leaf, target))
         }
         Shape::Leaf(leaf) if option_inner(leaf).is_some() => {
             let span = cx.span(leaf);

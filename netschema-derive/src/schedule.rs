@@ -20,7 +20,7 @@ pub(crate) struct ClassAttrs {
 
 impl ClassAttrs {
     /// The error for an attribute of the struct that is none of its own.
-    pub(crate) const UNKNOWN: &'static str = "unknown netschema attribute on the struct: expected `crate = \"path\"`, `every = N`, `priority = P` or `group(name = \"...\", every = N, priority = P)` (field kinds go on fields)";
+    pub(crate) const UNKNOWN: &'static str = "unknown netschema attribute on the struct: expected `crate = \"path\"`, `protocol = \"Schema\"`, `every = N`, `priority = P` or `group(name = \"...\", every = N, priority = P)` (field kinds go on fields)";
 
     /// Reads `meta` if it is `every`, `priority` or `group(...)`; whether it was.
     pub(crate) fn read(&mut self, cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {

@@ -11,6 +11,7 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
             <Unit as ::netschema::Snapshot>::CLASS,
             <Flag as ::netschema::Snapshot>::CLASS,
             <Squad as ::netschema::Snapshot>::CLASS,
+            <Shot as ::netschema::Snapshot>::CLASS,
         ],
     )
     .with_rate(60)
@@ -27,6 +28,8 @@ pub enum Equiv {
     Flag(Flag),
     #[allow(missing_docs)]
     Squad(Squad),
+    #[allow(missing_docs)]
+    Shot(Shot),
 }
 #[automatically_derived]
 impl ::netschema::Protocol for Equiv {
@@ -36,6 +39,7 @@ impl ::netschema::Protocol for Equiv {
             Self::Unit(_) => 0,
             Self::Flag(_) => 1,
             Self::Squad(_) => 2,
+            Self::Shot(_) => 3,
         }
     }
     fn quantise_with(
@@ -47,6 +51,7 @@ impl ::netschema::Protocol for Equiv {
             Self::Unit(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
             Self::Flag(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
             Self::Squad(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+            Self::Shot(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
         }
     }
     fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
@@ -66,13 +71,52 @@ impl ::netschema::Protocol for Equiv {
                     Self::Squad(<Squad as ::netschema::Snapshot>::dequantise(raw)),
                 )
             }
+            3 => {
+                ::core::option::Option::Some(
+                    Self::Shot(<Shot as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
             _ => ::core::option::Option::None,
         }
+    }
+    fn link(&self, link: usize) -> ::core::option::Option<u64> {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::link(v, link),
+            Self::Flag(v) => ::netschema::Snapshot::link(v, link),
+            Self::Squad(v) => ::netschema::Snapshot::link(v, link),
+            Self::Shot(v) => ::netschema::Snapshot::link(v, link),
+        }
+    }
+    fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::Flag(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::Squad(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::Shot(v) => ::netschema::Snapshot::set_link(v, link, target),
+        }
+    }
+}
+#[automatically_derived]
+impl ::netschema::Target<Equiv> for Equiv {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    fn from_entity(entity: Self) -> ::core::option::Option<Self> {
+        ::core::option::Option::Some(entity)
     }
 }
 #[automatically_derived]
 impl ::netschema::ClassOf<Equiv> for Unit {
     const INDEX: usize = 0;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Equiv> for Unit {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
+        match entity {
+            Equiv::Unit(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<Unit> for Equiv {
@@ -85,6 +129,17 @@ impl ::netschema::ClassOf<Equiv> for Flag {
     const INDEX: usize = 1;
 }
 #[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Equiv> for Flag {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
+        match entity {
+            Equiv::Flag(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[automatically_derived]
 impl ::core::convert::From<Flag> for Equiv {
     fn from(v: Flag) -> Self {
         Self::Flag(v)
@@ -95,9 +150,41 @@ impl ::netschema::ClassOf<Equiv> for Squad {
     const INDEX: usize = 2;
 }
 #[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Equiv> for Squad {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(2);
+    fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
+        match entity {
+            Equiv::Squad(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[automatically_derived]
 impl ::core::convert::From<Squad> for Equiv {
     fn from(v: Squad) -> Self {
         Self::Squad(v)
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Equiv> for Shot {
+    const INDEX: usize = 3;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Equiv> for Shot {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(3);
+    fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
+        match entity {
+            Equiv::Shot(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[automatically_derived]
+impl ::core::convert::From<Shot> for Equiv {
+    fn from(v: Shot) -> Self {
+        Self::Shot(v)
     }
 }
 /// What a unit is doing.
@@ -1472,6 +1559,99 @@ const _: () = {
                 } else {
                     ::core::option::Option::None
                 },
+            }
+        }
+    }
+};
+/// A shot: who fired it, and what it homes in on (an entity of any class).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Shot {
+    /// `vec2<fixed(-64.0, 64.0, res = 0.125)>`.
+    pub pos: [f32; 2],
+    /// `ref<Unit>`.
+    pub owner: ::netschema::Ref<Unit>,
+    /// `ref<any>`.
+    pub target: ::netschema::Ref<Equiv>,
+}
+impl Shot {
+    /// This class's index in [`SCHEMA`]: its id on the wire.
+    pub const CLASS_INDEX: usize = 3;
+}
+const _: () = {
+    const Q_POS: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
+        -64.0,
+        64.0,
+        0.125,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Shot.pos`")
+        }
+    };
+    #[automatically_derived]
+    #[allow(unused_variables)]
+    impl ::netschema::Snapshot for Shot {
+        const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
+            name: "Shot",
+            fields: &[
+                ::netschema::schema::Field::numeric(
+                        "pos.x",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+                ::netschema::schema::Field::numeric(
+                        "pos.y",
+                        Q_POS.raw_min(),
+                        Q_POS.raw_max(),
+                        Q_POS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_POS.fingerprint()),
+            ],
+            groups: &[],
+            links: &[
+                ::netschema::schema::Link::new("owner", ::core::option::Option::Some(0)),
+                ::netschema::schema::Link::new("target", ::core::option::Option::None),
+            ],
+        };
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            raw[0] = ::netschema::__private::real(&Q_POS, self.pos[0], 0, clamped);
+            raw[1] = ::netschema::__private::real(&Q_POS, self.pos[1], 1, clamped);
+        }
+        fn dequantise(raw: &[i32]) -> Self {
+            Self {
+                pos: ::netschema::__private::Vector::from_array([
+                    ::netschema::__private::Real::from_f64(Q_POS.dequantise(raw[0])),
+                    ::netschema::__private::Real::from_f64(Q_POS.dequantise(raw[1])),
+                ]),
+                owner: ::netschema::Ref::NONE,
+                target: ::netschema::Ref::NONE,
+            }
+        }
+        fn link(&self, link: usize) -> ::core::option::Option<u64> {
+            [self.owner.id(), self.target.id()].get(link).copied().flatten()
+        }
+        fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+            if link == 0 {
+                self.owner = ::netschema::Ref::new(target);
+            }
+            if link == 1 {
+                self.target = ::netschema::Ref::new(target);
             }
         }
     }

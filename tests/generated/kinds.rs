@@ -56,10 +56,40 @@ impl ::netschema::Protocol for Kinds {
             _ => ::core::option::Option::None,
         }
     }
+    fn link(&self, link: usize) -> ::core::option::Option<u64> {
+        match self {
+            Self::Hero(v) => ::netschema::Snapshot::link(v, link),
+            Self::PlainHero(v) => ::netschema::Snapshot::link(v, link),
+        }
+    }
+    fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+        match self {
+            Self::Hero(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::PlainHero(v) => ::netschema::Snapshot::set_link(v, link, target),
+        }
+    }
+}
+#[automatically_derived]
+impl ::netschema::Target<Kinds> for Kinds {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    fn from_entity(entity: Self) -> ::core::option::Option<Self> {
+        ::core::option::Option::Some(entity)
+    }
 }
 #[automatically_derived]
 impl ::netschema::ClassOf<Kinds> for Hero {
     const INDEX: usize = 0;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Kinds> for Hero {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    fn from_entity(entity: Kinds) -> ::core::option::Option<Self> {
+        match entity {
+            Kinds::Hero(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<Hero> for Kinds {
@@ -70,6 +100,17 @@ impl ::core::convert::From<Hero> for Kinds {
 #[automatically_derived]
 impl ::netschema::ClassOf<Kinds> for PlainHero {
     const INDEX: usize = 1;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Kinds> for PlainHero {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    fn from_entity(entity: Kinds) -> ::core::option::Option<Self> {
+        match entity {
+            Kinds::PlainHero(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<PlainHero> for Kinds {

@@ -55,10 +55,40 @@ impl ::netschema::Protocol for Timeline {
             _ => ::core::option::Option::None,
         }
     }
+    fn link(&self, link: usize) -> ::core::option::Option<u64> {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::link(v, link),
+            Self::Walker(v) => ::netschema::Snapshot::link(v, link),
+        }
+    }
+    fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::Walker(v) => ::netschema::Snapshot::set_link(v, link, target),
+        }
+    }
+}
+#[automatically_derived]
+impl ::netschema::Target<Timeline> for Timeline {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    fn from_entity(entity: Self) -> ::core::option::Option<Self> {
+        ::core::option::Option::Some(entity)
+    }
 }
 #[automatically_derived]
 impl ::netschema::ClassOf<Timeline> for Unit {
     const INDEX: usize = 0;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Timeline> for Unit {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    fn from_entity(entity: Timeline) -> ::core::option::Option<Self> {
+        match entity {
+            Timeline::Unit(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<Unit> for Timeline {
@@ -69,6 +99,17 @@ impl ::core::convert::From<Unit> for Timeline {
 #[automatically_derived]
 impl ::netschema::ClassOf<Timeline> for Walker {
     const INDEX: usize = 1;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Timeline> for Walker {
+    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    fn from_entity(entity: Timeline) -> ::core::option::Option<Self> {
+        match entity {
+            Timeline::Walker(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
 }
 #[automatically_derived]
 impl ::core::convert::From<Walker> for Timeline {
