@@ -122,10 +122,12 @@ mod derived {
     }
 
     /// The classes in the order of the `.netidl` file, with its rate and model policy.
-    pub const SCHEMA: netschema::schema::Schema =
-        netschema::schema::Schema::new("equiv", &[Unit::CLASS, Flag::CLASS, Squad::CLASS, Shot::CLASS])
-            .with_rate(60)
-            .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
+    pub const SCHEMA: netschema::schema::Schema = netschema::schema::Schema::new(
+        "equiv",
+        &[Unit::CLASS, Flag::CLASS, Squad::CLASS, Shot::CLASS],
+    )
+    .with_rate(60)
+    .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
 
     /// The same schema starting from a prior (`tests/generated/equiv.prior`, see
     /// `checked_in_prior_is_up_to_date`).
@@ -532,7 +534,8 @@ fn packets_are_identical() {
         world_a.set(11, idl::Squad::CLASS_INDEX, &ra).unwrap();
         world_b.set(11, 2, &rb).unwrap();
         let pos = [tick as f32 * 0.5 - 30.0, 1.0];
-        let (a, b) = (idl::Shot { pos, ..Default::default() }, derived::Shot { pos, ..Default::default() });
+        let (a, b) =
+            (idl::Shot { pos, ..Default::default() }, derived::Shot { pos, ..Default::default() });
         let (mut ra, mut rb) = ([0; 2], [0; 2]);
         a.quantise(&mut ra);
         b.quantise(&mut rb);

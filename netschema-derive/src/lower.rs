@@ -630,7 +630,10 @@ fn lower_type(
     }
     if let Some(target) = ref_target(f_ty) {
         if let Some(kind) = &attrs.kind {
-            cx.error(kind, "a reference takes no kind: its target's class is its type, `Ref<Ship>`");
+            cx.error(
+                kind,
+                "a reference takes no kind: its target's class is its type, `Ref<Ship>`",
+            );
             return None;
         }
         return Some(lower_ref(cx, schema, options, class, f_ty, target));

@@ -350,7 +350,7 @@ pub fn protocol_impl(
         }
         #[automatically_derived]
         impl #krate::Target<#enum_ty> for #enum_ty {
-            const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+            const TARGET: ::core::option::Option<u16> = ::core::option::Option::None;
             fn from_entity(entity: Self) -> ::core::option::Option<Self> {
                 ::core::option::Option::Some(entity)
             }
@@ -363,7 +363,7 @@ pub fn protocol_impl(
             #[automatically_derived]
             #[allow(unreachable_patterns)]
             impl #krate::Target<#enum_ty> for #tys {
-                const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(#index);
+                const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(#index);
                 fn from_entity(entity: #enum_ty) -> ::core::option::Option<Self> {
                     match entity {
                         #enum_ty::#vs(v) => ::core::option::Option::Some(v),
@@ -509,7 +509,7 @@ fn links(schema: &Schema, c: &Class, options: &Options) -> Links {
             }
             Some((t, None)) => {
                 let (ty, protocol) = (options.item_ty(t), options.protocol_ty());
-                quote!(<#ty as #krate::Target<#protocol>>::CLASS)
+                quote!(<#ty as #krate::Target<#protocol>>::TARGET)
             }
         };
         quote!(#krate::schema::Link::new(#name, #target))
@@ -912,7 +912,8 @@ fn rust_type(ty: &FieldType, options: &Options) -> TokenStream {
         }
         TypeKind::Ref { target } => {
             let krate = &options.crate_path;
-            let target = target.as_ref().map_or_else(|| options.protocol_ty(), |t| options.item_ty(t));
+            let target =
+                target.as_ref().map_or_else(|| options.protocol_ty(), |t| options.item_ty(t));
             quote!(#krate::Ref<#target>)
         }
     }

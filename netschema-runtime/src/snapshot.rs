@@ -214,7 +214,7 @@ fn first_clamped(
 pub trait Target<P: Protocol>: Sized {
     /// The class a target must be of (its index in `P::SCHEMA`), or `None` for any class: a
     /// link's [`target`](crate::schema::Link::target).
-    const CLASS: Option<u16>;
+    const TARGET: Option<u16>;
 
     /// `entity` as a `Self`, if it is one.
     fn from_entity(entity: P) -> Option<Self>;

@@ -98,7 +98,7 @@ impl ::netschema::Protocol for Equiv {
 }
 #[automatically_derived]
 impl ::netschema::Target<Equiv> for Equiv {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::None;
     fn from_entity(entity: Self) -> ::core::option::Option<Self> {
         ::core::option::Option::Some(entity)
     }
@@ -110,7 +110,7 @@ impl ::netschema::ClassOf<Equiv> for Unit {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Equiv> for Unit {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(0);
     fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
         match entity {
             Equiv::Unit(v) => ::core::option::Option::Some(v),
@@ -131,7 +131,7 @@ impl ::netschema::ClassOf<Equiv> for Flag {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Equiv> for Flag {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(1);
     fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
         match entity {
             Equiv::Flag(v) => ::core::option::Option::Some(v),
@@ -152,7 +152,7 @@ impl ::netschema::ClassOf<Equiv> for Squad {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Equiv> for Squad {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(2);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(2);
     fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
         match entity {
             Equiv::Squad(v) => ::core::option::Option::Some(v),
@@ -173,7 +173,7 @@ impl ::netschema::ClassOf<Equiv> for Shot {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Equiv> for Shot {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(3);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(3);
     fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
         match entity {
             Equiv::Shot(v) => ::core::option::Option::Some(v),

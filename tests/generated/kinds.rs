@@ -71,7 +71,7 @@ impl ::netschema::Protocol for Kinds {
 }
 #[automatically_derived]
 impl ::netschema::Target<Kinds> for Kinds {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::None;
     fn from_entity(entity: Self) -> ::core::option::Option<Self> {
         ::core::option::Option::Some(entity)
     }
@@ -83,7 +83,7 @@ impl ::netschema::ClassOf<Kinds> for Hero {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Kinds> for Hero {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(0);
     fn from_entity(entity: Kinds) -> ::core::option::Option<Self> {
         match entity {
             Kinds::Hero(v) => ::core::option::Option::Some(v),
@@ -104,7 +104,7 @@ impl ::netschema::ClassOf<Kinds> for PlainHero {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Kinds> for PlainHero {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(1);
     fn from_entity(entity: Kinds) -> ::core::option::Option<Self> {
         match entity {
             Kinds::PlainHero(v) => ::core::option::Option::Some(v),

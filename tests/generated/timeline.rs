@@ -70,7 +70,7 @@ impl ::netschema::Protocol for Timeline {
 }
 #[automatically_derived]
 impl ::netschema::Target<Timeline> for Timeline {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::None;
     fn from_entity(entity: Self) -> ::core::option::Option<Self> {
         ::core::option::Option::Some(entity)
     }
@@ -82,7 +82,7 @@ impl ::netschema::ClassOf<Timeline> for Unit {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Timeline> for Unit {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(0);
     fn from_entity(entity: Timeline) -> ::core::option::Option<Self> {
         match entity {
             Timeline::Unit(v) => ::core::option::Option::Some(v),
@@ -103,7 +103,7 @@ impl ::netschema::ClassOf<Timeline> for Walker {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Timeline> for Walker {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(1);
     fn from_entity(entity: Timeline) -> ::core::option::Option<Self> {
         match entity {
             Timeline::Walker(v) => ::core::option::Option::Some(v),

@@ -139,7 +139,11 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
     }
 
     /// `ref<Class>` or `ref<any>`: a bare name between the brackets, no parameters.
-    fn reference(&mut self, generic: Option<FieldType>, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+    fn reference(
+        &mut self,
+        generic: Option<FieldType>,
+        args: Option<Vec<Arg>>,
+    ) -> Option<TypeKind> {
         if args.is_some() {
             self.error(
                 Diagnostic::error("`ref` takes no parameters")
@@ -155,7 +159,9 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                 self.error(
                     Diagnostic::error("`ref` takes the name of a class")
                         .with_label(span, "not a class name")
-                        .with_help("name the target's class: `ref<Ship>`, or `ref<any>` for any class"),
+                        .with_help(
+                            "name the target's class: `ref<Ship>`, or `ref<any>` for any class",
+                        ),
                 );
                 None
             }

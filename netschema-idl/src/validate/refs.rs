@@ -28,7 +28,7 @@ impl Validator<'_> {
             self.error(
                 Diagnostic::error(format!("a reference cannot be inside `{kind}`"))
                     .with_label(f.ty.span, "a reference inside a compound kind")
-                    .with_help("declare each reference as a field of its own, e.g. `owner: ref<Ship>;` (a reference reads none by itself when its target is gone)"),
+                    .with_help("declare each reference as a field of its own: a reference reads none by itself when its target is gone"),
             );
             return true;
         };
@@ -38,7 +38,9 @@ impl Validator<'_> {
         let clauses = [
             f.predict.as_ref().map(|c| ("predict", c.span, "references are predicted as held")),
             f.tolerance.as_ref().map(|t| ("tolerance", t.span, "references are exact")),
-            f.group.as_ref().map(|g| ("group", g.span, "references are sent with the class's default group")),
+            f.group
+                .as_ref()
+                .map(|g| ("group", g.span, "references are sent with the class's default group")),
             f.timeline.as_ref().map(|t| ("timeline", t.span, "references hold no keyframes")),
         ];
         for (clause, span, label) in clauses.into_iter().flatten() {

@@ -71,7 +71,7 @@ impl ::netschema::Protocol for Refs {
 }
 #[automatically_derived]
 impl ::netschema::Target<Refs> for Refs {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::None;
     fn from_entity(entity: Self) -> ::core::option::Option<Self> {
         ::core::option::Option::Some(entity)
     }
@@ -83,7 +83,7 @@ impl ::netschema::ClassOf<Refs> for Ship {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Refs> for Ship {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(0);
     fn from_entity(entity: Refs) -> ::core::option::Option<Self> {
         match entity {
             Refs::Ship(v) => ::core::option::Option::Some(v),
@@ -104,7 +104,7 @@ impl ::netschema::ClassOf<Refs> for Projectile {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Refs> for Projectile {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(1);
     fn from_entity(entity: Refs) -> ::core::option::Option<Self> {
         match entity {
             Refs::Projectile(v) => ::core::option::Option::Some(v),

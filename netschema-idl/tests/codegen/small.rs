@@ -66,7 +66,7 @@ impl ::netschema::Protocol for Small {
 }
 #[automatically_derived]
 impl ::netschema::Target<Small> for Small {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::None;
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::None;
     fn from_entity(entity: Self) -> ::core::option::Option<Self> {
         ::core::option::Option::Some(entity)
     }
@@ -78,7 +78,7 @@ impl ::netschema::ClassOf<Small> for Unit {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Small> for Unit {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(0);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(0);
     fn from_entity(entity: Small) -> ::core::option::Option<Self> {
         match entity {
             Small::Unit(v) => ::core::option::Option::Some(v),
@@ -99,7 +99,7 @@ impl ::netschema::ClassOf<Small> for Flag {
 #[automatically_derived]
 #[allow(unreachable_patterns)]
 impl ::netschema::Target<Small> for Flag {
-    const CLASS: ::core::option::Option<u16> = ::core::option::Option::Some(1);
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(1);
     fn from_entity(entity: Small) -> ::core::option::Option<Self> {
         match entity {
             Small::Flag(v) => ::core::option::Option::Some(v),

@@ -134,8 +134,7 @@ impl RuntimeSchema {
                 quantisers.push(q);
             }
             let fields = Box::leak(fields.into_boxed_slice());
-            descriptors
-                .push(
+            descriptors.push(
                 Class::new(leak_str(&class.name), fields)
                     .with_groups(leak_groups(class))
                     .with_links(leak_links(ir, class)),

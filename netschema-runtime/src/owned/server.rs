@@ -404,11 +404,7 @@ impl<P: Protocol> Server<P> {
 
     /// The world ids of the targets the links of `class` name (`link` gives each one's game
     /// id), checked: each in the world and of the link's class.
-    fn targets(
-        &mut self,
-        class: usize,
-        link: impl Fn(usize) -> Option<u64>,
-    ) -> Result<Targets> {
+    fn targets(&mut self, class: usize, link: impl Fn(usize) -> Option<u64>) -> Result<Targets> {
         let mut out = [None; MAX_LINKS];
         let links = P::SCHEMA.classes.get(class).map_or(&[][..], |c| c.links);
         let world = self.world.resume(P::SCHEMA, self.world_state);
