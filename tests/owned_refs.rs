@@ -102,8 +102,11 @@ fn write_frame(server: &mut Server<Fleet>, player: ClientId, frame: u32) {
     for n in 1..=4u8 {
         for k in 0..3 {
             let id = 100 + 10 * u64::from(n) + k;
-            let prey =
-                if frame % 3 == 0 { ship_id(n % 4 + 1) } else { 100 + 10 * u64::from(n % 4 + 1) };
+            let prey = if frame.is_multiple_of(3) {
+                ship_id(n % 4 + 1)
+            } else {
+                100 + 10 * u64::from(n % 4 + 1)
+            };
             let shot = Shot {
                 x: -f32::from(n) - frame as f32 * 0.25,
                 shooter: n,
