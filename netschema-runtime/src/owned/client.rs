@@ -6,6 +6,7 @@ use core::marker::PhantomData;
 use super::buffers::ClientBuffers;
 use super::frame::{Down, Up};
 use super::inputs::SenderEnd;
+use super::sight::RenderTime;
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::client::{self, ClientState, Reader};
 use crate::engine::handshake;
@@ -119,6 +120,16 @@ impl<P: Protocol> Client<P> {
         self.inputs()?.push(tick, values)
     }
 
+    /// Sets what the game renders now, from its [`Interpolator`](super::Interpolator)
+    /// ([`Interpolator::render_time`](super::Interpolator::render_time)): every input pushed
+    /// from now on carries it to the server, which can then rewind to what this client showed
+    /// when it pushed that input ([`Server::seen_by`](super::Server::seen_by)). `None` (the
+    /// default) sends none. [`Error::NoInputs`] without [`Client::with_inputs`].
+    pub fn set_render_time(&mut self, time: Option<RenderTime>) -> Result<()> {
+        self.inputs()?.set_render_time(time);
+        Ok(())
+    }
+
     /// The tick whose input to push at local time `now_us` (microseconds of the client's
     /// clock): ahead of the server's tick by the round trip and the server's target delay
     /// (see [`sync`](crate::engine::input::sync)). `None` before the server's first timing
@@ -141,13 +152,14 @@ impl<P: Protocol> Client<P> {
 
     /// Writes the frame to send the server at local time `now_us` into `buf` (see the
     /// framing in `docs/protocol.md`): the state ack, if any, and a datagram of every input
-    /// the server has not acknowledged, if any. [`Error::BufferFull`] if it does not fit.
+    /// the server has not acknowledged, if any, with their render times if they have some
+    /// (which take [`UP_HEADER`](super::UP_HEADER) bytes of room before the datagram). [`Error::BufferFull`] if it does not fit.
     pub fn write(&mut self, now_us: u64, buf: &mut [u8]) -> Result<usize> {
         let ack = self.ack();
         let inputs = &mut self.inputs;
         Up::write(ack.as_ref(), buf, |rest| match inputs {
             Some(inputs) => inputs.encode(rest, now_us),
-            None => Ok(0),
+            None => Ok((0, 0)),
         })
     }
 

@@ -1,14 +1,15 @@
 //! The framing of the owned layer: one datagram each way per tick carries what the game
 //! would otherwise send apart.
 //!
-//! An *up* frame (client to server) carries the client's state [`Ack`] and its input
-//! datagram; a *down* frame (server to client) carries the server's [`Timing`] report, its
+//! An *up* frame (client to server) carries the client's state [`Ack`], the render times of
+//! the inputs it carries (the `sight` module's views part) and its input datagram; a *down* frame (server to client) carries the server's [`Timing`] report, its
 //! [`InputAck`] and the state packet. A frame is a kind byte, its high nibble naming the
 //! direction and its low nibble the parts present, then the parts in the order below:
 //!
 //! ```text
-//! up:   0xA0 | parts   parts: 1 ack, 2 inputs
+//! up:   0xA0 | parts   parts: 1 ack, 2 inputs, 4 views
 //!       [ack: length n (1 byte, 1..=15), then Ack::write's n bytes]
+//!       [views: the render times of inputs, as the `sight` module lays them out]
 //!       [inputs: the rest, at least 1 byte: an input datagram]
 //! down: 0xB0 | parts   parts: 1 timing, 2 input ack, 4 arrival, 8 packet
 //!       [timing: frame, u32]
@@ -23,6 +24,7 @@
 //! exactly `n`, an arrival without timing, an empty last part or bytes after the parts are
 //! [`Error::Corrupt`], a frame cut short [`Error::UnexpectedEnd`].
 
+use super::sight;
 use crate::engine::input::{Arrival, InputAck, Timing};
 use crate::{Ack, Error, Result};
 
@@ -30,6 +32,7 @@ const UP: u8 = 0xa0;
 const DOWN: u8 = 0xb0;
 const UP_ACK: u8 = 1;
 const UP_INPUTS: u8 = 2;
+const UP_VIEWS: u8 = 4;
 const DOWN_TIMING: u8 = 1;
 const DOWN_INPUT_ACK: u8 = 2;
 const DOWN_ARRIVAL: u8 = 4;
@@ -40,13 +43,15 @@ const ARRIVAL_LEN: usize = 6;
 /// The most bytes a server's frame adds before its state packet: a buffer this much longer
 /// than the packet's byte budget holds both.
 pub const DOWN_HEADER: usize = 1 + 4 + InputAck::LEN + ARRIVAL_LEN;
-/// The most bytes a client's frame adds before its input datagram.
-pub const UP_HEADER: usize = 2 + Ack::MAX_LEN;
+/// The most bytes a client's frame adds before its input datagram: its ack and the render
+/// times of [`CARRIED`](crate::engine::input::CARRIED) inputs.
+pub const UP_HEADER: usize = 2 + Ack::MAX_LEN + sight::MAX_LEN;
 
 /// The parts of an up frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Up<'a> {
     pub ack: Option<Ack>,
+    pub views: Option<&'a [u8]>,
     pub inputs: Option<&'a [u8]>,
 }
 
@@ -111,7 +116,7 @@ impl<'a> Up<'a> {
     /// Reads an up frame (see the module documentation).
     pub(crate) fn read(frame: &'a [u8]) -> Result<Self> {
         let mut r = Reader(frame);
-        let parts = r.kind(UP, UP_ACK | UP_INPUTS)?;
+        let parts = r.kind(UP, UP_ACK | UP_INPUTS | UP_VIEWS)?;
         let mut ack = None;
         if parts & UP_ACK != 0 {
             let n = usize::from(r.take(1)?[0]);
@@ -122,16 +127,21 @@ impl<'a> Up<'a> {
             }
             ack = Some(read);
         }
-        Ok(Up { ack, inputs: r.last(parts & UP_INPUTS != 0)? })
+        let mut views = None;
+        if parts & UP_VIEWS != 0 {
+            let (part, rest) = sight::split(r.0)?;
+            (views, r.0) = (Some(part), rest);
+        }
+        Ok(Up { ack, views, inputs: r.last(parts & UP_INPUTS != 0)? })
     }
 
-    /// Writes the frame's kind byte and ack into `buf`, then `inputs` writes the input
-    /// datagram into what follows and returns its length (0: none). Returns the frame's
-    /// length.
+    /// Writes the frame's kind byte and ack into `buf`, then `inputs` writes the views part
+    /// and the input datagram into what follows and returns their lengths (0: none). Returns
+    /// the frame's length.
     pub(crate) fn write(
         ack: Option<&Ack>,
         buf: &mut [u8],
-        inputs: impl FnOnce(&mut [u8]) -> Result<usize>,
+        inputs: impl FnOnce(&mut [u8]) -> Result<(usize, usize)>,
     ) -> Result<usize> {
         let mut w = Writer { buf, len: 1 };
         if let Some(ack) = ack {
@@ -141,10 +151,12 @@ impl<'a> Up<'a> {
             w.put(&bytes[..n])?;
         }
         let at = w.len;
-        let n = inputs(w.buf.get_mut(at..).ok_or(Error::BufferFull)?)?;
-        let parts = (u8::from(ack.is_some()) * UP_ACK) | (u8::from(n > 0) * UP_INPUTS);
+        let (v, n) = inputs(w.buf.get_mut(at..).ok_or(Error::BufferFull)?)?;
+        let parts = (u8::from(ack.is_some()) * UP_ACK)
+            | (u8::from(n > 0) * UP_INPUTS)
+            | (u8::from(v > 0) * UP_VIEWS);
         w.buf[0] = UP | parts;
-        Ok(at + n)
+        Ok(at + v + n)
     }
 }
 
@@ -232,11 +244,12 @@ mod tests {
         let mut buf = [0u8; 64];
         let n = Up::write(Some(&ack), &mut buf, |b| {
             b[..3].copy_from_slice(&[1, 2, 3]);
-            Ok(3)
+            Ok((0, 3))
         })
         .unwrap();
-        assert_eq!(Up::read(&buf[..n]), Ok(Up { ack: Some(ack), inputs: Some(&[1, 2, 3][..]) }));
-        let n = Up::write(None, &mut buf, |_| Ok(0)).unwrap();
+        let up = Up { ack: Some(ack), views: None, inputs: Some(&[1, 2, 3][..]) };
+        assert_eq!(Up::read(&buf[..n]), Ok(up));
+        let n = Up::write(None, &mut buf, |_| Ok((0, 0))).unwrap();
         assert_eq!((n, Up::read(&buf[..n])), (1, Ok(Up::default())));
 
         let arrival = Arrival { newest: 1003, at: 998, target: 3, error: -5 };

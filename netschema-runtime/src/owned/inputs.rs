@@ -1,7 +1,9 @@
 //! The two ends of an input stream in owned storage: the client's sender with its tick
-//! synchronisation, the server's receiver with the tick its newest input arrived in.
+//! synchronisation and its inputs' render times, the server's receiver with the tick its
+//! newest input arrived in and the render times received.
 
 use super::buffers::InputBuffers;
+use super::sight::{self, Record, RenderTime, Views};
 use crate::engine::input::receiver::ReceiverState;
 use crate::engine::input::sender::SenderState;
 use crate::engine::input::{
@@ -9,15 +11,16 @@ use crate::engine::input::{
     TickSync, Timing,
 };
 use crate::schema::Schema;
-use crate::{AckOutcome, Result};
+use crate::{AckOutcome, Error, Result};
 
-/// A client's input stream: its sender and tick synchronisation.
+/// A client's input stream: its sender, tick synchronisation and inputs' render times.
 #[derive(Debug)]
 pub(crate) struct SenderEnd {
     schema: &'static Schema,
     buffers: InputBuffers,
     state: SenderState,
     sync: TickSync,
+    views: Views,
 }
 
 impl SenderEnd {
@@ -25,7 +28,7 @@ impl SenderEnd {
     pub(crate) fn new(schema: &'static Schema, tick_us: u32) -> Result<Self> {
         let mut buffers = InputBuffers::new(schema);
         let state = SenderState::new(schema, &buffers.storage())?;
-        Ok(SenderEnd { schema, buffers, state, sync: TickSync::new(tick_us) })
+        Ok(SenderEnd { schema, buffers, state, sync: TickSync::new(tick_us), views: Views::new() })
     }
 
     fn with<T>(&mut self, f: impl FnOnce(&mut InputSender<'_>) -> T) -> T {
@@ -37,16 +40,30 @@ impl SenderEnd {
     }
 
     pub(crate) fn push(&mut self, tick: u32, values: &[i32]) -> Result<()> {
-        self.with(|s| s.push(tick, values))
+        self.with(|s| s.push(tick, values))?;
+        self.views.pushed(tick);
+        Ok(())
     }
 
-    /// Encodes a datagram into `buf` sent at `now`, noting when its newest input was sent.
-    pub(crate) fn encode(&mut self, buf: &mut [u8], now: u64) -> Result<usize> {
-        let (len, carried) = self.with(|s| s.encode(buf).map(|len| (len, s.last_carried())))?;
-        if let Some((_, newest)) = carried.filter(|_| len > 0) {
-            self.sync.sent(newest, now);
-        }
-        Ok(len)
+    pub(crate) fn set_render_time(&mut self, time: Option<RenderTime>) {
+        self.views.set(time);
+    }
+
+    /// Encodes the views part and a datagram into `buf` sent at `now`, noting when its newest
+    /// input was sent; returns their lengths. The datagram is coded after room for the
+    /// longest views part, then moved to follow the part written.
+    pub(crate) fn encode(&mut self, buf: &mut [u8], now: u64) -> Result<(usize, usize)> {
+        let room = if self.views.any() { sight::MAX_LEN } else { 0 };
+        let rest = buf.get_mut(room..).ok_or(Error::BufferFull)?;
+        let (len, carried) = self.with(|s| s.encode(rest).map(|len| (len, s.last_carried())))?;
+        let Some(ticks) = carried.filter(|_| len > 0) else { return Ok((0, 0)) };
+        self.sync.sent(ticks.1, now);
+        let views = match room {
+            0 => 0,
+            _ => self.views.write(ticks, &mut buf[..room])?,
+        };
+        buf.copy_within(room..room + len, views);
+        Ok((views, len))
     }
 
     /// Takes the server's input ack and timing report, received at `now`.
@@ -79,6 +96,7 @@ pub(crate) struct ReceiverEnd {
     buffers: InputBuffers,
     state: ReceiverState,
     arrived_at: u32,
+    seen: Record,
 }
 
 impl ReceiverEnd {
@@ -86,7 +104,7 @@ impl ReceiverEnd {
     pub(crate) fn new(schema: &'static Schema) -> Result<Self> {
         let mut buffers = InputBuffers::new(schema);
         let state = ReceiverState::new(schema, &buffers.storage())?;
-        Ok(ReceiverEnd { schema, buffers, state, arrived_at: 0 })
+        Ok(ReceiverEnd { schema, buffers, state, arrived_at: 0, seen: Record::new() })
     }
 
     fn with<T>(&mut self, f: impl FnOnce(&mut InputReceiver<'_>) -> T) -> T {
@@ -108,6 +126,16 @@ impl ReceiverEnd {
             self.arrived_at = frame;
         }
         result
+    }
+
+    /// Takes a views part [`sight::split`] checked.
+    pub(crate) fn take_views(&mut self, part: &[u8]) {
+        self.seen.take(part);
+    }
+
+    /// The render time the client gave with its input of `tick`, if it arrived.
+    pub(crate) fn render_time(&self, tick: u32) -> Option<RenderTime> {
+        self.seen.get(tick)
     }
 
     pub(crate) fn take(&mut self, tick: u32) -> Taken {

@@ -4,6 +4,8 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use super::client::Client;
+use super::rewind::blends;
+use super::sight::RenderTime;
 use crate::blend::{Blend, ONE, blend_row};
 use crate::{ClassOf, Protocol};
 
@@ -135,11 +137,7 @@ impl<P: Protocol> Interpolator<P> {
         let capacity = delay as usize + SPARE;
         let schema = P::SCHEMA;
         let stride = schema.max_fields;
-        let blends = schema
-            .classes
-            .iter()
-            .map(|c| (0..c.fields.len()).map(|i| Blend::of(c.fields, i)).collect())
-            .collect();
+        let blends = blends(schema);
         Interpolator {
             delay,
             capacity,
@@ -163,13 +161,22 @@ impl<P: Protocol> Interpolator<P> {
     /// The render time: the frame at or before it (numbered as on the server) and how far
     /// past that frame it is, in `[0, 1)`; `None` before the first [`Interpolator::record`].
     pub fn time(&self) -> Option<(u32, f64)> {
+        let t = self.render_time()?;
+        Some((t.frame, f64::from(t.past) / TICK as f64))
+    }
+
+    /// The render time exactly, with the newest frame recorded: what to give
+    /// [`Client::set_render_time`] so that the server can rewind to what this shows
+    /// ([`Server::seen_by`](super::Server::seen_by)). `None` before the first
+    /// [`Interpolator::record`].
+    pub fn render_time(&self) -> Option<RenderTime> {
         let newest = self.newest?;
         let (frames, ticks) = (self.behind.div_euclid(TICK), self.behind.rem_euclid(TICK));
         let (frame, past) = match ticks {
             0 => (frames, 0),
             t => (frames + 1, TICK - t),
         };
-        Some((newest.wrapping_sub(frame as u32), past as f64 / TICK as f64))
+        Some(RenderTime { frame: newest.wrapping_sub(frame as u32), past: past as u16, newest })
     }
 
     /// Takes the samples of the packet `client` just accepted (call it after every

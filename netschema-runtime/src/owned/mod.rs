@@ -14,6 +14,8 @@
 //!   tick its synchronisation gives and the server takes them by tick. Then one datagram each
 //!   way per tick carries everything, framed as the `frame` module specifies
 //!   ([`Client::write`], [`Server::receive`], [`Server::write`], [`Client::receive`]).
+//! - [`Server::seen_by`] rewinds to what a client showed when it pushed an input, from the
+//!   render times its [`Interpolator`] gives ([`Client::set_render_time`]): lag compensation.
 //! - [`Interest`] decides which entities each client sees from their positions on a grid, with
 //!   enter and leave radii, and hands [`Server`] only the changes.
 //!
@@ -29,11 +31,15 @@ mod ids;
 mod inputs;
 mod interest;
 mod interp;
+mod rewind;
 mod server;
+mod sight;
 
 pub use buffers::{ClientBuffers, InputBuffers, PeerBuffers, WorldBuffers};
 pub use client::{Client, Event, FromServer};
 pub use frame::{DOWN_HEADER, UP_HEADER};
 pub use interest::{Change, Interest, View};
 pub use interp::{Interpolator, MAX_DELAY, RESYNC};
+pub use sight::RenderTime;
+pub use rewind::Seen;
 pub use server::{ClientId, Connection, Frame, FromClient, Server, ServerConfig};

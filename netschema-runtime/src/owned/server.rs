@@ -11,6 +11,7 @@ use super::buffers::{PeerBuffers, ScratchBuffers, WorldBuffers};
 use super::frame::{Down, Up};
 use super::ids::{IdMap, Ids};
 use super::inputs::ReceiverEnd;
+use super::rewind::{Rewind, Seen};
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::frame::WINDOW;
 use crate::engine::handshake::{self, Welcome};
@@ -184,6 +185,8 @@ pub struct Server<P: Protocol> {
     /// The input schema, once set up ([`Server::with_inputs`]).
     input: Option<&'static Schema>,
     row: Vec<i32>,
+    /// What rewinding to a client's view needs ([`Server::seen_by`]).
+    rewind: Rewind,
     /// Clamped values per scalar field, classes one after another.
     clamped: Vec<u64>,
     /// Index in `clamped` of each class's first field.
@@ -231,6 +234,7 @@ impl<P: Protocol> Server<P> {
             next_client: 0,
             input: None,
             row: vec![0; schema.max_fields],
+            rewind: Rewind::new(schema),
             clamped: vec![0; fields],
             clamped_at,
             _schema: PhantomData,
@@ -671,7 +675,13 @@ impl<P: Protocol> Server<P> {
         let ack = up.ack.map(|a| self.receive_ack(client, &a)).transpose()?;
         let now = self.frame().unwrap_or(0);
         let inputs = up.inputs.map(|datagram| match &mut self.connection(client)?.inputs {
-            Some(inputs) => inputs.receive(datagram, now),
+            Some(inputs) => {
+                let new = inputs.receive(datagram, now)?;
+                if let Some(part) = up.views {
+                    inputs.take_views(part);
+                }
+                Ok(new)
+            }
             None => Err(Error::NoInputs),
         });
         Ok(FromClient { ack, inputs })
@@ -697,6 +707,29 @@ impl<P: Protocol> Server<P> {
     /// [`InputReceiver::take_next`](crate::engine::input::InputReceiver::take_next).
     pub fn take_next_input(&mut self, client: ClientId) -> Result<Option<Taken>> {
         Ok(self.receiver(client)?.take_next())
+    }
+
+    /// The world as `client` showed it when it pushed its input of `tick`, for judging that
+    /// input against what its player saw (lag compensation): see [`Seen`]. The client gives
+    /// the server its render time with each input
+    /// ([`Client::set_render_time`](super::Client::set_render_time)); `None` if none came
+    /// with the input of `tick` or it is older than the last
+    /// [`ARCHIVE`](crate::engine::frame::ARCHIVE) ticks. A client chooses its render time, so a
+    /// game that fears cheating bounds how far behind the input's tick it accepts
+    /// ([`Seen::time`]). [`Error::NoInputs`] without [`Server::with_inputs`].
+    pub fn seen_by(&mut self, client: ClientId, tick: u32) -> Result<Option<Seen<'_, P>>> {
+        let at = self.index_of(client)?;
+        let c = &mut self.connections[at];
+        let inputs = c.inputs.as_deref().ok_or(Error::NoInputs)?;
+        let Some(time) = inputs.render_time(tick) else { return Ok(None) };
+        Ok(Some(Seen {
+            world: self.world.resume(P::SCHEMA, self.world_state),
+            peer: c.buffers.resume(P::SCHEMA, c.state),
+            ids: &self.ids,
+            time,
+            rewind: &mut self.rewind,
+            _schema: PhantomData,
+        }))
     }
 
     /// What `client`'s input stream has seen: datagrams, the buffer's policy at work and the

@@ -338,6 +338,12 @@ impl<'a> Peer<'a> {
         ids::visible(self.store.ids, id)
     }
 
+    /// Whether the client's accepted acks show it holds `frame`, while this peer keeps the
+    /// frame: it decoded that frame's packet.
+    pub fn client_holds(&self, frame: u32) -> bool {
+        self.state.slots.find(frame).is_some_and(|p| self.state.acked[p])
+    }
+
     /// The handle the client knows entity `id` by, if it is visible to it.
     pub fn handle_of(&self, id: usize) -> Option<u32> {
         ids::get(self.store.ids, id).and_then(|e| e.handle()).map(|h| h as u32)
