@@ -40,6 +40,6 @@ pub use client::{Client, Event, FromServer};
 pub use frame::{DOWN_HEADER, UP_HEADER};
 pub use interest::{Change, Interest, View};
 pub use interp::{Interpolator, MAX_DELAY, RESYNC};
-pub use sight::RenderTime;
 pub use rewind::Seen;
 pub use server::{ClientId, Connection, Frame, FromClient, Server, ServerConfig};
+pub use sight::RenderTime;

@@ -190,8 +190,7 @@ mod tests {
         assert_eq!((seen.get(104), seen.get(107)), (Some(time(96)), Some(time(99))));
         assert_eq!((seen.get(105), seen.get(109), seen.get(107 + ARCHIVE)), (None, None, None));
         assert_eq!(views.write((105, 105), &mut buf), Ok(0));
-        for bad in [&[0u8, 0, 0, 0, 0][..], &[1, 0, 0, 0, 33], &[1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]]
-        {
+        for bad in [&[0u8, 0, 0, 0, 0][..], &[1, 0, 0, 0, 33], &[1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]] {
             assert!(split(bad).is_err(), "{bad:?}");
         }
         buf[HEAD + VIEW] = 0;
