@@ -1,6 +1,7 @@
 //! A small game replicated end to end, without a network: players and projectiles on a
-//! server, two clients that each see part of the world, and a link that delays and drops
-//! packets and acks. Each client checks its view against what the server held for it.
+//! server, each projectile naming the player that fired it, two clients that each see part of
+//! the world, and a link that delays and drops packets and acks. Each client checks its view,
+//! owners followed to the players it holds, against what the server held for it.
 //!
 //! ```sh
 //! cargo run --release --example replicate
@@ -11,7 +12,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use netschema::owned::{Client, ClientId, Event, Server, ServerConfig};
-use netschema::{Ack, Error, Protocol, Snapshot, SnapshotEnum};
+use netschema::{Ack, Error, Protocol, Ref, Snapshot, SnapshotEnum};
 
 #[derive(Clone, Copy, Debug, PartialEq, SnapshotEnum)] // ns
 enum State {
@@ -32,9 +33,13 @@ struct Player {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Snapshot)] // ns
+#[netschema(protocol = "Game")] // ns
 struct Projectile {
     #[netschema(vec3(fixed(-512.0, 512.0, res = 1 / 64)))] // ns
     pos: [f32; 3],
+    /// The player that fired it: its id on the server, its handle on a client (or none while
+    /// the client does not see it).
+    owner: Ref<Player>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Protocol)] // ns
@@ -106,7 +111,8 @@ fn main() -> Result<(), Error> {
             world.insert(avatar, Game::Player(Player { pos, yaw: t, health, state }));
             if tick % 15 == 0 {
                 let shot = avatar + 1 + u64::from(tick / 15 % 20);
-                world.insert(shot, Game::Projectile(Projectile { pos }));
+                let owner = Ref::to(avatar);
+                world.insert(shot, Game::Projectile(Projectile { pos, owner }));
             }
         }
         for (id, entity) in world.iter_mut() {
@@ -116,7 +122,10 @@ fn main() -> Result<(), Error> {
         }
 
         server.begin_frame(); // ns
-        for (&id, entity) in &world {
+        // Players first: a projectile's owner must be in the world when it is set.
+        let (players, shots): (Vec<_>, Vec<_>) =
+            world.iter().partition(|(_, e)| matches!(e, Game::Player(_)));
+        for (&id, entity) in players.into_iter().chain(shots) {
             server.set_entity(id, entity)?; // ns
         }
         for r in &mut remotes {
@@ -131,11 +140,10 @@ fn main() -> Result<(), Error> {
                     Game::Player(p) => p.pos,
                     Game::Projectile(p) => p.pos,
                 };
-                let near = (pos[0] - me[0]).hypot(pos[1] - me[1]) < 40.0;
-                let mine = id / 1000 == r.avatar / 1000;
-                server.set_visible(r.id, id, near || mine)?; // ns
-                if near || mine {
-                    held.push(format!("{:?}", quantised(entity)));
+                let visible = sees(r.avatar, me, id, pos);
+                server.set_visible(r.id, id, visible)?; // ns
+                if visible {
+                    held.push(shown(&world, entity, |o, w| sees_id(r.avatar, me, o, w)));
                 }
             }
             server.set_own(r.id, r.avatar, true)?; // ns
@@ -154,8 +162,11 @@ fn main() -> Result<(), Error> {
                 let decoded = r.client.decode(&packet); // ns
                 match decoded {
                     Ok(frame) => {
-                        let mut view: Vec<String> =
-                            r.client.entities().map(|(_, e)| format!("{e:?}")).collect(); // ns
+                        let client = &r.client;
+                        let mut view: Vec<String> = client
+                            .entities() // ns
+                            .map(|(_, e)| shown_by(client, e))
+                            .collect();
                         view.sort();
                         r.decoded += 1;
                         r.mismatched += u32::from(r.sent.get(&frame) != Some(&view));
@@ -198,7 +209,51 @@ fn main() -> Result<(), Error> {
     Ok(())
 }
 
-/// The value a client decodes for `entity`: quantised and back.
+/// Whether the client of `avatar` (at `me`) sees entity `id` at `pos`: its own avatar and
+/// shots, and whatever lies within 40 m.
+fn sees(avatar: u64, me: [f32; 3], id: u64, pos: [f32; 3]) -> bool {
+    id / 1000 == avatar / 1000 || (pos[0] - me[0]).hypot(pos[1] - me[1]) < 40.0
+}
+
+/// [`sees`] for the entity `id` of the world.
+fn sees_id(avatar: u64, me: [f32; 3], id: u64, world: &HashMap<u64, Game>) -> bool {
+    let pos = match world.get(&id) {
+        Some(Game::Player(p)) => p.pos,
+        Some(Game::Projectile(p)) => p.pos,
+        None => return false,
+    };
+    sees(avatar, me, id, pos)
+}
+
+/// How a client that `sees` what it sees should show `entity` (quantised as it decodes it): a
+/// projectile with the player its owner names, when the client sees that player, else none.
+fn shown(
+    world: &HashMap<u64, Game>,
+    entity: &Game,
+    sees: impl Fn(u64, &HashMap<u64, Game>) -> bool,
+) -> String {
+    match (entity, quantised(entity)) {
+        (Game::Projectile(p), Game::Projectile(q)) => {
+            let owner = p.owner.id().filter(|&o| sees(o, world)).map(|o| quantised(&world[&o]));
+            format!("{:?} fired by {owner:?}", q.pos)
+        }
+        (_, value) => format!("{value:?}"),
+    }
+}
+
+/// How `client` shows `entity`: a projectile with the player its owner names, followed to the
+/// player it holds.
+fn shown_by(client: &Client<Game>, entity: Game) -> String {
+    match entity {
+        Game::Projectile(p) => {
+            let owner = client.follow(p.owner).map(Game::Player); // ns
+            format!("{:?} fired by {owner:?}", p.pos)
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// The value a client decodes for `entity`: quantised and back (references aside).
 fn quantised(entity: &Game) -> Game {
     let class = entity.class();
     let mut raw = vec![0; Game::SCHEMA.classes[class].fields.len()];
