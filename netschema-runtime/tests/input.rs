@@ -1,6 +1,8 @@
 //! The input stream from client to server: redundancy under loss, duplication and reordering,
 //! refusal of bad datagrams, and the target delay under jitter.
 
+mod support;
+
 use netschema_runtime::engine::input::{
     InputAck, InputReceiver, InputSender, InputStorage, PACKETS, Source,
 };
@@ -10,6 +12,7 @@ use netschema_runtime::schema::{Class, Field, Schema};
 use netschema_runtime::{AckOutcome, Error};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
+use support::Rng;
 
 const STICK: &[Predictor] = &[Predictor::Hold, Predictor::Linear];
 static FIELDS: [Field; 4] = [
@@ -49,23 +52,9 @@ fn ends(session: u64) -> (InputSender<'static>, InputReceiver<'static>) {
     (sender, receiver)
 }
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
+/// Whether an event of `percent` in a hundred happens.
+fn chance(rng: &mut Rng, percent: u64) -> bool {
+    rng.next() % 100 < percent
 }
 
 #[test]
@@ -122,9 +111,9 @@ fn run(seed: u64, ticks: u32, (loss, dup, jitter): (u64, u64, u64), delay: u32) 
             let id = carried.len();
             carried.push(sender.last_carried().unwrap());
             delivered.push(false);
-            let copies = if rng.chance(dup) { 2 } else { 1 };
+            let copies = if chance(&mut rng, dup) { 2 } else { 1 };
             for _ in 0..copies {
-                if !rng.chance(loss) {
+                if !chance(&mut rng, loss) {
                     let at = now + rng.below(jitter + 1) as u32;
                     to_server.entry(at).or_default().push((id, buf[..len].to_vec()));
                 }
@@ -143,7 +132,7 @@ fn run(seed: u64, ticks: u32, (loss, dup, jitter): (u64, u64, u64), delay: u32) 
                 arrivals.entry(tick).or_insert(now);
             }
             if let Some(ack) = receiver.ack()
-                && !rng.chance(loss)
+                && !chance(&mut rng, loss)
             {
                 to_client.entry(now + rng.below(jitter + 1) as u32).or_default().push(ack);
             }

@@ -3,6 +3,8 @@
 //! server takes each client's input of its own tick; the client runs the input tick
 //! [`TickSync`] gives it.
 
+mod support;
+
 use netschema_runtime::engine::input::{
     Arrival, InputAck, InputReceiver, InputSender, InputStorage, Source, SyncStats, TickSync,
     Timing,
@@ -10,6 +12,7 @@ use netschema_runtime::engine::input::{
 use netschema_runtime::model::Model;
 use netschema_runtime::schema::{Class, Field, Schema};
 use std::collections::BTreeMap;
+use support::Rng;
 
 static FIELDS: [Field; 2] = [Field::categorical("fire", 2), Field::categorical("jump", 2)];
 static CLASSES: [Class; 1] = [Class::new("Buttons", &FIELDS)];
@@ -26,21 +29,9 @@ fn storage() -> InputStorage<'static> {
     }
 }
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// A one-way delay of 50 ± 20 ms, spread evenly.
-    fn delay(&mut self) -> u64 {
-        30_000 + self.next() % 40_001
-    }
+/// A one-way delay of 50 ± 20 ms, spread evenly.
+fn delay(rng: &mut Rng) -> u64 {
+    30_000 + rng.next() % 40_001
 }
 
 enum Event {
@@ -113,7 +104,7 @@ fn run(seed: u64, server_tick_us: u64, phase_us: u64, seconds: u64, settle: u64)
                 let len = sender.encode(&mut buf).unwrap();
                 if len > 0 {
                     sync.sent(tick, now);
-                    at(&mut events, now + rng.delay(), Event::ToServer(buf[..len].to_vec()));
+                    at(&mut events, now + delay(&mut rng), Event::ToServer(buf[..len].to_vec()));
                 }
             }
             Event::ServerTick => {
@@ -135,7 +126,7 @@ fn run(seed: u64, server_tick_us: u64, phase_us: u64, seconds: u64, settle: u64)
                     error: playout.error(),
                 });
                 let timing = Timing { frame, arrival };
-                at(&mut events, now + rng.delay(), Event::ToClient(timing, receiver.ack()));
+                at(&mut events, now + delay(&mut rng), Event::ToClient(timing, receiver.ack()));
             }
             Event::ToServer(datagram) => {
                 let newest = receiver.newest_tick();
