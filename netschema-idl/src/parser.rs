@@ -535,6 +535,23 @@ impl<'a> Parser<'a, '_> {
         let mut class = Class::new(name, []).with_schedule(schedule);
         class.docs = docs;
         class.span = span;
+        let poisoned = self.body("class", span, |p, docs| {
+            if p.at_word("group") && p.nth(1).kind != Tok::Colon {
+                class.groups.extend(p.group(docs));
+            } else {
+                class.fields.extend(p.field(docs));
+            }
+        });
+        if poisoned {
+            self.out.poisoned.push(span);
+        }
+        self.out.schema.classes.push(class);
+    }
+
+    /// Parses the members of the body of `what` (an item declared at `span`) up to its `}`,
+    /// handing `member` each with its docs; returns whether any went wrong (a member's
+    /// diagnostics, stray or dangling docs, or a missing `}`).
+    fn body(&mut self, what: &str, span: Span, mut member: impl FnMut(&mut Self, String)) -> bool {
         let mut poisoned = false;
         loop {
             poisoned |= self.stray_inner_docs();
@@ -545,26 +562,15 @@ impl<'a> Parser<'a, '_> {
                     poisoned = true;
                 }
                 if self.eat(Tok::RBrace).is_none() {
-                    self.unclosed("class", span);
+                    self.unclosed(what, span);
                     poisoned = true;
                 }
-                break;
+                return poisoned;
             }
-            let docs = member_docs.map(|d| d.0).unwrap_or_default();
             let errors = self.diags.len();
-            if self.at_word("group") && self.nth(1).kind != Tok::Colon {
-                let group = self.group(docs);
-                class.groups.extend(group);
-            } else {
-                let field = self.field(docs);
-                class.fields.extend(field);
-            }
+            member(self, member_docs.map(|d| d.0).unwrap_or_default());
             poisoned |= self.diags.len() > errors;
         }
-        if poisoned {
-            self.out.poisoned.push(span);
-        }
-        self.out.schema.classes.push(class);
     }
 
     /// Parses `struct Name { fields }`: a class body without groups or parameters.
@@ -575,27 +581,7 @@ impl<'a> Parser<'a, '_> {
         let mut s = Struct::new(name, []);
         s.docs = docs;
         s.span = span;
-        let mut poisoned = false;
-        loop {
-            poisoned |= self.stray_inner_docs();
-            let member_docs = self.docs();
-            if self.at(Tok::RBrace) || self.at(Tok::Eof) || self.at_item_start() {
-                if let Some((_, span)) = member_docs {
-                    self.dangling_docs(span);
-                    poisoned = true;
-                }
-                if self.eat(Tok::RBrace).is_none() {
-                    self.unclosed("struct", span);
-                    poisoned = true;
-                }
-                break;
-            }
-            let errors = self.diags.len();
-            let field = self.field(member_docs.map(|d| d.0).unwrap_or_default());
-            s.fields.extend(field);
-            poisoned |= self.diags.len() > errors;
-        }
-        if poisoned {
+        if self.body("struct", span, |p, docs| s.fields.extend(p.field(docs))) {
             self.out.poisoned.push(span);
         }
         self.out.schema.structs.push(s);
