@@ -3,6 +3,9 @@
 //! input of each tick its synchronisation gives; the server takes each client's input of its
 //! own frame. Malformed frames are refused and change nothing.
 
+mod link;
+
+use link::{Event, Rng};
 use std::collections::BTreeMap;
 
 use netschema::engine::input::Source;
@@ -40,30 +43,6 @@ fn input(tick: u32) -> [i32; 3] {
     let dirs = [[127, 0], [90, 90], [0, 127], [-90, 90], [-127, 0], [0, -127]];
     let [x, y] = dirs[(tick / 30) as usize % dirs.len()];
     [x, y, i32::from(tick % 40 < 5)]
-}
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// A one-way delay of 50 ± 20 ms, or `None` for a lost datagram (10 %).
-    fn delay(&mut self) -> Option<u64> {
-        (!self.next().is_multiple_of(10)).then(|| 30_000 + self.next() % 40_001)
-    }
-}
-
-enum Event {
-    ClientTick,
-    ServerTick,
-    ToServer(Vec<u8>),
-    ToClient(Vec<u8>),
 }
 
 #[test]
@@ -113,7 +92,7 @@ fn inputs_drive_the_server_one_frame_each_way_per_tick() {
                     tick_error = tick_error.max((i64::from(estimate) - i64::from(frame)).abs());
                 }
                 let n = client.write(now, &mut out[..UP_HEADER + 512]).unwrap();
-                if let Some(delay) = rng.delay() {
+                if let Some(delay) = rng.delay(10) {
                     at(&mut events, now + delay, Event::ToServer(out[..n].to_vec()));
                 }
             }
@@ -134,7 +113,7 @@ fn inputs_drive_the_server_one_frame_each_way_per_tick() {
                 server.set(1, &ship).unwrap();
                 server.set_visible(id, 1, true).unwrap();
                 let n = server.write(id, &mut out).unwrap();
-                if let Some(delay) = rng.delay() {
+                if let Some(delay) = rng.delay(10) {
                     at(&mut events, now + delay, Event::ToClient(out[..n].to_vec()));
                 }
             }

@@ -4,6 +4,9 @@
 //! circles, so blending between the wrong two frames would show. The client notes what it
 //! renders at each input's tick; the server rewinds to every input it receives and compares.
 
+mod link;
+
+use link::{Event, Rng};
 use std::collections::BTreeMap;
 
 use netschema::engine::input::Source;
@@ -40,31 +43,6 @@ fn ship(id: u8, frame: u32) -> Ship {
     let phase = f32::from(id) + frame as f32 * 0.05 * (1.0 + f32::from(id) / 4.0);
     let r = 40.0 + 20.0 * f32::from(id);
     Ship { id, pos: [r * phase.cos(), r * phase.sin()], heading: phase.sin() * 3.0 }
-}
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A one-way delay of 50 ± 20 ms, or `None` for a lost datagram (20 %).
-    fn delay(&mut self) -> Option<u64> {
-        (!self.next().is_multiple_of(5)).then(|| 30_000 + self.next() % 40_001)
-    }
-}
-
-enum Event {
-    ClientTick,
-    ServerTick,
-    ToServer(Vec<u8>),
-    ToClient(Vec<u8>),
 }
 
 /// Ships by id, as shown.
@@ -115,7 +93,7 @@ fn rewind_returns_exactly_what_the_client_rendered_at_each_input() {
                     }
                 }
                 let n = client.write(now, &mut out).unwrap();
-                if let Some(delay) = rng.delay() {
+                if let Some(delay) = rng.delay(5) {
                     at(&mut events, now + delay, Event::ToServer(out[..n].to_vec()));
                 }
             }
@@ -138,7 +116,7 @@ fn rewind_returns_exactly_what_the_client_rendered_at_each_input() {
                     missing += 1;
                 }
                 let n = server.write(id, &mut out).unwrap();
-                if let Some(delay) = rng.delay() {
+                if let Some(delay) = rng.delay(5) {
                     at(&mut events, now + delay, Event::ToClient(out[..n].to_vec()));
                 }
             }
