@@ -8,10 +8,9 @@ use std::collections::VecDeque;
 
 use netschema_runtime::engine::probe::{Part, Probe};
 use netschema_runtime::model::predict::Predictor;
-use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::{Class, Field, Link, Schema};
 use netschema_runtime::{Client, Peer, World};
-use support::{Rng, frame_view, record};
+use support::{Rng, frame_view, record, session};
 
 const HOLD: &[Predictor] = &[Predictor::Hold, Predictor::Linear];
 static SHIP_FIELDS: [Field; 1] = [Field::numeric("x", 0, 1023, false, HOLD)];
@@ -108,12 +107,7 @@ fn no_dangling(client: &Client<'_>) {
 
 #[test]
 fn links_name_the_target_by_its_handle_and_follow_it_without_loss() {
-    let mut wb = WorldBuffers::new(&SCHEMA, ENTITIES);
-    let mut world = wb.world(&SCHEMA, ENTITIES).unwrap();
-    let mut pb = PeerBuffers::new(&SCHEMA, HANDLES, ENTITIES);
-    let mut peer = pb.peer(&SCHEMA, HANDLES, ENTITIES).unwrap();
-    let mut cb = ClientBuffers::new(&SCHEMA, HANDLES);
-    let mut client = cb.client(&SCHEMA, HANDLES).unwrap();
+    let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
     let mut game = Game::new(7);
     let mut buf = [0u8; 1500];
     let mut named = 0;
@@ -162,12 +156,7 @@ impl Wire {
 #[test]
 fn links_follow_their_targets_under_loss_and_budgets() {
     for (seed, budget) in [(1, 1500), (2, 40), (3, 1500), (4, 24)] {
-        let mut wb = WorldBuffers::new(&SCHEMA, ENTITIES);
-        let mut world = wb.world(&SCHEMA, ENTITIES).unwrap();
-        let mut pb = PeerBuffers::new(&SCHEMA, HANDLES, ENTITIES);
-        let mut peer = pb.peer(&SCHEMA, HANDLES, ENTITIES).unwrap();
-        let mut cb = ClientBuffers::new(&SCHEMA, HANDLES);
-        let mut client = cb.client(&SCHEMA, HANDLES).unwrap();
+        let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
         let mut game = Game::new(seed);
         let mut rng = Rng(seed * 31);
         let (mut down, mut up) = (
@@ -228,12 +217,7 @@ fn links_follow_their_targets_under_loss_and_budgets() {
 #[test]
 fn a_hidden_target_leaves_no_trace_in_the_packets() {
     let run = |owner: Option<usize>, ship: bool| -> Vec<Vec<u8>> {
-        let mut wb = WorldBuffers::new(&SCHEMA, ENTITIES);
-        let mut world = wb.world(&SCHEMA, ENTITIES).unwrap();
-        let mut pb = PeerBuffers::new(&SCHEMA, HANDLES, ENTITIES);
-        let mut peer = pb.peer(&SCHEMA, HANDLES, ENTITIES).unwrap();
-        let mut cb = ClientBuffers::new(&SCHEMA, HANDLES);
-        let mut client = cb.client(&SCHEMA, HANDLES).unwrap();
+        let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
         let mut packets = Vec::new();
         let mut buf = [0u8; 1500];
         for frame in 0..80u32 {
@@ -285,12 +269,7 @@ impl Probe for LinkCost {
 fn an_unchanged_link_costs_almost_nothing() {
     let frames = 2000u32;
     let run = |schema: &'static Schema| -> (usize, u64) {
-        let mut wb = WorldBuffers::new(schema, ENTITIES);
-        let mut world = wb.world(schema, ENTITIES).unwrap();
-        let mut pb = PeerBuffers::new(schema, HANDLES, ENTITIES);
-        let mut peer = pb.peer(schema, HANDLES, ENTITIES).unwrap();
-        let mut cb = ClientBuffers::new(schema, HANDLES);
-        let mut client = cb.client(schema, HANDLES).unwrap();
+        let (mut world, mut peer, mut client) = session(schema, ENTITIES, HANDLES);
         let mut probe = LinkCost::default();
         let mut buf = [0u8; 1500];
         let mut bytes = 0;
