@@ -202,11 +202,6 @@ impl Kept {
     pub(crate) const WHOLE: Kept =
         Kept { used: MAX_CANDIDATES, classes: u32::BITS, predicts: true, flags: true };
 
-    /// What the links model uses (see `engine::packet::links`): its flags, and the first
-    /// candidate's residual model for the targets' handles (over 16 bits: a larger handle
-    /// costs a few more bits, the same on both ends).
-    pub(crate) const LINKS: Kept = Kept { used: 1, classes: 16, predicts: false, flags: true };
-
     /// What a model of `field` uses: for a numeric field the parts of the candidates its
     /// model runs (see [`runs`]), for a categorical field its transition residuals (over
     /// more than two values) and flags; in either, residuals of the field's raw width.

@@ -14,7 +14,8 @@ use crate::schema::{Class, Field, Schema};
 enum Part {
     /// The packet model: the residual models of its counts, and its flags.
     Counts,
-    /// An entity model: its flags, the only part it uses (the "unchanged" decision).
+    /// An entity model or the links model: its flags, the only part it uses (the "unchanged"
+    /// decision, whether a link holds its prediction).
     Flags,
     /// A field's model: the parts [`Kept`] names (see [`Model::store`]).
     Model(Kept),
@@ -51,13 +52,13 @@ impl Part {
 
 /// For each model of a set of `schema`, in layout order, what a stored set keeps of it: for a
 /// field the parts its model uses ([`Kept::of`]), for the packet model its counts and flags,
-/// for an entity model its flags, for the links model [`Kept::LINKS`]; and every field model
-/// of a schema with a prior whole, as those may start anywhere.
+/// for an entity model and the links model their flags; and every field model of a schema
+/// with a prior whole, as those may start anywhere.
 fn parts(schema: &Schema) -> impl Iterator<Item = Part> + '_ {
     let prior = schema.prior.is_some();
     let field = move |f: &Field| Part::Model(if prior { Kept::WHOLE } else { Kept::of(f) });
     let class = move |c: &'static Class| once(Part::Flags).chain(c.fields.iter().map(field));
-    let links = core::iter::repeat_n(Part::Model(Kept::LINKS), usize::from(schema.max_links > 0));
+    let links = core::iter::repeat_n(Part::Flags, usize::from(schema.max_links > 0));
     once(Part::Counts).chain(schema.classes.iter().flat_map(class)).chain(links)
 }
 
