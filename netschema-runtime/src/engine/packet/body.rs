@@ -432,7 +432,9 @@ impl<P: Probe> Walk<'_, '_, P> {
         flags: u64,
     ) -> Option<Attempt> {
         let len = coder.len_bound();
-        if b.far(len) {
+        // The links of the entities entered so far are coded after the list: room for them
+        // counts as written.
+        if b.far(len + self.pending_links.div_ceil(8) as usize) {
             return None;
         }
         let links = links::bound_bits(c, self.handles);
