@@ -277,8 +277,7 @@ impl<'a> World<'a> {
     /// The class of entity `id` in the current frame, if it holds one.
     #[inline]
     pub(crate) fn class_now(&self, id: usize) -> Option<usize> {
-        let class = *self.classes.get(Self::slot(self.frame) * self.capacity + id)?;
-        (class != NO_CLASS).then_some(usize::from(class))
+        self.get(self.frame, id).map(|(class, _)| class)
     }
 
     fn clear_links(&mut self, id: usize) {
