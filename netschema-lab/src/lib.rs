@@ -58,6 +58,7 @@ pub mod naia;
 pub mod netschema;
 pub mod profile;
 pub mod q3;
+mod references;
 pub mod report;
 mod suite;
 pub mod techniques;
@@ -116,7 +117,8 @@ impl From<netschema_runtime::Error> for Error {
     }
 }
 
-/// One frame of what a client should hold: entities with their class and quantised row.
+/// One frame of what a client should hold: entities with their class, quantised row and
+/// references.
 ///
 /// Entities are kept in ascending id order. An id names an entity for as long as it keeps its
 /// class: an id absent for a frame, or present with another class, is a new entity (a respawn).
@@ -130,6 +132,11 @@ pub struct Snapshot {
     pub starts: Vec<u32>,
     /// The rows of all entities, one raw value per scalar field of the class.
     pub values: Vec<i32>,
+    /// Start of each entity's references in [`Snapshot::targets`].
+    pub link_starts: Vec<u32>,
+    /// The references of all entities, one per link of the class in order (an entity given
+    /// none has none): the id of the entity each names in this snapshot, or `None`.
+    pub targets: Vec<Option<u32>>,
 }
 
 impl Snapshot {
@@ -144,15 +151,26 @@ impl Snapshot {
         self.classes.clear();
         self.starts.clear();
         self.values.clear();
+        self.link_starts.clear();
+        self.targets.clear();
     }
 
-    /// Appends an entity; its id must be larger than every id already present.
+    /// Appends an entity without references; its id must be larger than every id already
+    /// present.
     pub fn push(&mut self, id: u32, class: u16, row: &[i32]) {
+        self.push_linked(id, class, row, &[]);
+    }
+
+    /// Appends an entity with its references (the ids its class's links name, in order); its
+    /// id must be larger than every id already present.
+    pub fn push_linked(&mut self, id: u32, class: u16, row: &[i32], targets: &[Option<u32>]) {
         debug_assert!(self.ids.last().is_none_or(|&last| last < id), "ids must ascend");
         self.ids.push(id);
         self.classes.push(class);
         self.starts.push(self.values.len() as u32);
         self.values.extend_from_slice(row);
+        self.link_starts.push(self.targets.len() as u32);
+        self.targets.extend_from_slice(targets);
     }
 
     /// Number of entities.
@@ -172,11 +190,24 @@ impl Snapshot {
         &self.values[start..end]
     }
 
+    /// The references of the `i`-th entity (empty if it was given none).
+    pub fn links(&self, i: usize) -> &[Option<u32>] {
+        let start = self.link_starts[i] as usize;
+        let end = self.link_starts.get(i + 1).map_or(self.targets.len(), |&s| s as usize);
+        &self.targets[start..end]
+    }
+
+    /// The entity the `r`-th reference of the `i`-th entity names, if any.
+    pub fn link(&self, i: usize, r: usize) -> Option<u32> {
+        self.links(i).get(r).copied().flatten()
+    }
+
     /// Checks the snapshot against `schema`: ids ascending, classes known, rows of the right
-    /// length and inside each field's range.
+    /// length and inside each field's range, references (if given) one per link and naming
+    /// entities of the snapshot.
     pub fn validate(&self, schema: &Schema) -> Result<(), Error> {
         let n = self.ids.len();
-        if self.classes.len() != n || self.starts.len() != n {
+        if self.classes.len() != n || self.starts.len() != n || self.link_starts.len() != n {
             return Err(Error::Unsupported("snapshot columns differ in length".into()));
         }
         for i in 0..n {
@@ -201,6 +232,19 @@ impl Snapshot {
                         class.name, f.name, f.min, f.max
                     )));
                 }
+            }
+            let links = self.links(i);
+            if !links.is_empty() && links.len() != class.links.len() {
+                return Err(Error::Unsupported(format!(
+                    "references of class {} have the wrong length",
+                    class.name
+                )));
+            }
+            if let Some(t) = links.iter().flatten().find(|t| self.ids.binary_search(t).is_err()) {
+                return Err(Error::Unsupported(format!(
+                    "a reference of entity {} names {t}, which the snapshot does not hold",
+                    self.ids[i]
+                )));
             }
         }
         Ok(())
@@ -229,6 +273,13 @@ pub trait Technique {
     fn name(&self) -> &'static str;
     /// A fresh encoder (the server's state for one client) and decoder (the client's).
     fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error>;
+    /// Whether the technique carries references ([`Snapshot::links`]) itself. [`run`] gives
+    /// one that does not (the default) each reference as one more integer field of its
+    /// entity's row, the id it names plus one (0: none), as a game without references sends
+    /// its own ids.
+    fn carries_references(&self) -> bool {
+        false
+    }
 }
 
 /// The server half of a technique, for one client.
@@ -470,8 +521,27 @@ impl HeldStats {
 /// Runs one technique over `snapshots` and measures it. `ticks` says when each frame happens,
 /// in frames of the nominal rate (ascending; `None`: frame `i` at `i`), so that the link's
 /// latency holds in time when frames are unevenly spaced. `progress` is called after every
-/// frame with the number of frames done.
+/// frame with the number of frames done. A technique that does not carry references gets
+/// them as fields ([`Technique::carries_references`]).
 pub fn run(
+    technique: &dyn Technique,
+    setup: &Setup<'_>,
+    snapshots: &[Snapshot],
+    ticks: Option<&[f64]>,
+    config: &RunConfig,
+    progress: impl FnMut(usize),
+) -> Result<TechniqueResult, Error> {
+    if !technique.carries_references()
+        && let Some(converted) = references::as_fields(setup, snapshots)
+    {
+        let setup = converted.setup(setup.capacity);
+        return replay(technique, &setup, &converted.snapshots, ticks, config, progress);
+    }
+    replay(technique, setup, snapshots, ticks, config, progress)
+}
+
+/// [`run`] over snapshots the technique takes as they are.
+fn replay(
     technique: &dyn Technique,
     setup: &Setup<'_>,
     snapshots: &[Snapshot],

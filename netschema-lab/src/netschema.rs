@@ -83,6 +83,10 @@ impl Technique for Netschema {
     fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         self.start_with(setup, None)
     }
+
+    fn carries_references(&self) -> bool {
+        true
+    }
 }
 
 impl Technique for ProbedNetschema {
@@ -92,6 +96,10 @@ impl Technique for ProbedNetschema {
 
     fn start(&self, setup: &Setup<'_>) -> Result<Halves, Error> {
         self.engine.start_with(setup, Some(Rc::clone(&self.costs)))
+    }
+
+    fn carries_references(&self) -> bool {
+        true
     }
 }
 
@@ -241,10 +249,24 @@ impl Encoder for EngineEncoder {
         Ok(())
     }
 
+    /// The snapshot by handle, each reference naming its target's handle (none if the
+    /// target has no handle).
     fn expected(&self, s: &Snapshot) -> Option<Snapshot> {
+        let by_handle = self.by_handle(s);
+        let mut handles = vec![None; s.len()];
+        for &(h, _, i) in &by_handle {
+            handles[i] = Some(h);
+        }
         let mut out = Snapshot::new();
-        for (h, _, i) in self.by_handle(s) {
-            out.push(h, s.classes[i], s.row(i));
+        let mut targets = Vec::new();
+        for (h, _, i) in by_handle {
+            targets.clear();
+            targets.extend(
+                s.links(i)
+                    .iter()
+                    .map(|t| t.and_then(|t| s.ids.binary_search(&t).ok()).and_then(|j| handles[j])),
+            );
+            out.push_linked(h, s.classes[i], s.row(i), &targets);
         }
         Some(out)
     }
@@ -262,8 +284,10 @@ impl Encoder for EngineEncoder {
                 continue; // Waiting to enter.
             };
             let Some(staleness) = self.peer.staleness(self.frame, slot) else { continue };
-            let fields = self.schema.classes[class].fields.len();
-            held.view.push(h, class as u16, &row[..fields]);
+            let c = &self.schema.classes[class];
+            let links: Vec<Option<u32>> =
+                (0..c.links.len()).map(|r| self.peer.client_link(self.frame, slot, r)).collect();
+            held.view.push_linked(h, class as u16, &row[..c.fields.len()], &links);
             held.staleness.push(staleness);
             held.truth.extend_from_slice(s.row(i));
         }
@@ -304,8 +328,12 @@ impl Decoder for EngineDecoder {
     fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error> {
         let frame = self.client.decode(packet)?;
         out.clear();
+        let mut targets = Vec::new();
         for (h, class, row) in self.client.frame_view() {
-            out.push(h, class as u16, row);
+            targets.clear();
+            let links = self.schema.classes.get(class).map_or(0, |c| c.links.len());
+            targets.extend((0..links).map(|r| self.client.link(h, r)));
+            out.push_linked(h, class as u16, row, &targets);
         }
         Ok(frame)
     }
@@ -360,8 +388,9 @@ impl Capture {
         self.slots.get(&id).copied()
     }
 
-    /// Starts `frame` in `world` and writes snapshot `s` into it: entities that left are
-    /// removed, and `visible(world id, entered)` is told of every entity that enters or leaves.
+    /// Starts `frame` in `world` and writes snapshot `s` into it (values and references):
+    /// entities that left are removed, and `visible(world id, entered)` is told of every
+    /// entity that enters or leaves.
     pub(crate) fn frame(
         &mut self,
         world: &mut World<'_>,
@@ -404,6 +433,14 @@ impl Capture {
                 }
             };
             world.set(slot, usize::from(s.classes[i]), s.row(i))?;
+        }
+        // References, once every entity they may name is in place.
+        for i in 0..s.len() {
+            let slot = self.slots[&s.ids[i]];
+            for (r, target) in s.links(i).iter().enumerate() {
+                let target = target.and_then(|t| self.slots.get(&t).copied());
+                world.set_link(slot, r, target)?;
+            }
         }
         self.previous.clone_from(&s.ids);
         Ok(())

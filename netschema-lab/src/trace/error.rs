@@ -107,6 +107,28 @@ pub enum TraceErrorKind {
         /// The entity id.
         id: u32,
     },
+    /// A reference names an entity that is not on the line.
+    UnknownTarget {
+        /// The reference (`Projectile.owner`).
+        field: String,
+        /// The entity that holds it.
+        id: u32,
+        /// The id it names.
+        target: u32,
+    },
+    /// A reference to one class names an entity of another.
+    TargetClass {
+        /// The reference (`Projectile.owner`).
+        field: String,
+        /// The entity that holds it.
+        id: u32,
+        /// The id it names.
+        target: u32,
+        /// The class the reference is to.
+        expected: String,
+        /// The class of the entity it names.
+        found: String,
+    },
 }
 
 impl fmt::Display for TraceError {
@@ -138,6 +160,16 @@ impl fmt::Display for TraceErrorKind {
             }
             TraceErrorKind::DuplicateEntity(id) => write!(f, "entity {id} appears twice"),
             TraceErrorKind::UnknownClass(c) => write!(f, "unknown class `{c}`"),
+            TraceErrorKind::UnknownTarget { field, id, target } => {
+                write!(
+                    f,
+                    "`{field}` of entity {id} names entity {target}, which is not on the line"
+                )
+            }
+            TraceErrorKind::TargetClass { field, id, target, expected, found } => write!(
+                f,
+                "`{field}` of entity {id} names entity {target}, a `{found}`, not a `{expected}`"
+            ),
             TraceErrorKind::TimeOrder { time, previous } => {
                 write!(f, "time {time} s does not follow time {previous} s")
             }

@@ -15,6 +15,8 @@
 
 mod error;
 mod read;
+#[cfg(test)]
+mod references_tests;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -55,16 +57,21 @@ pub struct TraceFrame {
 
 impl TraceFrame {
     /// What `client` sees: the whole world if the line has no visible sets or no client is
-    /// named, nothing if the line's visible sets do not list the client.
+    /// named, nothing if the line's visible sets do not list the client. A reference to an
+    /// entity the client does not see names none.
     pub fn view(&self, client: Option<&str>) -> Snapshot {
         let (Some(client), Some(clients)) = (client, &self.clients) else {
             return self.world.clone();
         };
         let mut view = Snapshot::new();
         if let Some((_, ids)) = clients.iter().find(|(name, _)| name == client) {
+            let mut targets = Vec::new();
             for &id in ids {
                 if let Ok(i) = self.world.ids.binary_search(&id) {
-                    view.push(id, self.world.classes[i], self.world.row(i));
+                    targets.clear();
+                    let seen = |t: &u32| ids.binary_search(t).is_ok();
+                    targets.extend(self.world.links(i).iter().map(|t| t.filter(seen)));
+                    view.push_linked(id, self.world.classes[i], self.world.row(i), &targets);
                 }
             }
         }

@@ -82,6 +82,27 @@ fn entity_id(v: &Value, what: impl FnOnce() -> String) -> Result<u32, TraceError
         .ok_or_else(|| expected(what(), "an entity id (an integer in 0..=4294967295)", v))
 }
 
+/// A reference's value: an entity id, or `null` for none.
+fn reference(v: &Value, what: impl FnOnce() -> String) -> Result<Option<u32>, TraceErrorKind> {
+    match v {
+        Value::Null => Ok(None),
+        _ => v.as_u64().and_then(|id| u32::try_from(id).ok()).map(Some).ok_or_else(|| {
+            expected(what(), "an entity id (an integer in 0..=4294967295) or null", v)
+        }),
+    }
+}
+
+/// Where [`TraceReader::entity`] put an entity it read.
+#[derive(Clone, Copy)]
+struct Read {
+    id: u32,
+    class: u16,
+    /// The start of its row in the line's values.
+    start: usize,
+    /// The start of its references in the line's targets.
+    link_start: usize,
+}
+
 impl<'s, R: BufRead> TraceReader<'s, R> {
     /// A reader of `input` for `schema`.
     pub fn new(schema: &'s RuntimeSchema, input: R) -> Self {
@@ -171,13 +192,15 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         Ok(())
     }
 
-    /// Reads one entity into `values`; returns its id, class and the start of its row.
+    /// Reads one entity into `values` and its references into `targets` (with whether the
+    /// line gives each, rather than keeping it, in `given`).
     fn entity(
         &mut self,
         n: usize,
         v: &Value,
         values: &mut Vec<i32>,
-    ) -> Result<(u32, u16, usize), TraceErrorKind> {
+        targets: &mut Vec<(Option<u32>, bool)>,
+    ) -> Result<Read, TraceErrorKind> {
         let Value::Object(e) = v else {
             return Err(expected(format!("entity {n} of `entities`"), "an object", v));
         };
@@ -195,25 +218,28 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             .class_index(name)
             .ok_or_else(|| TraceErrorKind::UnknownClass(name.to_owned()))?;
         let shape = &self.classes[class];
-        let start = values.len();
+        let (start, link_start) = (values.len(), targets.len());
         // An entity that was on the previous line with the same class keeps its values; one
         // that changed class is a new entity under the same id (a respawn) and enters.
         let previous = self.previous.ids.binary_search(&id).ok();
         let entering = match previous.filter(|&i| usize::from(self.previous.classes[i]) == class) {
             Some(i) => {
                 values.extend_from_slice(self.previous.row(i));
+                targets.extend(self.previous.links(i).iter().map(|&t| (t, false)));
                 false
             }
             None => {
                 values.resize(start + shape.quantisers.len(), 0);
+                targets.resize(link_start + shape.references.len(), (None, true));
                 true
             }
         };
+        let fields = shape.fields.len();
         self.seen.clear();
-        self.seen.resize(shape.fields.len(), false);
-        if let Some(fields) = e.get("fields") {
-            let Value::Object(fields) = fields else {
-                return Err(expected(format!("`fields` of entity {id}"), "an object", fields));
+        self.seen.resize(fields + shape.references.len(), false);
+        if let Some(given) = e.get("fields") {
+            let Value::Object(given) = given else {
+                return Err(expected(format!("`fields` of entity {id}"), "an object", given));
             };
             let mut reader = Reader {
                 class: shape,
@@ -221,7 +247,13 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
                 clamps: &mut self.clamps[class],
                 line: self.line,
             };
-            for (field_name, value) in fields {
+            for (field_name, value) in given {
+                if let Some(r) = shape.reference(field_name) {
+                    let what = || format!("`{}.{field_name}` of entity {id}", shape.name);
+                    targets[link_start + r] = (reference(value, what)?, true);
+                    self.seen[fields + r] = true;
+                    continue;
+                }
                 let f = shape.field(field_name).ok_or_else(|| TraceErrorKind::UnknownField {
                     class: shape.name.clone(),
                     field: field_name.clone(),
@@ -231,14 +263,57 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             }
         }
         if entering && let Some(f) = self.seen.iter().position(|seen| !seen) {
-            return Err(TraceErrorKind::MissingField {
-                id,
-                class: shape.name.clone(),
-                field: shape.fields[f].name.clone(),
-            });
+            let field = match shape.fields.get(f) {
+                Some(field) => field.name.clone(),
+                None => shape.references[f - fields].0.clone(),
+            };
+            return Err(TraceErrorKind::MissingField { id, class: shape.name.clone(), field });
         }
         // The schema has at most `u16::MAX` classes (the runtime checks it).
-        Ok((id, u16::try_from(class).unwrap_or(u16::MAX), start))
+        let class = u16::try_from(class).unwrap_or(u16::MAX);
+        Ok(Read { id, class, start, link_start })
+    }
+
+    /// The references of `world`'s `i`-th entity, read as `read` (each target with whether
+    /// the line gives it): a reference the line gives must name an entity of the line of the
+    /// class it is to; one kept from the previous line names nothing once its target has left
+    /// (or entered again as a new entity), as a world's link does.
+    fn resolve(
+        &self,
+        world: &Snapshot,
+        read: &[(Option<u32>, bool)],
+        id: u32,
+        class: &ClassShape,
+    ) -> Result<Vec<Option<u32>>, TraceErrorKind> {
+        let mut out = Vec::with_capacity(read.len());
+        for (&(target, given), (name, to)) in read.iter().zip(&class.references) {
+            let Some(target) = target else {
+                out.push(None);
+                continue;
+            };
+            let found = world.ids.binary_search(&target).ok().map(|t| world.classes[t]);
+            if !given {
+                let before = self.previous.ids.binary_search(&target).ok();
+                let same = before.is_some_and(|b| Some(self.previous.classes[b]) == found);
+                out.push(same.then_some(target));
+                continue;
+            }
+            let field = || format!("{}.{name}", class.name);
+            let Some(found) = found.map(usize::from) else {
+                return Err(TraceErrorKind::UnknownTarget { field: field(), id, target });
+            };
+            if let Some(to) = to.filter(|&to| to != found) {
+                return Err(TraceErrorKind::TargetClass {
+                    field: field(),
+                    id,
+                    target,
+                    expected: self.classes[to].name.clone(),
+                    found: self.classes[found].name.clone(),
+                });
+            }
+            out.push(Some(target));
+        }
+        Ok(out)
     }
 
     /// The line's time in seconds, checked against the lines before.
@@ -300,20 +375,29 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         let Value::Array(entities) = entities else {
             return Err(expected("`entities`", "an array of entities", entities));
         };
-        let mut values = Vec::new();
+        let (mut values, mut targets) = (Vec::new(), Vec::new());
         let mut order = Vec::with_capacity(entities.len());
         for (n, e) in entities.iter().enumerate() {
-            order.push(self.entity(n, e, &mut values)?);
+            order.push(self.entity(n, e, &mut values, &mut targets)?);
         }
-        order.sort_unstable_by_key(|&(id, ..)| id);
+        order.sort_unstable_by_key(|read| read.id);
         let mut world = Snapshot::new();
-        for (k, &(id, class, start)) in order.iter().enumerate() {
-            if k > 0 && order[k - 1].0 == id {
-                return Err(TraceErrorKind::DuplicateEntity(id));
+        for (k, read) in order.iter().enumerate() {
+            if k > 0 && order[k - 1].id == read.id {
+                return Err(TraceErrorKind::DuplicateEntity(read.id));
             }
-            let len = self.classes[usize::from(class)].quantisers.len();
-            world.push(id, class, &values[start..start + len]);
+            let shape = &self.classes[usize::from(read.class)];
+            world.push(read.id, read.class, &values[read.start..][..shape.quantisers.len()]);
         }
+        // References, once every entity they may name is known.
+        let mut linked = Snapshot::new();
+        for (i, read) in order.iter().enumerate() {
+            let shape = &self.classes[usize::from(read.class)];
+            let given = &targets[read.link_start..][..shape.references.len()];
+            let links = self.resolve(&world, given, read.id, shape)?;
+            linked.push_linked(read.id, read.class, world.row(i), &links);
+        }
+        let world = linked;
         let clients = match map.get("clients") {
             None => None,
             Some(Value::Object(clients)) => {

@@ -119,8 +119,11 @@ pub(super) struct FieldShape {
 pub(super) struct ClassShape {
     /// The class's name.
     pub(super) name: String,
-    /// Its fields in declaration order.
+    /// Its fields in declaration order, references left out.
     pub(super) fields: Vec<FieldShape>,
+    /// Its references in declaration order (the runtime's links): each field's name and the
+    /// index of the class it names (`None`: any class).
+    pub(super) references: Vec<(String, Option<usize>)>,
     /// Its scalars' quantisers, in row order.
     pub(super) quantisers: Vec<Quantiser>,
 }
@@ -147,9 +150,17 @@ impl ClassShape {
                         field
                     })
                     .collect();
+                let references = class
+                    .references()
+                    .map(|(f, target)| {
+                        let index = target.and_then(|t| schema.ir.find_class(t)).map(|(i, _)| i);
+                        (f.name.clone(), index)
+                    })
+                    .collect();
                 ClassShape {
                     name: class.name.clone(),
                     fields,
+                    references,
                     quantisers: layout.quantisers.clone(),
                 }
             })
@@ -159,6 +170,11 @@ impl ClassShape {
     /// The index of the field called `name`.
     pub(super) fn field(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
+    }
+
+    /// The index of the reference called `name`.
+    pub(super) fn reference(&self, name: &str) -> Option<usize> {
+        self.references.iter().position(|(r, _)| r == name)
     }
 }
 

@@ -92,45 +92,10 @@ impl<W: Write> TraceWriter<W> {
         }
         line.push_str(",\"entities\":[");
         for i in 0..world.len() {
-            let (id, class) = (world.ids[i], world.classes[i]);
-            let shape = self
-                .classes
-                .get(usize::from(class))
-                .ok_or_else(|| WriteError::Snapshot(format!("entity {id} has class {class}")))?;
-            let row = world.row(i);
-            if row.len() != shape.quantisers.len() {
-                return Err(WriteError::Snapshot(format!(
-                    "entity {id} of class {} has {} values",
-                    shape.name,
-                    row.len()
-                )));
-            }
-            // An entity that changed class enters again (a respawn): every field is written.
-            let previous = match self.previous.ids.binary_search(&id) {
-                Ok(j) if self.previous.classes[j] == class => Some(self.previous.row(j)),
-                _ => None,
-            };
             if i > 0 {
                 line.push(',');
             }
-            let _ = write!(line, "{{\"id\":{id},\"class\":{}", json_str(&shape.name));
-            let writer = Writer { class: shape, row };
-            let mut first = true;
-            for (f, field) in shape.fields.iter().enumerate() {
-                let range = field.start..field.end;
-                if previous.is_some_and(|p| p.get(range.clone()) == row.get(range.clone())) {
-                    continue;
-                }
-                line.push_str(if first { ",\"fields\":{" } else { "," });
-                first = false;
-                line.push_str(&json_str(&field.name));
-                line.push(':');
-                writer.field(f, line)?;
-            }
-            if !first {
-                line.push('}');
-            }
-            line.push('}');
+            self.entity(world, i, line)?;
         }
         line.push(']');
         if let Some(clients) = clients {
@@ -160,6 +125,68 @@ impl<W: Write> TraceWriter<W> {
             line.push('}');
         }
         line.push_str("}\n");
+        Ok(())
+    }
+
+    /// Writes the `i`-th entity of `world`: the fields and references that changed since the
+    /// previous line, or all of them if it enters.
+    fn entity(&self, world: &Snapshot, i: usize, line: &mut String) -> Result<(), WriteError> {
+        let (id, class) = (world.ids[i], world.classes[i]);
+        let shape = self
+            .classes
+            .get(usize::from(class))
+            .ok_or_else(|| WriteError::Snapshot(format!("entity {id} has class {class}")))?;
+        let (row, links) = (world.row(i), world.links(i));
+        if row.len() != shape.quantisers.len()
+            || !(links.is_empty() || links.len() == shape.references.len())
+        {
+            return Err(WriteError::Snapshot(format!(
+                "entity {id} of class {} has {} values and {} references",
+                shape.name,
+                row.len(),
+                links.len()
+            )));
+        }
+        // An entity that changed class enters again (a respawn): every field is written.
+        let previous = match self.previous.ids.binary_search(&id) {
+            Ok(j) if self.previous.classes[j] == class => Some(j),
+            _ => None,
+        };
+        let _ = write!(line, "{{\"id\":{id},\"class\":{}", json_str(&shape.name));
+        let writer = Writer { class: shape, row };
+        let mut first = true;
+        let mut key = |line: &mut String, name: &str| {
+            line.push_str(if first { ",\"fields\":{" } else { "," });
+            first = false;
+            line.push_str(&json_str(name));
+            line.push(':');
+        };
+        for (f, field) in shape.fields.iter().enumerate() {
+            let range = field.start..field.end;
+            let held = previous.map(|j| self.previous.row(j));
+            if held.is_some_and(|p| p.get(range.clone()) == row.get(range.clone())) {
+                continue;
+            }
+            key(line, &field.name);
+            writer.field(f, line)?;
+        }
+        for (r, (name, _)) in shape.references.iter().enumerate() {
+            let target = world.link(i, r);
+            if previous.is_some_and(|j| self.previous.link(j, r) == target) {
+                continue;
+            }
+            key(line, name);
+            match target {
+                Some(t) => {
+                    let _ = write!(line, "{t}");
+                }
+                None => line.push_str("null"),
+            }
+        }
+        if !first {
+            line.push('}');
+        }
+        line.push('}');
         Ok(())
     }
 }

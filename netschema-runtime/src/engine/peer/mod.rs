@@ -401,6 +401,19 @@ impl<'a> Peer<'a> {
         })
     }
 
+    /// The handle the client holds as the target of link `link` of entity `id` at `frame`, as
+    /// the peer records it ([`Peer::client_view`]): `None` if the link names nothing there, or
+    /// the client does not hold the entity at `frame`.
+    pub fn client_link(&self, frame: u32, id: usize, link: usize) -> Option<u32> {
+        let p = self.state.slots.find(frame)?;
+        let h = self.handle_of(id)? as usize;
+        let (handles, l) = (self.state.handles as usize, self.schema.max_links);
+        if link >= l || !self.holds_handle(p, frame, h) {
+            return None;
+        }
+        self.store.links.get((p * handles + h) * l + link)?.checked_sub(1)
+    }
+
     /// What the client holds at `frame` (in physical slot `p`) of entity `id` under handle
     /// `h`: calls `put(f, value)` for each field and returns its class, or `None` if it does
     /// not hold it there or the world no longer has the frame.
