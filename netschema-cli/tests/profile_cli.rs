@@ -231,3 +231,18 @@ fn a_trained_prior_starts_netschema_warm() {
     let out = netschema(&all);
     assert!(!out.status.success(), "a prior for another policy is refused");
 }
+
+#[test]
+fn profiles_a_trace_with_references() {
+    let (schema, trace) = (data("ships.netidl"), data("ships.jsonl"));
+    let args = ["profile", "--schema", schema.to_str().unwrap(), "--trace"];
+    let out = netschema(&[&args[..], &[trace.to_str().unwrap(), "--client", "a"]].concat());
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // Every technique replays the ships' references (the others as id fields) and verifies.
+    for technique in ["BC", "fiedler", "N4E", "Q3", "naia", "netschema"] {
+        let row = format!("{technique} ");
+        assert!(stdout.lines().any(|l| l.starts_with(&row) && l.ends_with("yes")), "{stdout}");
+    }
+    assert!(stdout.lines().any(|l| l.trim_start().starts_with("links ")), "{stdout}");
+}
