@@ -177,7 +177,7 @@ fn another_wire_version_is_refused() {
     let mut hello = [0; 64];
     let n = Client::<small::Game>::hello(&mut hello).unwrap();
     hello[4..6].copy_from_slice(&(WIRE_VERSION + 1).to_le_bytes());
-    let err = handshake::check_hello(small::Game::SCHEMA, &hello[..n]).unwrap_err();
+    let err = handshake::check_hello(small::Game::SCHEMA, None, &hello[..n]).unwrap_err();
     assert_eq!(err, Error::VersionMismatch { ours: WIRE_VERSION, theirs: WIRE_VERSION + 1 });
 }
 

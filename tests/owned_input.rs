@@ -50,11 +50,11 @@ fn inputs_drive_the_server_one_frame_each_way_per_tick() {
     let server = Server::<Fleet>::new(ServerConfig::new(16, 16)).unwrap();
     let mut server = server.with_inputs(&MOVE).unwrap();
     let mut buf = [0u8; 64];
-    let n = Client::<Fleet>::hello(&mut buf).unwrap();
+    let n = Client::<Fleet>::hello_with_inputs(&MOVE, &mut buf).unwrap();
     let id: ClientId = server.connect(&buf[..n]).unwrap();
     let n = server.welcome(&mut buf).unwrap();
-    let client = Client::<Fleet>::connect(&buf[..n], 16).unwrap();
-    let mut client = client.with_inputs(&MOVE, TICK_US as u32).unwrap();
+    let mut client =
+        Client::<Fleet>::connect_with_inputs(&buf[..n], 16, &MOVE, TICK_US as u32).unwrap();
     server.set_session(id, 77).unwrap();
     client.set_session(77);
     assert_eq!(client.push_input(0, &[0, 0, 2]), Err(Error::OutOfRange));
@@ -141,11 +141,10 @@ fn malformed_frames_change_nothing() {
     let server = Server::<Fleet>::new(ServerConfig::new(16, 16)).unwrap();
     let mut server = server.with_inputs(&MOVE).unwrap();
     let mut buf = [0u8; 2048];
-    let n = Client::<Fleet>::hello(&mut buf).unwrap();
+    let n = Client::<Fleet>::hello_with_inputs(&MOVE, &mut buf).unwrap();
     let id = server.connect(&buf[..n]).unwrap();
     let n = server.welcome(&mut buf).unwrap();
-    let mut client =
-        Client::<Fleet>::connect(&buf[..n], 16).unwrap().with_inputs(&MOVE, 16_667).unwrap();
+    let mut client = Client::<Fleet>::connect_with_inputs(&buf[..n], 16, &MOVE, 16_667).unwrap();
     for tick in 0..20u32 {
         let frame = server.begin_frame();
         server.set(1, &Ship { pos: [tick as f32, 0.0] }).unwrap();

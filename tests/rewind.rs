@@ -53,11 +53,11 @@ fn rewind_returns_exactly_what_the_client_rendered_at_each_input() {
     let server = Server::<Fleet>::new(ServerConfig::new(16, 16)).unwrap();
     let mut server = server.with_inputs(&STEER).unwrap();
     let mut buf = [0u8; 64];
-    let n = Client::<Fleet>::hello(&mut buf).unwrap();
+    let n = Client::<Fleet>::hello_with_inputs(&STEER, &mut buf).unwrap();
     let id = server.connect(&buf[..n]).unwrap();
     let n = server.welcome(&mut buf).unwrap();
-    let client = Client::<Fleet>::connect(&buf[..n], 16).unwrap();
-    let mut client = client.with_inputs(&STEER, TICK_US as u32).unwrap();
+    let mut client =
+        Client::<Fleet>::connect_with_inputs(&buf[..n], 16, &STEER, TICK_US as u32).unwrap();
     let mut interp = Interpolator::<Fleet>::new(client.handles(), 3);
 
     let mut rng = Rng(11);

@@ -57,8 +57,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
                     1 => ", 1 warning".into(),
                     n => format!(", {n} warnings"),
                 };
+                let inputs = match schema.inputs.len() {
+                    0 => String::new(),
+                    n => format!(", {n} inputs"),
+                };
                 println!(
-                    "{}: ok ({} enums, {} classes, {fields} scalar fields{warnings})",
+                    "{}: ok ({} enums, {} classes, {fields} scalar fields{inputs}{warnings})",
                     file.display(),
                     schema.enums.len(),
                     schema.classes.len()

@@ -1,4 +1,4 @@
-//! `netschema inspect FILE`: each class's scalar fields as the runtime sees them.
+//! `netschema inspect FILE`: each class's and input's scalar fields as the runtime sees them.
 
 use std::path::PathBuf;
 
@@ -10,10 +10,11 @@ use netschema_runtime::engine::handshake::WIRE_VERSION;
 use crate::check::WarningArgs;
 use crate::error::{Error, Outcome};
 
-/// Print each class's scalar fields as the runtime sees them.
+/// Print each class's and input's scalar fields as the runtime sees them.
 ///
-/// Kind, raw range, step, raw bits, candidate predictors, tolerance and update group, and each
-/// class's update groups; warnings (such as values the grid cannot hold exactly) go to stderr.
+/// Kind, raw range, step, raw bits, candidate predictors, tolerance and update group, each
+/// class's update groups, and each input's input schema hash; warnings (such as values the
+/// grid cannot hold exactly) go to stderr.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The schema file (`.netidl`).
@@ -27,47 +28,32 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
     let loaded = crate::check::load(&args.file)?;
     let outcome = args.warnings.report(&loaded);
     let schema = loaded.schema;
-    // The hash both ends compare when connecting: builds that print different hashes refuse
-    // each other.
-    let runtime = RuntimeSchema::new(&schema).map_err(|source| Error::Descriptors {
-        path: args.file.clone(),
-        source: Box::new(source),
-    })?;
-    println!(
-        "schema `{}`, hash {:#018x} (wire version {WIRE_VERSION})",
-        schema.name, runtime.schema.hash
-    );
+    let descriptors = |ir: &netschema_idl::ir::Schema| {
+        RuntimeSchema::new(ir).map_err(|source| Error::Descriptors {
+            path: args.file.clone(),
+            source: Box::new(source),
+        })
+    };
+    // The hashes both ends compare when connecting: builds that print different hashes refuse
+    // each other. A schema of inputs alone has no state, and so no state hash.
+    if schema.classes.is_empty() {
+        println!("schema `{}`, no classes (wire version {WIRE_VERSION})", schema.name);
+    } else {
+        let runtime = descriptors(&schema)?;
+        println!(
+            "schema `{}`, hash {:#018x} (wire version {WIRE_VERSION})",
+            schema.name, runtime.schema.hash
+        );
+    }
     for (index, class) in schema.classes.iter().enumerate() {
         let scalars = schema.flatten(class);
         let groups = class.update_groups();
-        let rows: Vec<[String; COLUMNS]> = scalars.iter().map(|s| row(s, &groups)).collect();
-        println!("\nclass {} (id {index}, {} scalar fields)", class.name, rows.len());
+        println!("\nclass {} (id {index}, {} scalar fields)", class.name, scalars.len());
         if !groups.is_empty() {
             let shown: Vec<String> = groups.iter().map(group_text).collect();
             println!("  update groups: {}", shown.join(", "));
         }
-        let header =
-            ["field", "kind", "raw range", "step", "bits", "predictors", "tolerance", "group"]
-                .map(String::from);
-        let mut widths = header.clone().map(|h| h.len());
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let line = |cells: &[String; COLUMNS]| {
-            let parts: Vec<String> =
-                cells.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
-            println!("  {}", parts.join("  ").trim_end());
-        };
-        line(&header);
-        line(&widths.map(|w| "-".repeat(w)));
-        for r in &rows {
-            line(r);
-        }
-        let total: u32 =
-            scalars.iter().filter_map(|s| Quantiser::new(&s.kind).ok()).map(|q| q.bits()).sum();
-        println!("  {total} bits per entity written plainly");
+        table(&scalars, &groups, "entity");
         let links: Vec<String> = class
             .references()
             .map(|(f, target)| format!("{} -> {}", f.name, target.unwrap_or("any class")))
@@ -76,7 +62,45 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
             println!("  links: {}", links.join(", "));
         }
     }
+    for input in &schema.inputs {
+        let runtime = descriptors(&schema.input_schema(input))?;
+        let scalars = schema.flatten_input(input);
+        println!(
+            "\ninput {} ({} scalar fields), input schema hash {:#018x}",
+            input.name,
+            scalars.len(),
+            runtime.schema.hash
+        );
+        table(&scalars, &[], "input");
+    }
     Ok(outcome)
+}
+
+/// Prints the table of the scalar fields `scalars` of a class whose update groups are `groups`
+/// (an input's: none), and the bits of a value (`what`) written plainly.
+fn table(scalars: &[ScalarField], groups: &[UpdateGroup], what: &str) {
+    let rows: Vec<[String; COLUMNS]> = scalars.iter().map(|s| row(s, groups)).collect();
+    let header = ["field", "kind", "raw range", "step", "bits", "predictors", "tolerance", "group"]
+        .map(String::from);
+    let mut widths = header.clone().map(|h| h.len());
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String; COLUMNS]| {
+        let parts: Vec<String> =
+            cells.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        println!("  {}", parts.join("  ").trim_end());
+    };
+    line(&header);
+    line(&widths.map(|w| "-".repeat(w)));
+    for r in &rows {
+        line(r);
+    }
+    let total: u32 =
+        scalars.iter().filter_map(|s| Quantiser::new(&s.kind).ok()).map(|q| q.bits()).sum();
+    println!("  {total} bits per {what} written plainly");
 }
 
 /// The columns of a class's table.

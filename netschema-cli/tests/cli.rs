@@ -154,3 +154,48 @@ fn inspect_shows_tolerances_and_groups() {
     // 0.05 rad is 2 steps of 2π/256.
     assert!(row("x ").ends_with("4.908739e-2 rad (2 steps) -"), "{stdout}");
 }
+
+#[test]
+fn inputs_are_checked_inspected_and_formatted() {
+    let messy =
+        "class Ship{x:int(0,9);}\ninput Move{ dir:vec2<fixed(-1,1,res=1/127)>;\n  fire:bool;}\n";
+    let tidy = "class Ship {\n    x: int(0, 9);\n}\n\ninput Move {\n    dir: vec2<fixed(-1, 1, res = 1/127)>;\n    fire: bool;\n}\n";
+    let path = scratch("inputs.netidl", messy);
+    let out = netschema(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("ok (0 enums, 1 classes, 1 scalar fields, 1 inputs)"));
+
+    let out = netschema(&["inspect", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let header = stdout.lines().find(|l| l.starts_with("input Move")).expect(&stdout);
+    assert!(header.starts_with("input Move (3 scalar fields), input schema hash 0x"), "{stdout}");
+    assert!(stdout.contains("  17 bits per input written plainly"), "{stdout}");
+    let fire = stdout.lines().find(|l| l.trim_start().starts_with("fire ")).expect(&stdout);
+    assert!(fire.contains("transition model"), "{stdout}");
+
+    let out = netschema(&["fmt", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), tidy);
+
+    let inputs_only = scratch("moves.netidl", "input Move { fire: bool; }\n");
+    let out = netschema(&["inspect", inputs_only.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("schema `moves`, no classes"), "{}", text(&out.stdout));
+
+    let bad = scratch("empty_input.netidl", "input Move {}\n");
+    let out = netschema(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("input `Move` has no fields"), "{}", text(&out.stderr));
+}
+
+/// `inspect` prints the hashes generated code computes: the state schema's and each input
+/// schema's, as the handshake compares them (`tests/input_equivalence.rs` pins the same).
+#[test]
+fn inspect_prints_the_hashes_generated_code_has() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/schemas/inputs.netidl");
+    let out = netschema(&["inspect", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("input Act (15 scalar fields), input schema hash 0xd4d3d57d11b94bfb"));
+}

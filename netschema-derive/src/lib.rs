@@ -1,5 +1,5 @@
-//! `#[derive(Snapshot)]`, `#[derive(SnapshotStruct)]`, `#[derive(SnapshotEnum)]` and
-//! `#[derive(Protocol)]` for netschema.
+//! `#[derive(Snapshot)]`, `#[derive(SnapshotStruct)]`, `#[derive(SnapshotEnum)]`,
+//! `#[derive(Protocol)]` and `#[derive(Input)]` for netschema.
 //!
 //! The derive is a thin front-end: it lowers the struct and its `#[netschema(...)]` field
 //! attributes into the IR of `netschema-idl`, checks it with the same validator as `.netidl`
@@ -54,8 +54,25 @@
 //! the classes holding the struct read its scalars through the facade's `SnapshotStruct`
 //! trait, whose constant table they copy at compile time.
 //!
+//! `#[derive(Input)]` makes a client input type (`.netidl`'s `input Move { ... }`): the same
+//! field attributes but `tolerance`, `group` and `timeline`, no `Ref` fields, at most 16
+//! scalars; it implements `Snapshot` for the input's one class and `Input`, whose `SCHEMA` is
+//! the input schema the owned server and client are set up with:
+//!
+//! ```ignore
+//! #[derive(Clone, Copy, Debug, PartialEq, Input)]
+//! struct Move {
+//!     #[netschema(vec2(fixed(-1, 1, res = 1 / 127)))]
+//!     dir: [f32; 2],
+//!     #[netschema(angle(bits = 16))]
+//!     yaw: f32,
+//!     fire: bool,
+//! }
+//! ```
+//!
 //! Every mistake is reported at the tokens that cause it, all in one pass.
 
+mod input;
 mod lower;
 mod nested;
 mod protocol;
@@ -86,6 +103,18 @@ pub fn derive_snapshot_struct(input: TokenStream) -> TokenStream {
 pub fn derive_snapshot_enum(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     lower::snapshot_enum(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `netschema::Input` (and `netschema::Snapshot`, its one class) for a struct with
+/// named fields: a client input type, `.netidl`'s `input` item, whose input schema
+/// (`Input::SCHEMA`, named after the struct) the owned server and client are set up with. Its
+/// fields take the attributes of a class's fields but `tolerance` (inputs are exact), `group`
+/// and `timeline`, and hold no `Ref`; at most 16 scalars in all (`MAX_INPUT_FIELDS`, checked at
+/// compile time through the `SnapshotStruct`s it holds).
+#[proc_macro_derive(Input, attributes(netschema))]
+pub fn derive_input(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    input::input(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Implements `netschema::Protocol` for an enum with one variant per class, each holding the

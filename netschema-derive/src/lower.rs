@@ -83,7 +83,8 @@ impl Ctxt {
     }
 }
 
-fn docs(attrs: &[syn::Attribute]) -> String {
+/// The text of the `///` comments (`#[doc = "..."]`) among `attrs`, one line per `\n`.
+pub(crate) fn docs(attrs: &[syn::Attribute]) -> String {
     let mut lines = Vec::new();
     for attr in attrs {
         if !attr.path().is_ident("doc") {

@@ -2,9 +2,10 @@
 //!
 //! One generator serves both front-ends. For a `.netidl` schema, [`generate`] emits a whole
 //! module: per enum a Rust `enum` implementing `SnapshotEnum`, per class a `pub struct` with
-//! natural field types and an `impl Snapshot`, and a `pub const SCHEMA` listing the classes in
-//! declaration order. For `#[derive(Snapshot)]`, [`snapshot_impl`] emits only the impl for a
-//! struct that already exists.
+//! natural field types and an `impl Snapshot`, a `pub const SCHEMA` listing the classes in
+//! declaration order, and per input a `pub struct` implementing `Snapshot` and `Input` (its
+//! input schema). For `#[derive(Snapshot)]`, [`snapshot_impl`] emits only the impl for a
+//! struct that already exists, and for `#[derive(Input)]`, [`input_impl`].
 //!
 //! Field kinds map to Rust types as follows: `int` → `i32`, `fixed`/`angle` → `f32`, `bool` →
 //! `bool`, an enum → the generated enum, `vec2<K>`/`vec3<K>` → `[K; 2]`/`[K; 3]`, `[K; N]` →
@@ -32,7 +33,10 @@ use std::slice::Iter;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
+mod input;
 mod table;
+
+pub use input::input_impl;
 
 use crate::flatten::ScalarField;
 use crate::ir::{
@@ -230,25 +234,33 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
     let prior = options.prior.as_ref().map(|path| quote!(include_bytes!(#path)));
     let policy = schema.models.map(|m| m.value).unwrap_or_default();
     let start = starting(policy, schema.rate.map(|r| r.value), prior, options);
+    let inputs = (0..schema.inputs.len()).map(|i| input::input_item(schema, i, options));
+    // A schema of inputs alone has no state to replicate: no `SCHEMA`, no enum of classes.
+    let state = (!schema.classes.is_empty()).then(|| {
+        quote! {
+            #schema_docs
+            pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
+                #name,
+                &[#(<#class_tys as #krate::Snapshot>::CLASS),*],
+            )#start;
+            #protocol_docs
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
+            #protocol_impl
+        }
+    });
     quote! {
-        #schema_docs
-        pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
-            #name,
-            &[#(<#class_tys as #krate::Snapshot>::CLASS),*],
-        )#start;
-        #protocol_docs
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
-        #protocol_impl
+        #state
         #(#enums)*
         #(#structs)*
         #(#classes)*
+        #(#inputs)*
     }
 }
 
 /// The name of the enum [`generate`] emits for `schema` as its `Protocol`:
 /// the schema's name in `UpperCamelCase` (`game` → `Game`), followed by `Schema` if that is
-/// not an identifier or is already the name of a class or enum.
+/// not an identifier or is already the name of a class, enum or input.
 pub fn protocol_name(schema: &Schema) -> String {
     let camel: String =
         upper_camel(&schema.name.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
@@ -258,6 +270,7 @@ pub fn protocol_name(schema: &Schema) -> String {
         n == "SCHEMA"
             || schema.classes.iter().any(|c| c.name == n)
             || schema.enums.iter().any(|e| e.name == n)
+            || schema.inputs.iter().any(|i| i.name == n)
     };
     if !valid {
         "Schema".to_owned()
@@ -418,8 +431,13 @@ pub fn snapshot_impl(
     self_ty: &TokenStream,
     options: &Options,
 ) -> TokenStream {
+    class_impl(schema, &schema.classes[class], self_ty, options)
+}
+
+/// [`snapshot_impl`] of class `c`, a class of `schema` or another class whose kinds `schema`
+/// resolves (an input's, [`input_impl`]).
+fn class_impl(schema: &Schema, c: &Class, self_ty: &TokenStream, options: &Options) -> TokenStream {
     let krate = &options.crate_path;
-    let c = &schema.classes[class];
     let scalars = schema.flatten(c);
     let g =
         Gen::new(options, schema, &c.name, None, quote!(<Self as #krate::Snapshot>::CLASS.fields));

@@ -23,8 +23,8 @@
 //! and [`Class::update_groups`] lists the groups as the runtime numbers them.
 
 use crate::ir::{
-    Class, Field, FieldType, Interp, Precision, Predictor, PredictorSet, Schedule, Schema, Struct,
-    TypeKind, tolerance_steps,
+    Class, Field, FieldType, Input, Interp, Precision, Predictor, PredictorSet, Schedule, Schema,
+    Struct, TypeKind, tolerance_steps,
 };
 use crate::limits::{MAX_ARRAY_LEN, MAX_STRUCT_DEPTH};
 use crate::span::{Span, Spanned};
@@ -232,6 +232,12 @@ impl Schema {
             }
         }
         out
+    }
+
+    /// The scalar fields of input `input` in wire order: those of the one class of its input
+    /// schema ([`Input::as_class`]). Meant for validated schemas, as [`Schema::flatten`].
+    pub fn flatten_input(&self, input: &Input) -> Vec<ScalarField> {
+        self.flatten(&input.as_class())
     }
 
     /// The scalar fields of struct `s` in wire order, with paths relative to it (`health`,

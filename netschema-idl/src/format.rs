@@ -64,7 +64,7 @@ enum Line {
     Comment,
     /// `import "…";`, `models …;` or `rate …;`.
     Import,
-    /// `enum` or `class`.
+    /// `enum`, `struct`, `class` or `input`.
     Item,
     /// The `}` closing an item.
     ItemEnd,
@@ -219,7 +219,7 @@ impl<'a> Printer<'a> {
         let kind = self.tokens[i].kind;
         if self.line.is_empty() {
             let line = match kind {
-                Tok::Ident if matches!(text, "enum" | "struct" | "class") => Line::Item,
+                Tok::Ident if matches!(text, "enum" | "struct" | "class" | "input") => Line::Item,
                 Tok::Ident if matches!(text, "import" | "models" | "rate") => Line::Import,
                 _ => Line::Comment,
             };

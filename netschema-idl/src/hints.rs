@@ -2,7 +2,7 @@
 //! language's words.
 
 /// The words that start an item.
-pub(crate) const ITEM_KEYWORDS: [&str; 4] = ["enum", "struct", "class", "import"];
+pub(crate) const ITEM_KEYWORDS: [&str; 5] = ["enum", "struct", "class", "input", "import"];
 
 /// The built-in field kinds.
 pub(crate) const KIND_NAMES: [&str; 9] =
@@ -116,6 +116,8 @@ mod tests {
     #[test]
     fn typos_of_the_language_words() {
         assert_eq!(similar("clas", ITEM_KEYWORDS), Some("class"));
+        assert_eq!(similar("inptu", ITEM_KEYWORDS), Some("input"));
+        assert_eq!(similar("imprt", ITEM_KEYWORDS), Some("import"));
         assert_eq!(similar("fixd", KIND_NAMES), Some("fixed"));
         assert_eq!(similar("angel", KIND_NAMES), Some("angle"));
         assert_eq!(similar("predcit", CLAUSES), Some("predict"));

@@ -30,6 +30,8 @@ pub struct Schema {
     pub classes: Vec<Class>,
     /// Declared structs (named groups of fields used as field kinds), in the same order.
     pub structs: Vec<Struct>,
+    /// Declared inputs (what a client sends the server each tick), in the same order.
+    pub inputs: Vec<Input>,
     /// The model policy the root file declares (`models batched(batch = 10, kept = 7);`),
     /// if any: per frame otherwise.
     pub models: Option<Spanned<ModelPolicy>>,
@@ -94,6 +96,23 @@ pub struct Class {
     /// The fields, in wire order.
     pub fields: Vec<Field>,
     /// Where the class is named.
+    pub span: Span,
+}
+
+/// An input: what a client sends the server each tick (`input Move { ... }`), a list of fields
+/// as a struct's, each a class's field kind. It becomes a Rust struct and an input schema of
+/// one class named after it ([`Input::as_class`]), coded by the runtime's input stream: at
+/// most [`MAX_INPUT_FIELDS`](crate::limits::MAX_INPUT_FIELDS) scalars, exact (no tolerances),
+/// without update groups, timelines or references.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    /// The input's name, unique among enums, structs, classes and inputs.
+    pub name: String,
+    /// Documentation from `///` comments (empty if none).
+    pub docs: String,
+    /// The fields, in wire order.
+    pub fields: Vec<Field>,
+    /// Where the input is named.
     pub span: Span,
 }
 
@@ -515,13 +534,36 @@ impl Schema {
         self.classes.iter().enumerate().find(|(_, c)| c.name == name)
     }
 
+    /// The input called `name` and its index in [`Schema::inputs`].
+    pub fn find_input(&self, name: &str) -> Option<(usize, &Input)> {
+        self.inputs.iter().enumerate().find(|(_, i)| i.name == name)
+    }
+
+    /// The input schema of `input` as a schema of its own: named after the input, with the
+    /// input as its one class ([`Input::as_class`]) and this schema's enums and structs, which
+    /// its fields may use; no inputs, model policy or rate. Its descriptors are the input's
+    /// runtime schema (the runtime's `Input::SCHEMA`), and so have its hash.
+    pub fn input_schema(&self, input: &Input) -> Schema {
+        Schema {
+            name: input.name.clone(),
+            docs: input.docs.clone(),
+            enums: self.enums.clone(),
+            classes: vec![input.as_class()],
+            structs: self.structs.clone(),
+            ..Schema::default()
+        }
+    }
+
     /// Turns every kind that names a declared struct into [`TypeKind::Struct`]: the parser
     /// reads a name as an enum, since the declaration may come later or from another file. The
     /// loader calls it once the files are merged.
     pub fn resolve_structs(&mut self) {
         let names: Vec<String> = self.structs.iter().map(|s| s.name.clone()).collect();
         let fields = self.classes.iter_mut().flat_map(|c| c.fields.iter_mut());
-        for f in fields.chain(self.structs.iter_mut().flat_map(|s| s.fields.iter_mut())) {
+        let inputs = self.inputs.iter_mut().flat_map(|i| i.fields.iter_mut());
+        for f in
+            fields.chain(self.structs.iter_mut().flat_map(|s| s.fields.iter_mut())).chain(inputs)
+        {
             f.ty.resolve_structs(&names);
         }
     }
@@ -544,6 +586,12 @@ impl Schema {
         for s in &mut self.structs {
             s.span = Span::DETACHED;
             for f in &mut s.fields {
+                f.erase_spans();
+            }
+        }
+        for i in &mut self.inputs {
+            i.span = Span::DETACHED;
+            for f in &mut i.fields {
                 f.erase_spans();
             }
         }
@@ -602,6 +650,28 @@ impl Struct {
     /// checked there when the generated code compiles.
     pub fn external(name: impl Into<String>) -> Struct {
         Struct { external: true, ..Struct::new(name, []) }
+    }
+}
+
+impl Input {
+    /// An undocumented input with the given fields.
+    pub fn new(name: impl Into<String>, fields: impl IntoIterator<Item = Field>) -> Input {
+        Input {
+            name: name.into(),
+            docs: String::new(),
+            fields: fields.into_iter().collect(),
+            span: Span::DETACHED,
+        }
+    }
+
+    /// The input as the one class of its input schema: its name, docs, fields and span, in one
+    /// default group sent every frame.
+    pub fn as_class(&self) -> Class {
+        Class {
+            docs: self.docs.clone(),
+            span: self.span,
+            ..Class::new(self.name.clone(), self.fields.iter().cloned())
+        }
     }
 }
 
@@ -1059,6 +1129,19 @@ impl fmt::Display for Schema {
                 writeln!(f, "    group {}{};", g.name, g.schedule)?;
             }
             for field in &c.fields {
+                write_docs(f, &field.docs, "///", "    ")?;
+                writeln!(f, "    {field};")?;
+            }
+            writeln!(f, "}}")?;
+        }
+        for i in &self.inputs {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            write_docs(f, &i.docs, "///", "")?;
+            writeln!(f, "input {} {{", i.name)?;
+            for field in &i.fields {
                 write_docs(f, &field.docs, "///", "    ")?;
                 writeln!(f, "    {field};")?;
             }

@@ -14,6 +14,8 @@
 //! - [`validate()`] checks hand-built IR (the derive's) with the same rules.
 //! - [`ir::Schema::flatten`] lists a class's scalar fields for the codec, each with its
 //!   tolerance in raw steps and its update group; [`ir::Class::update_groups`] lists the groups.
+//!   An input's are [`ir::Schema::flatten_input`], those of its input schema
+//!   ([`ir::Schema::input_schema`]).
 //! - [`codegen`] turns the IR into Rust; [`Config`] runs it from `build.rs`.
 //! - [`precision::warnings`] says where a kind's grid misses what the schema asks of it
 //!   (zero or `exact` values not representable, a step coarser than `max_step`); [`load`]

@@ -59,3 +59,7 @@ pub const MAX_STRUCT_DEPTH: usize = 8;
 
 /// Most references (links) of a class.
 pub const MAX_LINKS: usize = netschema_runtime::schema::MAX_LINKS;
+
+/// Most scalar fields of an input (the runtime's
+/// [`MAX_INPUT_FIELDS`](netschema_runtime::engine::input::MAX_INPUT_FIELDS)).
+pub const MAX_INPUT_FIELDS: usize = netschema_runtime::engine::input::MAX_INPUT_FIELDS;

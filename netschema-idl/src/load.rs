@@ -178,6 +178,7 @@ impl Loader<'_> {
         self.schema.enums.extend(parsed.schema.enums);
         self.schema.classes.extend(parsed.schema.classes);
         self.schema.structs.extend(parsed.schema.structs);
+        self.schema.inputs.extend(parsed.schema.inputs);
         self.poisoned.extend(parsed.poisoned);
     }
 

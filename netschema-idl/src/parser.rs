@@ -7,6 +7,7 @@
 //! failed to parse is not also reported as empty).
 
 mod clause;
+mod input;
 mod kind;
 mod models;
 mod rate;
@@ -180,13 +181,14 @@ impl<'a> Parser<'a, '_> {
         self.error(diag);
     }
 
-    /// Whether the current token starts a top-level item (`enum X`, `class X`, `import "…"`,
-    /// or `word X {` with a misspelled keyword).
+    /// Whether the current token starts a top-level item (`enum X`, `class X`, `input X`,
+    /// `import "…"`, or `word X {` with a misspelled keyword).
     fn at_item_start(&self) -> bool {
         let next = self.nth(1).kind;
         (self.at_word("enum")
             || self.at_word("class")
             || self.at_word("struct")
+            || self.at_word("input")
             || self.at_word("models"))
             && next == Tok::Ident
             || self.at_word("rate") && next == Tok::Int
@@ -331,6 +333,7 @@ impl<'a> Parser<'a, '_> {
                 (Tok::Ident, "enum") => self.enumeration(docs_text),
                 (Tok::Ident, "class") => self.class(docs_text),
                 (Tok::Ident, "struct") => self.structure(docs_text),
+                (Tok::Ident, "input") => self.input(docs_text),
                 (Tok::Ident, "models") => {
                     self.undocumentable(docs, "the model policy", "`models`");
                     self.models();
@@ -343,7 +346,9 @@ impl<'a> Parser<'a, '_> {
                     self.misspelled_item(word, t.span, docs_text);
                 }
                 _ => {
-                    self.expected("`enum`, `struct`, `class`, `import`, `models` or `rate`");
+                    self.expected(
+                        "`enum`, `struct`, `class`, `input`, `import`, `models` or `rate`",
+                    );
                     self.bump();
                     self.skip_item();
                 }
@@ -372,11 +377,11 @@ impl<'a> Parser<'a, '_> {
             (None, "message" | "table" | "type" | "entity") => {
                 "classes are declared with `class`".into()
             }
-            (None, _) => "items start with `enum`, `struct`, `class` or `import`".into(),
+            (None, _) => "items start with `enum`, `struct`, `class`, `input` or `import`".into(),
         };
         self.error(
             Diagnostic::error(format!(
-                "expected `enum`, `struct`, `class` or `import`, found `{word}`"
+                "expected `enum`, `struct`, `class`, `input` or `import`, found `{word}`"
             ))
             .with_label(span, "unknown item keyword")
             .with_help(help),
@@ -385,6 +390,7 @@ impl<'a> Parser<'a, '_> {
             "import" => self.import(),
             "enum" => self.enumeration(docs),
             "struct" => self.structure(docs),
+            "input" => self.input(docs),
             _ => self.class(docs),
         }
     }

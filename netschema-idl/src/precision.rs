@@ -29,14 +29,17 @@ use crate::span::Span;
 /// How many grid sizes are tried when looking for one that holds the exact values.
 const SEARCH: u32 = 4096;
 
-/// The precision warnings of `schema`, in declaration order (structs, then classes). The
-/// schema should be valid ([`validate`](crate::validate())); kinds whose parameters give no grid
-/// are skipped. A struct's scalars are checked once, at its declaration, however many fields
-/// hold it.
+/// The precision warnings of `schema`, in declaration order (structs, then classes, then
+/// inputs). The schema should be valid ([`validate`](crate::validate())); kinds whose parameters
+/// give no grid are skipped. A struct's scalars are checked once, at its declaration, however
+/// many fields hold it.
 pub fn warnings(schema: &Schema) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let struct_fields = schema.structs.iter().flat_map(|s| &s.fields);
-    for field in struct_fields.chain(schema.classes.iter().flat_map(|c| &c.fields)) {
+    let input_fields = schema.inputs.iter().flat_map(|i| &i.fields);
+    for field in
+        struct_fields.chain(schema.classes.iter().flat_map(|c| &c.fields)).chain(input_fields)
+    {
         kind(&field.ty, &mut out);
     }
     out

@@ -27,6 +27,14 @@
 //! A `tolerance(V)` is on a numeric field, and `V` is at least one step of the kind's grid and
 //! at most [`MAX_TOLERANCE_STEPS`] steps.
 //!
+//! # Inputs
+//!
+//! An input's name shares the namespace of enums, structs and classes; it has at least one
+//! field, its field names are unique, and its fields follow a class's rules for kinds and
+//! `predict(...)`, but take no `tolerance(...)` (nor hold a struct field that has one), no
+//! `group(...)` and no `timeline(...)`, and hold no reference; flattened, it has at most
+//! [`MAX_INPUT_FIELDS`] scalars. An input is neither a field kind nor a reference's target.
+//!
 //! # Timelines
 //!
 //! A `timeline(...)` is not on an array; it is `step` for int, bool and enum values and not
@@ -34,6 +42,7 @@
 //! `1..=`[`MAX_TIMELINE_KEYS`] and `keep` in `0..=u32::MAX`; no two timeline fields of a class
 //! differ only in case.
 
+mod input;
 mod refs;
 mod structs;
 mod timeline;
@@ -86,6 +95,9 @@ pub(crate) fn validate_with(
     v.recursion();
     for c in &schema.classes {
         v.class(c);
+    }
+    for i in &schema.inputs {
+        v.input(i);
     }
     diagnostic::sort(&mut v.diags);
     v.diags
@@ -167,12 +179,16 @@ impl Validator<'_> {
         for s in &schema.structs {
             self.ident(&s.name, s.span, "a struct", true);
         }
+        for i in &schema.inputs {
+            self.ident(&i.name, i.span, "an input", true);
+        }
         let mut items: Vec<(&str, Span, &str)> = schema
             .enums
             .iter()
             .map(|e| (e.name.as_str(), e.span, "enum"))
             .chain(schema.classes.iter().map(|c| (c.name.as_str(), c.span, "class")))
             .chain(schema.structs.iter().map(|s| (s.name.as_str(), s.span, "struct")))
+            .chain(schema.inputs.iter().map(|i| (i.name.as_str(), i.span, "input")))
             .collect();
         // Report the later definition (in merge order) as the redefinition.
         let order = self.file_order;
@@ -446,6 +462,15 @@ impl Validator<'_> {
                     .with_help(format!(
                         "refer to an entity of the class with `ref<{name}>`, or copy its fields into this class"
                     )),
+            );
+            return;
+        }
+        if let Some((_, input)) = schema.find_input(name) {
+            self.error(
+                Diagnostic::error(format!("`{name}` is an input, not a field kind"))
+                    .with_label(span, "inputs cannot be fields")
+                    .with_secondary(input.span, "input defined here")
+                    .with_help("declare the fields both need in a `struct`, and hold it in each"),
             );
             return;
         }

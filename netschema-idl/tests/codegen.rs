@@ -65,3 +65,8 @@ fn a_prior_is_embedded() {
 fn references() {
     check("refs", &Options::new());
 }
+
+#[test]
+fn inputs() {
+    check("inputs", &Options::new());
+}

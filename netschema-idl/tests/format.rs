@@ -246,3 +246,15 @@ fn groups_and_clauses_are_laid_out() {
         "class Unit(every = 2, priority = 3) {\n    group slow(every = 8);\n    hp: int(0, 100) tolerance(2) group(slow);\n}\n"
     );
 }
+
+#[test]
+fn inputs_are_laid_out_as_classes() {
+    let text = "class Ship{x:int(0,9);}\n/// A move.\ninput Move{dir:vec2<fixed( -1,1,res=1/127 )>predict( hold );\n\n\n  fire:bool; // pressed\n}\ninput Look{yaw:angle(bits=16);}";
+    let formatted = netschema_idl::format("f.netidl", text).expect("formats");
+    assert_eq!(
+        formatted,
+        "class Ship {\n    x: int(0, 9);\n}\n\n/// A move.\ninput Move {\n    dir: vec2<fixed(-1, 1, res = 1/127)> predict(hold);\n\n    fire: bool; // pressed\n}\n\ninput Look {\n    yaw: angle(bits = 16);\n}\n"
+    );
+    assert_eq!(netschema_idl::format("f.netidl", &formatted).unwrap(), formatted);
+    assert_eq!(parsed(&formatted), parsed(text));
+}

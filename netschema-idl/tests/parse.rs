@@ -66,6 +66,7 @@ fn expected_game() -> Schema {
         ],
         classes: vec![particle, unit],
         structs: Vec::new(),
+        inputs: Vec::new(),
         models: None,
         rate: None,
     }
@@ -485,4 +486,66 @@ fn the_rate_statement_sets_the_frame_rate() {
         .with("other.netidl", "rate 60;");
     let err = load_with(&files, "root.netidl").expect_err("imported rate").to_string();
     assert!(err.contains("an imported file declares a rate"), "{err}");
+}
+
+/// `input` items: their IR, their scalars, their input schema, and their printing.
+#[test]
+fn inputs_give_their_ir_and_scalars() {
+    let text = "enum Weapon { blaster, rail }
+struct Aim { yaw: angle(bits = 16) predict(hold, linear); }
+class Ship { x: int(0, 9); }
+/// A player's move.
+input Move {
+    /// The stick.
+    dir: vec2<fixed(-1, 1, res = 1/127)>;
+    aim: Aim;
+    weapon: optional<Weapon>;
+    fire: bool;
+}";
+    let schema = parse_str("game.netidl", text).unwrap();
+    assert_eq!((schema.classes.len(), schema.inputs.len()), (1, 1));
+    let input = &schema.inputs[0];
+    assert_eq!((input.name.as_str(), input.docs.as_str()), ("Move", "A player's move."));
+    assert_eq!(input.fields[0].docs, "The stick.");
+    assert!(matches!(input.fields[1].ty.kind, TypeKind::Struct { .. }), "structs resolve");
+    let scalars = schema.flatten_input(input);
+    let paths: Vec<&str> = scalars.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(paths, ["dir.x", "dir.y", "aim.yaw", "weapon.present", "weapon.value", "fire"]);
+    assert!(scalars.iter().all(|s| s.tolerance == 0 && s.group == 0));
+    assert_eq!(scalars[2].predictors, [Predictor::Hold, Predictor::Linear].into_iter().collect());
+    let own = schema.input_schema(input);
+    assert_eq!((own.name.as_str(), own.classes.len(), own.inputs.len()), ("Move", 1, 0));
+    assert_eq!(own.flatten(&own.classes[0]), scalars);
+    assert_eq!(schema.find_input("Move").map(|(i, _)| i), Some(0));
+    // Printed, it parses back to the same IR.
+    let printed = schema.to_string();
+    assert!(
+        printed.contains("/// A player's move.\ninput Move {\n    /// The stick.\n"),
+        "{printed}"
+    );
+    let mut reparsed =
+        parse_str("game.netidl", &printed).unwrap_or_else(|e| panic!("{printed}\n{e}"));
+    let mut original = schema.clone();
+    reparsed.erase_spans();
+    original.erase_spans();
+    assert_eq!(reparsed, original);
+    // An input is no class: the state schema and its generated enum leave it out.
+    let code = netschema_idl::codegen::generate_file(&schema, &Default::default());
+    assert!(
+        code.contains("pub enum Game {\n    #[allow(missing_docs)]\n    Ship(Ship),\n}"),
+        "{code}"
+    );
+    assert!(code.contains("impl ::netschema::Input for Move"), "{code}");
+}
+
+/// A file of inputs alone generates their types and no state schema.
+#[test]
+fn a_schema_of_inputs_alone_has_no_state() {
+    let schema = parse_str("moves.netidl", "input Move { fire: bool; }").unwrap();
+    let code = netschema_idl::codegen::generate_file(&schema, &Default::default());
+    assert!(!code.contains("pub const SCHEMA") && !code.contains("Protocol for"), "{code}");
+    assert!(code.contains("pub struct Move"), "{code}");
+    // An input with the name the schema's enum would have renames the enum.
+    let schema = parse_str("game.netidl", "class A { x: bool; } input Game { x: bool; }").unwrap();
+    assert_eq!(netschema_idl::codegen::protocol_name(&schema), "GameSchema");
 }

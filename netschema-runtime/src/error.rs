@@ -187,9 +187,26 @@ pub enum Error {
     },
     /// A time in seconds was given to a schema that declares no frame rate.
     NoRate,
+    /// A handshake came from a build whose input schema differs (hashes as `netschema inspect`
+    /// prints them), or one end sends or takes inputs and the other does not (`None`: that end
+    /// has no inputs).
+    InputSchemaMismatch {
+        /// This end's input schema hash, `None` without inputs.
+        ours: Option<u64>,
+        /// The other end's.
+        theirs: Option<u64>,
+    },
     /// Inputs were used on an owned server or client not set up for them
-    /// (`owned::Server::with_inputs`, `owned::Client::with_inputs`).
+    /// (`owned::Server::with_inputs`, `owned::Client::connect_with_inputs`).
     NoInputs,
+    /// A typed input (`owned::Client::push`, `owned::Server::take`) of another input schema
+    /// than the one this end was set up with.
+    WrongInput {
+        /// The name of the input schema this end was set up with.
+        expected: &'static str,
+        /// The name of the input type's schema.
+        given: &'static str,
+    },
     /// An input pushed for a tick not after the newest input pushed.
     InputTick {
         /// The tick given.
@@ -279,7 +296,32 @@ impl fmt::Display for Error {
             Error::NoRate => {
                 f.write_str("the schema declares no frame rate to turn seconds into frames")
             }
-            Error::NoInputs => f.write_str("inputs were not set up (`with_inputs`)"),
+            Error::InputSchemaMismatch { ours: Some(ours), theirs: Some(theirs) } => write!(
+                f,
+                "peer uses a different input schema: hash {theirs:#018x}, ours {ours:#018x}"
+            ),
+            Error::InputSchemaMismatch { ours: None, theirs: Some(theirs) } => write!(
+                f,
+                "peer has inputs (input schema hash {theirs:#018x}), and this end has none"
+            ),
+            Error::InputSchemaMismatch { ours: Some(ours), theirs: None } => write!(
+                f,
+                "this end has inputs (input schema hash {ours:#018x}), and the peer has none"
+            ),
+            Error::InputSchemaMismatch { ours: None, theirs: None } => {
+                f.write_str("neither end has inputs")
+            }
+            Error::NoInputs => f.write_str(
+                "inputs were not set up (`Server::with_inputs`, `Client::connect_with_inputs`)",
+            ),
+            Error::WrongInput { expected, given } if expected == given => write!(
+                f,
+                "an input of another schema called `{given}` was given where this end's input schema `{expected}` was expected (their hashes differ)"
+            ),
+            Error::WrongInput { expected, given } => write!(
+                f,
+                "an input of schema `{given}` was given where this end's input schema `{expected}` was expected"
+            ),
             Error::InputTick { tick, newest } => {
                 write!(f, "an input for tick {tick} is not after the newest, for tick {newest}")
             }

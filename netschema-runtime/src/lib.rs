@@ -6,8 +6,8 @@
 //! - [`quant`]: the quantisers that turn natural values into integers and back;
 //! - [`blend`]: the raw values between two samples of an entity, per field kind, for clients
 //!   that interpolate;
-//! - [`schema`] and the [`Snapshot`] / [`SnapshotEnum`] traits: field descriptors and what
-//!   generated code implements;
+//! - [`schema`] and the [`Snapshot`] / [`SnapshotEnum`] / [`Input`] traits: field descriptors
+//!   and what generated code implements;
 //! - [`model`]: integer polynomial predictors and the per-field learned statistics that choose
 //!   between them, stored per frame;
 //! - [`engine`]: the replication engine — the server's shared archive ([`World`]), one
@@ -30,6 +30,7 @@ pub mod blend;
 pub mod codec;
 pub mod engine;
 mod error;
+mod input;
 pub mod model;
 #[cfg(feature = "std")]
 pub mod owned;
@@ -44,5 +45,6 @@ pub use engine::client::{Client, ClientStorage, Event};
 pub use engine::peer::{Peer, PeerStorage};
 pub use engine::world::{World, WorldStorage};
 pub use error::{Error, Result};
+pub use input::Input;
 pub use reference::Ref;
 pub use snapshot::{Clamped, ClassOf, Protocol, Snapshot, SnapshotEnum, Target, Value};

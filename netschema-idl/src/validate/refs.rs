@@ -80,7 +80,7 @@ impl Validator<'_> {
         let other = match (schema.find_enum(name), schema.find_struct(name)) {
             (Some(_), _) => Some("an enum"),
             (None, Some(_)) => Some("a struct"),
-            (None, None) => None,
+            (None, None) => schema.find_input(name).map(|_| "an input"),
         };
         let classes = schema.classes.iter().map(|c| c.name.as_str());
         let help = match hints::similar(name, classes.chain([ANY])) {

@@ -123,6 +123,9 @@ impl RuntimeSchema {
                 let meaning = match s.kind {
                     netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
                     netschema_idl::ScalarKind::KeyFlag => netschema_runtime::timeline::FLAG_MEANING,
+                    // The meaning generated code gives a presence flag (the facade's
+                    // `__private::PRESENCE`), so that it differs from a plain bool's.
+                    netschema_idl::ScalarKind::Presence => PRESENCE,
                     _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
                 };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);
@@ -164,6 +167,10 @@ pub fn leak_schema(ir: &ir::Schema) -> Result<&'static Schema, SchemaError> {
 
 /// The fingerprint of an enum field's case names, as generated code computes it from the
 /// enum's Rust variant names.
+/// The meaning of an optional's presence flag: an enum of `absent` and `present`, as the
+/// facade's `__private::PRESENCE` that generated code uses.
+const PRESENCE: u64 = EnumQuant::fingerprint(&["absent", "present"]);
+
 fn enum_fingerprint(ir: &ir::Schema, kind: &netschema_idl::ScalarKind) -> u64 {
     let netschema_idl::ScalarKind::Enum { name, .. } = kind else { return 0 };
     let Some((_, e)) = ir.find_enum(name) else { return 0 };
@@ -279,6 +286,27 @@ mod tests {
         assert_ne!(leak_schema(&other).unwrap().hash, schema.hash);
         let plain = netschema_idl::parse_str("g.netidl", "class P { x: int(0, 9); }").unwrap();
         assert_eq!(leak_schema(&plain).unwrap().classes[0].groups, []);
+    }
+
+    /// An input's schema ([`ir::Schema::input_schema`]) is a schema of its own, which the
+    /// runtime's input stream takes, with a hash of its own.
+    #[test]
+    fn inputs_have_input_schemas() {
+        const INPUTS: &str = "enum Weapon { blaster, rail }
+            class Ship { x: int(0, 9); }
+            input Move { dir: vec2<fixed(-1, 1, res = 1/127)>; weapon: Weapon; fire: bool; }";
+        let ir = netschema_idl::parse_str("g.netidl", INPUTS).unwrap();
+        let state = leak_schema(&ir).unwrap();
+        assert_eq!(state.classes.len(), 1, "inputs are not classes of the state");
+        let input = leak_schema(&ir.input_schema(&ir.inputs[0])).unwrap();
+        let class = netschema_runtime::engine::input::check_schema(input).unwrap();
+        let paths: Vec<_> = class.fields.iter().map(|f| f.name).collect();
+        assert_eq!((input.name, class.name), ("Move", "Move"));
+        assert_eq!(paths, ["dir.x", "dir.y", "weapon", "fire"]);
+        assert_ne!(input.hash, state.hash);
+        let finer = INPUTS.replace("1/127", "1/255");
+        let finer = netschema_idl::parse_str("g.netidl", &finer).unwrap();
+        assert_ne!(leak_schema(&finer.input_schema(&finer.inputs[0])).unwrap().hash, input.hash);
     }
 
     #[test]

@@ -20,8 +20,8 @@
 //!   peer;
 //! - [`input`]: the other direction, client inputs to the server: the sender, the receiver's
 //!   buffer keyed by tick and its acknowledgement;
-//! - [`handshake`]: the hello and welcome that refuse a mismatched schema, wire version or
-//!   capacity;
+//! - [`handshake`]: the hello and welcome that refuse a mismatched schema, input schema, wire
+//!   version or capacity;
 //! - [`probe`]: per-field costs of encoded packets, for profiling;
 //!
 //! The engine does no I/O and never allocates: every structure works in storage the caller

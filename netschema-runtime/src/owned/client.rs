@@ -10,10 +10,10 @@ use super::sight::RenderTime;
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::client::{self, ClientState, Reader};
 use crate::engine::handshake;
-use crate::engine::input::{SenderStats, SyncStats};
+use crate::engine::input::{MAX_INPUT_FIELDS, SenderStats, SyncStats, check_schema};
 use crate::model::predict::{Predictor, Rate};
 use crate::schema::Schema;
-use crate::{ClassOf, Error, Protocol, Ref, Result, Target};
+use crate::{ClassOf, Error, Input, Protocol, Ref, Result, Target};
 
 /// What changed from the previous view to the current one, with the entity's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,11 +57,12 @@ pub struct FromServer {
 /// [`Client::decode`], read [`Client::events`] or look values up with [`Client::get`] and
 /// [`Client::iter`], and send [`Client::ack`] back.
 ///
-/// With inputs ([`Client::with_inputs`]) one datagram each way per tick carries everything:
-/// each tick, push the input of every tick up to [`Client::input_tick`]
-/// ([`Client::push_input`]) and send [`Client::write`]'s frame (the ack and the inputs); give
-/// each frame from the server to [`Client::receive`] (the packet, the input ack and the
-/// timing that keeps the input tick in step with the server).
+/// With inputs ([`Client::hello_with_inputs`], [`Client::connect_with_inputs`]) one datagram
+/// each way per tick carries everything: each tick, push the input of every tick up to
+/// [`Client::input_tick`] ([`Client::push`], or [`Client::push_input`] raw) and send
+/// [`Client::write`]'s frame (the ack and the inputs); give each frame from the server to
+/// [`Client::receive`] (the packet, the input ack and the timing that keeps the input tick in
+/// step with the server).
 pub struct Client<P: Protocol> {
     buffers: ClientBuffers,
     state: ClientState,
@@ -82,31 +83,65 @@ impl<P: Protocol> fmt::Debug for Client<P> {
 
 impl<P: Protocol> Client<P> {
     /// Writes the hello that asks a server to connect (schema hash and wire version) into
-    /// `buf`; see [`crate::engine::handshake`].
+    /// `buf`, for a client that sends no inputs; see [`crate::engine::handshake`]. A server
+    /// that takes inputs refuses it ([`Error::InputSchemaMismatch`]):
+    /// [`Client::hello_with_inputs`] is the hello of a client that sends them.
     pub fn hello(buf: &mut [u8]) -> Result<usize> {
-        handshake::write_hello(P::SCHEMA, buf)
+        handshake::write_hello(P::SCHEMA, None, buf)
     }
 
-    /// A client for the server whose welcome is `welcome`. Refuses a different schema or wire
-    /// version, and a server whose clients may see more than `max_handles` entities at once
+    /// Writes the hello of a client that sends inputs of `input` (see
+    /// [`check_schema`](crate::engine::input::check_schema); [`Error::InvalidSchema`]
+    /// otherwise) into `buf`: the hello names the input schema's hash too, and only a server
+    /// that takes the same inputs accepts it
+    /// ([`Server::with_inputs`](super::Server::with_inputs)). An input type's schema is
+    /// [`Input::SCHEMA`]: `Client::<Game>::hello_with_inputs(Move::SCHEMA, &mut buf)`.
+    pub fn hello_with_inputs(input: &Schema, buf: &mut [u8]) -> Result<usize> {
+        check_schema(input)?;
+        handshake::write_hello(P::SCHEMA, Some(input), buf)
+    }
+
+    /// A client for the server whose welcome is `welcome`, sending no inputs. Refuses a
+    /// different schema or wire version, a server that takes inputs
+    /// ([`Error::InputSchemaMismatch`]; see [`Client::connect_with_inputs`]), and a server
+    /// whose clients may see more than `max_handles` entities at once
     /// ([`crate::Error::TooManyHandles`], with both numbers): storage for that many is
     /// allocated here.
     pub fn connect(welcome: &[u8], max_handles: usize) -> Result<Self> {
-        let welcome = handshake::read_welcome(P::SCHEMA, welcome, max_handles)?;
-        let handles = welcome.handles;
-        let mut buffers = ClientBuffers::new(P::SCHEMA, handles);
-        let state = buffers.client(P::SCHEMA, handles)?.state();
-        Ok(Client { buffers, state, handles, inputs: None, _schema: PhantomData })
+        let welcome = handshake::read_welcome(P::SCHEMA, None, welcome, max_handles)?;
+        Self::new(welcome.handles, None)
     }
 
-    /// The client, sending inputs of `input` (see
-    /// [`check_schema`](crate::engine::input::check_schema)) at ticks of `tick_us`
-    /// microseconds; their storage is allocated here.
-    pub fn with_inputs(mut self, input: &'static Schema, tick_us: u32) -> Result<Self> {
-        let mut inputs = SenderEnd::new(input, tick_us)?;
-        inputs.set_session(self.state.session());
-        self.inputs = Some(inputs);
-        Ok(self)
+    /// A client for the server whose welcome is `welcome`, as [`Client::connect`], sending
+    /// inputs of `input` at ticks of `tick_us` microseconds: the server's welcome must name
+    /// the same input schema ([`Error::InputSchemaMismatch`] with both hashes otherwise, or
+    /// with none for a server without inputs), as the client's hello did
+    /// ([`Client::hello_with_inputs`]). The input storage is allocated here too.
+    ///
+    /// Each tick, push the input of every tick up to [`Client::input_tick`]: typed
+    /// ([`Client::push`], for an input type such as `Move`, whose schema, `Move::SCHEMA`, is
+    /// `input`) or raw ([`Client::push_input`]).
+    pub fn connect_with_inputs(
+        welcome: &[u8],
+        max_handles: usize,
+        input: &'static Schema,
+        tick_us: u32,
+    ) -> Result<Self> {
+        check_schema(input)?;
+        let welcome = handshake::read_welcome(P::SCHEMA, Some(input), welcome, max_handles)?;
+        let inputs = SenderEnd::new(input, tick_us)?;
+        Self::new(welcome.handles, Some(inputs))
+    }
+
+    /// A client holding `handles` entities at once, with `inputs` if it sends any.
+    fn new(handles: usize, inputs: Option<SenderEnd>) -> Result<Self> {
+        let mut buffers = ClientBuffers::new(P::SCHEMA, handles);
+        let state = buffers.client(P::SCHEMA, handles)?.state();
+        let mut client = Client { buffers, state, handles, inputs, _schema: PhantomData };
+        if let Some(inputs) = &mut client.inputs {
+            inputs.set_session(client.state.session());
+        }
+        Ok(client)
     }
 
     fn inputs(&mut self) -> Result<&mut SenderEnd> {
@@ -115,16 +150,34 @@ impl<P: Protocol> Client<P> {
 
     /// Adds the input of `tick`, one raw value per field of the input; see
     /// [`InputSender::push`](crate::engine::input::InputSender::push). [`Error::NoInputs`]
-    /// without [`Client::with_inputs`].
+    /// without [`Client::connect_with_inputs`].
     pub fn push_input(&mut self, tick: u32, values: &[i32]) -> Result<()> {
         self.inputs()?.push(tick, values)
+    }
+
+    /// Adds the input of `tick`, a value of the input type whose schema this client sends
+    /// ([`Client::connect_with_inputs`]; [`Error::WrongInput`] for another,
+    /// [`Error::NoInputs`] without inputs). A value that is NaN, infinite or outside its
+    /// field's range is refused with [`Error::Capture`], naming the input, the field and the
+    /// value, as [`Server::set`](super::Server::set) refuses an entity's; nothing is pushed
+    /// then. Otherwise as [`Client::push_input`] with the value's raw values.
+    pub fn push<I: Input>(&mut self, tick: u32, input: &I) -> Result<()> {
+        let inputs = self.inputs()?;
+        let expected = inputs.schema();
+        if expected.hash != I::SCHEMA.hash {
+            return Err(Error::WrongInput { expected: expected.name, given: I::SCHEMA.name });
+        }
+        let mut raw = [0; MAX_INPUT_FIELDS];
+        let raw = raw.get_mut(..I::CLASS.fields.len()).ok_or(Error::InvalidSchema)?;
+        input.try_quantise(raw).map_err(Error::Capture)?;
+        inputs.push(tick, raw)
     }
 
     /// Sets what the game renders now, from its [`Interpolator`](super::Interpolator)
     /// ([`Interpolator::render_time`](super::Interpolator::render_time)): every input pushed
     /// from now on carries it to the server, which can then rewind to what this client showed
     /// when it pushed that input ([`Server::seen_by`](super::Server::seen_by)). `None` (the
-    /// default) sends none. [`Error::NoInputs`] without [`Client::with_inputs`].
+    /// default) sends none. [`Error::NoInputs`] without [`Client::connect_with_inputs`].
     pub fn set_render_time(&mut self, time: Option<RenderTime>) -> Result<()> {
         self.inputs()?.set_render_time(time);
         Ok(())

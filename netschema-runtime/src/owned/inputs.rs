@@ -7,11 +7,33 @@ use super::sight::{self, Record, RenderTime, Views};
 use crate::engine::input::receiver::ReceiverState;
 use crate::engine::input::sender::SenderState;
 use crate::engine::input::{
-    Arrival, InputAck, InputReceiver, InputSender, InputStats, SenderStats, SyncStats, Taken,
-    TickSync, Timing,
+    Arrival, InputAck, InputReceiver, InputSender, InputStats, SenderStats, Source, SyncStats,
+    Taken, TickSync, Timing,
 };
 use crate::schema::Schema;
-use crate::{AckOutcome, Error, Result};
+use crate::{AckOutcome, Error, Input, Result};
+
+/// A client's input of one tick as a value of its input type: what
+/// [`Server::take`](super::Server::take) and [`Server::take_next`](super::Server::take_next)
+/// give ([`Taken`] raw).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TakenInput<I> {
+    /// The tick.
+    pub tick: u32,
+    /// Where the value comes from: the client's input of the tick, or, when it has not
+    /// arrived, the last input taken (or, before any, each field's value nearest 0) standing
+    /// in for it.
+    pub source: Source,
+    /// The input.
+    pub value: I,
+}
+
+impl<I: Input> TakenInput<I> {
+    /// The raw `taken` as a value of `I`.
+    pub(crate) fn new(taken: Taken) -> Self {
+        TakenInput { tick: taken.tick, source: taken.source, value: I::dequantise(taken.values()) }
+    }
+}
 
 /// A client's input stream: its sender, tick synchronisation and inputs' render times.
 #[derive(Debug)]
@@ -33,6 +55,11 @@ impl SenderEnd {
 
     fn with<T>(&mut self, f: impl FnOnce(&mut InputSender<'_>) -> T) -> T {
         f(&mut InputSender::resume(self.schema, self.buffers.storage(), &mut self.state))
+    }
+
+    /// The input schema.
+    pub(crate) fn schema(&self) -> &'static Schema {
+        self.schema
     }
 
     pub(crate) fn set_session(&mut self, session: u64) {

@@ -10,8 +10,10 @@
 //! - [`Interpolator`] gives a client's entities at a render time a few frames behind the newest,
 //!   blended between the samples it received: a jitter buffer and render clock.
 //! - Inputs go the other way once a server and a client are set up for them
-//!   ([`Server::with_inputs`], [`Client::with_inputs`]): the client pushes one per tick at the
-//!   tick its synchronisation gives and the server takes them by tick. Then one datagram each
+//!   ([`Server::with_inputs`], [`Client::hello_with_inputs`] and
+//!   [`Client::connect_with_inputs`], with the input type's [`Input::SCHEMA`](crate::Input)):
+//!   the client pushes one per tick at the tick its synchronisation gives ([`Client::push`])
+//!   and the server takes them by tick ([`Server::take`]), typed or raw. Then one datagram each
 //!   way per tick carries everything, framed as the `frame` module specifies
 //!   ([`Client::write`], [`Server::receive`], [`Server::write`], [`Client::receive`]).
 //! - [`Server::seen_by`] rewinds to what a client showed when it pushed an input, from the
@@ -38,6 +40,7 @@ mod sight;
 pub use buffers::{ClientBuffers, InputBuffers, PeerBuffers, WorldBuffers};
 pub use client::{Client, Event, FromServer};
 pub use frame::{DOWN_HEADER, UP_HEADER};
+pub use inputs::TakenInput;
 pub use interest::{Change, Interest, View};
 pub use interp::{Interpolator, MAX_DELAY, RESYNC};
 pub use rewind::Seen;

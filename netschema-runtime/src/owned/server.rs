@@ -10,7 +10,7 @@ use std::vec::Vec;
 use super::buffers::{PeerBuffers, ScratchBuffers, WorldBuffers};
 use super::frame::{Down, Up};
 use super::ids::{IdMap, Ids};
-use super::inputs::ReceiverEnd;
+use super::inputs::{ReceiverEnd, TakenInput};
 use super::rewind::{Rewind, Seen};
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::frame::WINDOW;
@@ -19,7 +19,7 @@ use crate::engine::input::{InputStats, Taken, Timing, check_schema};
 use crate::engine::peer::{PeerScratch, PeerState, PeerStats};
 use crate::engine::world::WorldState;
 use crate::schema::{MAX_LINKS, Schema};
-use crate::{ClassOf, Error, Peer, PeerStorage, Protocol, Result, Value, World};
+use crate::{ClassOf, Error, Input, Peer, PeerStorage, Protocol, Result, Value, World};
 
 /// The world ids of a value's link targets, by link.
 type Targets = [Option<usize>; MAX_LINKS];
@@ -241,8 +241,13 @@ impl<P: Protocol> Server<P> {
         })
     }
 
-    /// The server, taking inputs of `input` (see [`check_schema`]) from its clients: each
-    /// connection allocates its input storage when it is made.
+    /// The server, taking inputs of `input` (see [`check_schema`]; an input type's schema is
+    /// [`Input::SCHEMA`]) from its clients: its welcome names the input schema's hash, and it
+    /// accepts only clients whose hello names the same
+    /// ([`Client::hello_with_inputs`](super::Client::hello_with_inputs); a client without
+    /// inputs, or with others, is refused with [`Error::InputSchemaMismatch`]). Each
+    /// connection allocates its input storage when it is made. Set it up before clients
+    /// connect: a connection made before has no inputs.
     pub fn with_inputs(mut self, input: &'static Schema) -> Result<Self> {
         check_schema(input)?;
         self.input = Some(input);
@@ -254,15 +259,16 @@ impl<P: Protocol> Server<P> {
         self.config
     }
 
-    /// Writes the welcome a connecting client needs (schema hash, wire version, handle
-    /// capacity) into `buf`; see [`crate::engine::handshake`].
+    /// Writes the welcome a connecting client needs (schema hash, input schema hash, wire
+    /// version, handle capacity) into `buf`; see [`crate::engine::handshake`].
     pub fn welcome(&self, buf: &mut [u8]) -> Result<usize> {
         let welcome = Welcome { handles: self.config.handles, frame: self.frame().unwrap_or(0) };
-        handshake::write_welcome(P::SCHEMA, welcome, buf)
+        handshake::write_welcome(P::SCHEMA, self.input, welcome, buf)
     }
 
-    /// Accepts a client whose hello matches this server's schema and wire version, and
-    /// allocates its connection. Refuses, allocating nothing, a client beyond
+    /// Accepts a client whose hello matches this server's schema, input schema (or lack of
+    /// inputs; [`Error::InputSchemaMismatch`] otherwise) and wire version, and allocates its
+    /// connection. Refuses, allocating nothing, a client beyond
     /// [`ServerConfig::max_clients`] ([`Error::TooManyClients`]) or beyond
     /// [`ServerConfig::max_pending`] of those not yet proven ([`Error::TooManyPending`]).
     ///
@@ -270,7 +276,7 @@ impl<P: Protocol> Server<P> {
     /// receiver of its packets can write: hellos from forged addresses hold at most
     /// `max_pending` connections, each for at most [`ServerConfig::pending_frames`].
     pub fn connect(&mut self, hello: &[u8]) -> Result<ClientId> {
-        handshake::check_hello(P::SCHEMA, hello)?;
+        handshake::check_hello(P::SCHEMA, self.input, hello)?;
         let (max_clients, max_pending) = (self.config.max_clients, self.config.max_pending);
         if self.connections.len() >= max_clients {
             return Err(Error::TooManyClients { max: max_clients });
@@ -696,17 +702,44 @@ impl<P: Protocol> Server<P> {
         self.connection(client)?.inputs.as_deref_mut().ok_or(Error::NoInputs)
     }
 
-    /// `client`'s input of `tick`, chosen by the game (usually the current frame); see
+    /// `client`'s input of `tick`, chosen by the game (usually the current frame), raw; see
     /// [`InputReceiver::take`](crate::engine::input::InputReceiver::take) for what a missing,
     /// late or repeated tick gets. [`Error::NoInputs`] without [`Server::with_inputs`].
     pub fn take_input(&mut self, client: ClientId, tick: u32) -> Result<Taken> {
         Ok(self.receiver(client)?.take(tick))
     }
 
-    /// `client`'s input of the next tick at its target delay; see
+    /// `client`'s input of the next tick at its target delay, raw; see
     /// [`InputReceiver::take_next`](crate::engine::input::InputReceiver::take_next).
     pub fn take_next_input(&mut self, client: ClientId) -> Result<Option<Taken>> {
         Ok(self.receiver(client)?.take_next())
+    }
+
+    /// `client`'s input of `tick` as [`Server::take_input`] takes it, as a value of the input
+    /// type whose schema this server takes ([`Server::with_inputs`]; [`Error::WrongInput`]
+    /// for another, checked before anything is taken).
+    pub fn take<I: Input>(&mut self, client: ClientId, tick: u32) -> Result<TakenInput<I>> {
+        self.check_input::<I>()?;
+        self.take_input(client, tick).map(TakenInput::new)
+    }
+
+    /// `client`'s input of the next tick at its target delay as [`Server::take_next_input`]
+    /// takes it, as a value of the input type whose schema this server takes (as
+    /// [`Server::take`]).
+    pub fn take_next<I: Input>(&mut self, client: ClientId) -> Result<Option<TakenInput<I>>> {
+        self.check_input::<I>()?;
+        Ok(self.take_next_input(client)?.map(TakenInput::new))
+    }
+
+    /// Whether `I` is the input type of the inputs this server takes: [`Error::NoInputs`]
+    /// without inputs, [`Error::WrongInput`] for another.
+    fn check_input<I: Input>(&self) -> Result<()> {
+        let expected = self.input.ok_or(Error::NoInputs)?;
+        if expected.hash == I::SCHEMA.hash {
+            Ok(())
+        } else {
+            Err(Error::WrongInput { expected: expected.name, given: I::SCHEMA.name })
+        }
     }
 
     /// The world as `client` showed it when it pushed its input of `tick`, for judging that

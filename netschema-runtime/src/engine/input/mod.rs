@@ -1,12 +1,13 @@
 //! Client inputs to the server: the stream in the other direction.
 //!
-//! The game describes an input like an entity class, a [`Schema`] of
-//! one class of scalar fields ([`check_schema`]). Each tick the client pushes one input into
-//! an [`InputSender`]; every datagram it encodes carries all the inputs the server has not
-//! yet acknowledged (at most [`CARRIED`], the redundancy that makes a lost datagram lose
-//! nothing), each coded against the input before it with the runtime's learned models. The
-//! server's [`InputReceiver`] decodes them into a buffer keyed by tick, hands out one input
-//! per tick ([`Taken`]) and writes the [`InputAck`] the sender needs.
+//! The game describes an input like an entity class, a [`Schema`] of one class of scalar
+//! fields ([`check_schema`]): an `input` item of a `.netidl` schema, or `#[derive(Input)]`,
+//! gives one, with a Rust type implementing [`Input`](crate::Input). Each tick the client
+//! pushes one input into an [`InputSender`]; every datagram it encodes carries all the inputs
+//! the server has not yet acknowledged (at most [`CARRIED`], the redundancy that makes a lost
+//! datagram lose nothing), each coded against the input before it with the runtime's learned
+//! models. The server's [`InputReceiver`] decodes them into a buffer keyed by tick, hands out
+//! one input per tick ([`Taken`]) and writes the [`InputAck`] the sender needs.
 //!
 //! Bottom up:
 //! - `recent` (private): the few newest inputs of a stream, which predict the next one;
@@ -57,17 +58,33 @@ pub const PACKETS: usize = 32;
 pub const MAX_INPUT_FIELDS: usize = 16;
 
 /// The input class of `schema`, if `schema` describes an input: valid
-/// ([`Schema::validate`]), one class of at most [`MAX_INPUT_FIELDS`] fields, none with a
-/// tolerance (inputs are exact). Otherwise [`Error::InvalidSchema`].
+/// ([`Schema::validate`]), one class that [`fits`] (at most [`MAX_INPUT_FIELDS`] fields, none
+/// with a tolerance: inputs are exact; no links), and a hash other than 0 (which stands for "no inputs" in the
+/// [handshake](crate::engine::handshake)). Otherwise [`Error::InvalidSchema`].
+///
+/// An `input` item of a `.netidl` schema and `#[derive(Input)]` give such a schema
+/// ([`Input::SCHEMA`](crate::Input::SCHEMA)).
 pub fn check_schema(schema: &Schema) -> Result<&'static Class> {
     schema.validate()?;
     match schema.classes {
-        [class]
-            if class.fields.len() <= MAX_INPUT_FIELDS
-                && class.fields.iter().all(|f| f.tolerance == 0) =>
-        {
-            Ok(class)
-        }
+        [class] if fits(class) && schema.hash != 0 => Ok(class),
         _ => Err(Error::InvalidSchema),
     }
+}
+
+/// Whether `class` can be an input's: at most [`MAX_INPUT_FIELDS`] scalar fields, none with a
+/// tolerance, and no links (an input names no entity). Code generated for an input checks
+/// this at compile time.
+pub const fn fits(class: &Class) -> bool {
+    if class.fields.len() > MAX_INPUT_FIELDS || !class.links.is_empty() {
+        return false;
+    }
+    let mut f = 0;
+    while f < class.fields.len() {
+        if class.fields[f].tolerance != 0 {
+            return false;
+        }
+        f += 1;
+    }
+    true
 }
