@@ -5,6 +5,10 @@
 //! - every packet a client accepts equals what the server records that client holds at that
 //!   frame (`Server::client_view` against `Client::frame_view`), and every ship it shows
 //!   equals the recomputed world at the frame its values came from;
+//! - every client sends the bot's input each tick, the server plays them (its pilot moves as
+//!   they steer it), and every shot the server judges on the world rewound to what that client
+//!   showed ([`Server::seen_by`](netschema::owned::Server::seen_by)) hits exactly the ship the
+//!   client saw it hit when it fired, which the server's current world would not always give;
 //! - a client killed without a word is timed out by the server, and its replacement plays;
 //! - a client frozen past its timeout reconnects and plays again, and one frozen within it
 //!   catches up on what queued meanwhile;
@@ -13,6 +17,8 @@
 
 #![allow(dead_code)] // The example's modules, of which the test uses most but not all.
 
+#[path = "../examples/udp/bot.rs"]
+mod bot;
 #[path = "../examples/udp/client.rs"]
 mod client;
 #[path = "../examples/udp/encode.rs"]
@@ -21,6 +27,10 @@ mod encode;
 mod game;
 #[path = "../examples/udp/netcode.rs"]
 mod netcode;
+#[path = "../examples/udp/pilots.rs"]
+mod pilots;
+#[path = "../examples/udp/player.rs"]
+mod player;
 #[path = "../examples/udp/server.rs"]
 mod server;
 #[path = "../examples/udp/shim.rs"]
@@ -36,6 +46,8 @@ use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use client::GameClient;
+use game::Fleet;
+use netschema::Protocol;
 use netschema::owned::{Client, ClientId};
 use server::{Encoding, GameServer};
 use shim::{Impairment, Shim};
@@ -70,7 +82,9 @@ fn digest<'a>(view: impl Iterator<Item = (u32, usize, &'a [i32])>) -> (usize, u6
 }
 
 /// A server of `ships` ships, its clients by slot (`None` once killed), the server's record of
-/// what each player holds at each recent frame, and how many packets each slot had checked.
+/// what each player holds at each recent frame, how many packets each slot had checked, and
+/// how many shots were checked against what their client showed and how many of them the
+/// server's current world would have judged otherwise.
 struct Harness {
     ships: u16,
     network: Impairment,
@@ -78,6 +92,9 @@ struct Harness {
     clients: Vec<Option<GameClient>>,
     records: HashMap<(ClientId, u32), (usize, u64)>,
     checked: Vec<u64>,
+    shots: u64,
+    agreed: u64,
+    rewound: u64,
 }
 
 impl Harness {
@@ -99,6 +116,9 @@ impl Harness {
             clients: Vec::new(),
             records: HashMap::new(),
             checked: Vec::new(),
+            shots: 0,
+            agreed: 0,
+            rewound: 0,
         }
     }
 
@@ -121,12 +141,13 @@ impl Harness {
         self.clients[slot].as_ref().unwrap().stats()
     }
 
-    /// One frame at `now`: the server's, its record, then every client not `frozen`, each
-    /// packet it accepts checked against the record.
+    /// One frame at `now`: the server's, its record and its shots, then every client not
+    /// `frozen`, each packet it accepts checked against the record.
     fn step(&mut self, now: Duration, frozen: impl Fn(usize) -> bool) {
         self.server.tick(now).unwrap();
         self.record();
         let players: HashMap<u64, ClientId> = self.server.players().collect();
+        self.check_shots(&players);
         for (slot, c) in self.clients.iter_mut().enumerate() {
             let Some(c) = c.as_mut().filter(|_| !frozen(slot)) else { continue };
             let (id, records, checked) = (c.id(), &self.records, &mut self.checked[slot]);
@@ -142,6 +163,19 @@ impl Harness {
         }
     }
 
+    /// Checks each shot the server judged against what its client showed when it fired, and
+    /// counts those the server judged as the client did: the same ship hit, or none.
+    fn check_shots(&mut self, players: &HashMap<u64, ClientId>) {
+        for shot in self.server.take_shots() {
+            let client =
+                self.clients.iter().flatten().find(|c| players.get(&c.id()) == Some(&shot.client));
+            let Some(client) = client else { continue };
+            self.shots += 1;
+            self.agreed += u64::from(client.shot(shot.tick) == Some(shot.hit));
+            self.rewound += u64::from(shot.hit != shot.hit_now);
+        }
+    }
+
     /// Records what the server says each player holds at the current frame.
     fn record(&mut self) {
         let frame = self.server.netschema.frame().unwrap();
@@ -149,21 +183,23 @@ impl Harness {
         let mut row = [0; 4];
         for who in players {
             let mut held = BTreeMap::new();
-            for id in 0..u64::from(self.ships) {
+            let pilots = pilots::FIRST..pilots::FIRST + self.server.events.joined;
+            for id in (0..u64::from(self.ships)).chain(pilots) {
                 let view = self.server.netschema.client_view(who, id, &mut row);
                 if let Ok(Some((handle, class))) = view {
                     held.insert(handle, (class, row));
                 }
             }
-            let view = held.iter().map(|(&h, (c, row))| (h, *c, &row[..]));
+            let fields = |class: usize| Fleet::SCHEMA.classes[class].fields.len();
+            let view = held.iter().map(|(&h, (c, row))| (h, *c, &row[..fields(*c)]));
             self.records.insert((who, frame), digest(view));
         }
         self.records.retain(|&(_, f), _| f + KEPT > frame);
     }
 
     /// Asserts that the client in `slot` checked at least `packets` packets against the
-    /// record, decoded and verified every one it accepted, refused none but stale ones, and
-    /// saw some loss but not much.
+    /// record, decoded and verified every one it accepted, refused none but stale ones, saw
+    /// some loss but not much, sent an input for about every tick and saw its own pilot move.
     fn assert_played(&self, slot: usize, packets: u64) {
         let s = self.stats(slot);
         println!("slot {slot}: {} packets checked against the record, {s:?}", self.checked[slot]);
@@ -171,6 +207,24 @@ impl Harness {
         assert_eq!(s.verified, s.decoded, "slot {slot}: {s:?}");
         assert_eq!((s.wrong, s.refused), (0, 0), "slot {slot}: {s:?}");
         assert!(s.loss() > 0.0 && s.loss() < 0.25, "slot {slot}: loss {}", s.loss());
+        let played = s.played;
+        assert!(played.inputs >= packets && played.moves >= packets / 2, "slot {slot}: {s:?}");
+    }
+
+    /// Asserts that the server applied its players' own inputs to most of its frames, repeated
+    /// the last one for the others (a frozen or killed client's among them), and judged at least `shots` shots on rewound views, some of which its
+    /// current world would have judged otherwise; returns the shots judged as their client
+    /// did, and those judged.
+    fn assert_inputs(&self, shots: u64) -> (u64, u64) {
+        let i = self.server.events.inputs;
+        println!(
+            "{i:?}; {} shots checked, {} judged as the client did, {} otherwise without rewind",
+            self.shots, self.agreed, self.rewound
+        );
+        assert!(i.applied > 2 * i.repeated && i.repeated > 0, "{i:?}");
+        assert!(i.shots >= shots && i.hits > 0, "{i:?}");
+        assert!(self.shots >= shots && self.rewound > 0, "{} shots", self.shots);
+        (self.agreed, self.shots)
     }
 }
 
@@ -206,6 +260,9 @@ fn the_udp_loop_survives_a_bad_network() {
         h.assert_played(slot, 120);
     }
     assert_eq!((h.stats(2).reconnects, h.stats(4).reconnects), (0, 0));
+    // Packets carry every change here: the rewound view is exactly what the client showed.
+    let (agreed, shots) = h.assert_inputs(20);
+    assert_eq!(agreed, shots);
     // The frozen client timed out, reconnected and played on.
     let (before, after) = (before_freeze.unwrap(), h.stats(1));
     assert_eq!(after.reconnects, 1, "{after:?}");
@@ -246,6 +303,10 @@ fn a_client_frozen_within_its_timeout_catches_up() {
     }
     h.assert_played(0, 300);
     h.assert_played(1, 200);
+    // A fleet bigger than a packet: ships wait, and the rewound view is what the client showed
+    // only where the ships shown were sent in the frames their values came from, so shots are
+    // counted here but not all judged as the client did.
+    h.assert_inputs(10);
     assert_eq!(h.server.events.unwritten, 0);
     let (before, after) = (before_freeze.unwrap(), h.stats(1));
     assert_eq!(after.reconnects, 0, "{after:?}");

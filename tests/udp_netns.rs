@@ -1,7 +1,9 @@
 //! The UDP example under the kernel's own packet loss: a network namespace of its own, its
 //! loopback impaired with `tc netem` (5 % loss, 50 ms ± 10 ms delay, reordering, duplication,
 //! corruption), a server and client processes of `examples/udp` run in it with `ip netns
-//! exec`, one client killed and replaced, one of another schema refused. Bounded: a few
+//! exec`, one client killed and replaced, one of another schema refused; every client's bot
+//! sends its inputs, which steer its pilot on the server, and fires shots the server judges on
+//! the world as that client showed it. Bounded: a few
 //! seconds, 200 ships, namespace-local addresses only; the namespace and the processes go
 //! away even when the test fails.
 //!
@@ -191,6 +193,9 @@ fn the_udp_example_survives_kernel_packet_loss() {
     assert!(gone.ends_with("left: timed out"), "{killed} was not timed out: {gone}");
     assert!(server.1.contains("refused: peer uses a different schema"));
     assert!(!refused.0 && refused.2.contains("different schema"), "{refused:?}");
+    let done = server.1.lines().find(|l| l.starts_with("done:")).unwrap();
+    assert!(count(done, "applied").unwrap() >= 600.0, "{done}");
+    assert!(count(done, "judged as seen").unwrap() >= 3.0, "{done}");
     for (ok, out, err) in [first, second, replacement] {
         // A client succeeds only if it verified frames and none failed.
         assert!(ok, "a client failed: {out}{err}");
@@ -199,5 +204,8 @@ fn the_udp_example_survives_kernel_packet_loss() {
         assert_eq!(count(done, "wrong"), Some(0.0), "{done}");
         let loss = done.split("loss seen ").nth(1).and_then(|l| l.split('%').next()?.parse().ok());
         assert!(loss.is_some_and(|l: f64| l > 0.0 && l < 30.0), "{done}");
+        // Its inputs went out every tick and its own pilot moved as they steered it.
+        assert!(count(done, "sent,").unwrap() >= 150.0, "{done}");
+        assert!(count(done, "own moves").unwrap() >= 60.0, "{done}");
     }
 }

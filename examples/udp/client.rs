@@ -1,24 +1,27 @@
 //! The game client: a netcode connection on a UDP socket, netschema's handshake, then
-//! packets decoded, checked against the recomputed world and acknowledged. It reconnects when
-//! the connection times out.
+//! packets decoded, checked against the recomputed world and acknowledged, and every tick an
+//! up frame with the ack and the bot's inputs. It reconnects when the connection times out.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use netschema::Error;
-use netschema::owned::Client;
+use netschema::owned::{Client, FromServer};
 use renetcode::{NETCODE_KEY_BYTES, NETCODE_MAX_PACKET_BYTES, NetcodeClient};
 
 use crate::game::{self, Fleet, FleetV2};
 use crate::netcode;
+use crate::player::{Played, Player};
 use crate::shim::Shim;
 use crate::socket::Socket;
-use crate::wire::{MAX_MESSAGE, Message};
+use crate::wire::{MAX_MESSAGE, MAX_UP, Message};
 
 /// Most ships a client holds: it refuses a server that may show it more.
 const MAX_HANDLES: usize = 4096;
 /// How often a client that has not been welcomed says hello again.
 const HELLO_EVERY: Duration = Duration::from_millis(100);
+/// The server's tick, microseconds.
+const TICK_US: u32 = 1_000_000 / game::HZ;
 
 /// What a client is started with.
 #[derive(Debug)]
@@ -65,6 +68,13 @@ pub(crate) struct Stats {
     pub(crate) reconnects: u64,
     /// UDP payload bytes received.
     pub(crate) bytes: u64,
+    /// What its inputs did.
+    pub(crate) played: Played,
+    /// The round trip its tick synchronisation measures, a running mean, µs.
+    pub(crate) rtt_us: u32,
+    /// How far its input tick runs from where the synchronisation aims it, at the server's
+    /// last report, sixteenths of a tick.
+    pub(crate) tick_error: i32,
 }
 
 impl Stats {
@@ -82,6 +92,8 @@ impl Stats {
             age: self.age - earlier.age,
             reconnects: self.reconnects - earlier.reconnects,
             bytes: self.bytes - earlier.bytes,
+            played: self.played.since(earlier.played),
+            ..self
         }
     }
 
@@ -94,8 +106,15 @@ impl Stats {
 enum Phase {
     /// Connecting, or connected and saying hello.
     Joining { hello_at: Option<Duration> },
-    /// Welcomed: decoding packets.
-    Playing { client: Box<Client<Fleet>>, seed: u64, newest: Option<u32> },
+    /// Welcomed: decoding packets and sending inputs; `ack_due` once a packet came since the
+    /// last up frame.
+    Playing {
+        client: Box<Client<Fleet>>,
+        seed: u64,
+        newest: Option<u32>,
+        player: Box<Player>,
+        ack_due: bool,
+    },
     /// Refused, or failed: stays so.
     Stopped(String),
 }
@@ -150,10 +169,22 @@ impl GameClient {
         self.netcode.client_id()
     }
 
+    /// The ship the shot this client fired at `tick` hit in what it showed then; `None` if
+    /// it fired none then, or not on this connection.
+    #[allow(dead_code, reason = "tests/udp_loopback.rs checks the server's judgement with it")]
+    pub(crate) fn shot(&self, tick: u32) -> Option<Option<u16>> {
+        match &self.phase {
+            Phase::Playing { player, .. } => player.shot(tick),
+            _ => None,
+        }
+    }
+
     /// Everything due at `now`: netcode's own traffic, what arrived, a hello while waiting for
-    /// the welcome. `on_frame` sees the client after each packet it decodes.
+    /// the welcome, the bot's inputs and an up frame while playing. `on_frame` sees the client
+    /// after each packet it decodes.
     pub(crate) fn tick(&mut self, now: Duration, mut on_frame: impl FnMut(&Client<Fleet>)) {
-        if let Some((datagram, addr)) = self.netcode.update(now.saturating_sub(self.clock)) {
+        let elapsed = now.saturating_sub(self.clock);
+        if let Some((datagram, addr)) = self.netcode.update(elapsed) {
             self.socket.send(now, addr, datagram);
         }
         self.clock = now;
@@ -183,7 +214,33 @@ impl GameClient {
                 self.send(now, Message::Hello(&hello[..n]));
             }
         }
+        self.play(now, elapsed);
         self.socket.flush(now);
+    }
+
+    /// While playing: moves the view on by `elapsed`, pushes the bot's inputs due at `now`,
+    /// and sends an up frame if it pushed any or a packet is to be acknowledged.
+    fn play(&mut self, now: Duration, elapsed: Duration) {
+        let Phase::Playing { client, player, ack_due, .. } = &mut self.phase else { return };
+        let (frames, now_us) = (elapsed.as_secs_f32() * game::HZ as f32, now.as_micros() as u64);
+        let pushed = match player.play(client, frames, now_us, &mut self.stats.played) {
+            Ok(pushed) => pushed,
+            Err(e) => {
+                eprintln!("client {:#x}: input refused: {e}", self.netcode.client_id());
+                false
+            }
+        };
+        if let Some((_, sync)) = client.input_stats() {
+            (self.stats.rtt_us, self.stats.tick_error) = (sync.rtt_us, sync.error);
+        }
+        if !pushed && !*ack_due {
+            return;
+        }
+        *ack_due = false;
+        let mut up = [0; MAX_UP];
+        if let Ok(n) = client.write(now_us, &mut up) {
+            self.send(now, Message::Up(&up[..n]));
+        }
     }
 
     fn on_message(
@@ -194,10 +251,14 @@ impl GameClient {
     ) {
         match (Message::read(bytes), &mut self.phase) {
             (Some(Message::Welcome { seed, welcome }), Phase::Joining { .. }) => {
-                self.phase = match Client::<Fleet>::connect(welcome, MAX_HANDLES) {
+                let client = Client::<Fleet>::connect(welcome, MAX_HANDLES)
+                    .and_then(|client| client.with_inputs(game::INPUT, TICK_US));
+                self.phase = match client {
                     Ok(mut client) => {
                         client.set_session(self.netcode.client_id());
-                        Phase::Playing { client: Box::new(client), seed, newest: None }
+                        let player = Box::new(Player::new(client.handles()));
+                        let client = Box::new(client);
+                        Phase::Playing { client, seed, newest: None, player, ack_due: false }
                     }
                     Err(e) => Phase::Stopped(format!("the server's welcome is refused: {e}")),
                 };
@@ -208,9 +269,18 @@ impl GameClient {
                     self.socket.send(now, addr, datagram);
                 }
             }
-            (Some(Message::Packet(packet)), Phase::Playing { client, seed, newest }) => {
+            (
+                Some(Message::Down(down)),
+                Phase::Playing { client, seed, newest, player, ack_due },
+            ) => {
+                let Ok(FromServer { packet: Some(decoded), .. }) =
+                    client.receive(down, now.as_micros() as u64)
+                else {
+                    return;
+                };
                 self.stats.packets += 1;
-                match client.decode(packet) {
+                *ack_due = true;
+                match decoded {
                     Ok(frame) => {
                         self.stats.sent += newest.map_or(1, |n| u64::from(frame.saturating_sub(n)));
                         *newest = Some(frame.max(newest.unwrap_or(0)));
@@ -223,13 +293,11 @@ impl GameClient {
                         } else {
                             self.stats.wrong += 1;
                         }
+                        player.record(client, &mut self.stats.played);
                         on_frame(client);
                     }
                     Err(Error::StalePacket | Error::UnknownBaseline) => self.stats.stale += 1,
                     Err(_) => self.stats.refused += 1,
-                }
-                if let Some(ack) = client.ack() {
-                    self.send(now, Message::Ack(ack));
                 }
             }
             _ => {}

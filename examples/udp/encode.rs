@@ -1,5 +1,6 @@
-//! Encoding the packets of a frame for every client: on this thread, or spread over several
-//! with [`netschema::owned::Server::split`].
+//! Encoding the down frames of a frame for every client (each a packet behind the timing
+//! report and input ack): on this thread, or spread over several with
+//! [`netschema::owned::Server::split`].
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -7,22 +8,22 @@ use std::time::{Duration, Instant};
 use netschema::Protocol;
 use netschema::owned::{ClientId, Connection, Frame};
 
-use crate::wire::BUDGET;
+use crate::wire::MAX_DOWN;
 
-/// One client's packet for the frame.
+/// One client's down frame for the frame.
 #[derive(Debug)]
 pub(crate) struct Packet {
     /// Whose it is.
     pub(crate) client: ClientId,
     /// Its length in `bytes`, or why it could not be written.
     pub(crate) len: netschema::Result<usize>,
-    /// Room for it: the byte budget.
-    pub(crate) bytes: Box<[u8; BUDGET]>,
+    /// Room for it: the byte budget and the frame's header.
+    pub(crate) bytes: Box<[u8; MAX_DOWN]>,
 }
 
-/// Encodes the packet of `frame` for every connection into `packets` (resized to match), on
+/// Encodes the down frame of `frame` for every connection into `packets` (resized to match), on
 /// `threads` threads: the calling one and `threads - 1` scoped ones, each taking a run of
-/// connections. The packets are the same whatever the number of threads. Returns the longest
+/// connections. The frames are the same whatever the number of threads. Returns the longest
 /// time one thread spent encoding: the whole call also waits for the threads to start and end.
 pub(crate) fn encode_all<P: Protocol>(
     frame: &Frame<'_, P>,
@@ -33,7 +34,7 @@ pub(crate) fn encode_all<P: Protocol>(
     packets.resize_with(connections.len(), || Packet {
         client: connections[0].client(),
         len: Ok(0),
-        bytes: Box::new([0; BUDGET]),
+        bytes: Box::new([0; MAX_DOWN]),
     });
     let run = connections.len().div_ceil(threads.max(1)).max(1);
     thread::scope(|s| {
@@ -56,7 +57,7 @@ fn encode_run<P: Protocol>(
     let start = Instant::now();
     for (c, packet) in connections.iter_mut().zip(out) {
         packet.client = c.client();
-        packet.len = c.encode(frame, &mut packet.bytes[..]);
+        packet.len = c.write(frame, &mut packet.bytes[..]);
     }
     start.elapsed()
 }

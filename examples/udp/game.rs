@@ -1,8 +1,9 @@
 //! The game: a fleet of ships on circular courses, a pure function of a seed and the frame
 //! number, so that a client can recompute the server's world at any frame and check what it
-//! shows.
+//! shows; and a pilot per player, steered by the player's inputs, that fires at the fleet.
 
 use netschema::owned::Client;
+use netschema::schema::Schema;
 use netschema::{Protocol, Snapshot};
 
 /// A ship. Its `id` is replicated (it never changes, so it costs next to nothing once the
@@ -20,12 +21,59 @@ pub(crate) struct Ship {
     pub(crate) heading: f32,
 }
 
+/// A player's own ship, which its inputs steer.
+#[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
+pub(crate) struct Pilot {
+    /// Position, metres.
+    #[netschema(vec2(fixed(-1024.0, 1024.0, res = 1 / 64)))]
+    pub(crate) pos: [f32; 2],
+    /// Heading, radians.
+    #[netschema(angle(bits = 10))]
+    pub(crate) heading: f32,
+}
+
 /// The schema the server and its clients share.
 #[derive(Clone, Copy, Debug, PartialEq, Protocol)]
 #[netschema(name = "fleet")]
 pub(crate) enum Fleet {
-    /// A ship.
+    /// A ship of the fleet.
     Ship(Ship),
+    /// A player's ship.
+    Pilot(Pilot),
+}
+
+/// A player's input for one tick: how it steers its pilot, and whether it fires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Snapshot)]
+pub(crate) struct Helm {
+    /// 1 turns counter-clockwise, −1 clockwise, 0 holds the heading.
+    #[netschema(int(-1, 1))]
+    pub(crate) turn: i8,
+    /// Whether the engine pushes the pilot forward.
+    pub(crate) thrust: bool,
+    /// Whether the pilot fires along its heading.
+    pub(crate) fire: bool,
+}
+
+/// The input schema: one class, [`Helm`]. [`INPUT`] is what both ends are set up with.
+#[derive(Clone, Copy, Debug, PartialEq, Protocol)]
+#[netschema(name = "helm")]
+pub(crate) enum Controls {
+    /// The only input.
+    Helm(Helm),
+}
+
+/// The schema of the inputs clients send.
+pub(crate) const INPUT: &Schema = Controls::SCHEMA;
+/// Raw values in an input: one per field of [`Helm`].
+pub(crate) const INPUT_FIELDS: usize = Helm::CLASS.fields.len();
+
+impl Helm {
+    /// The raw values to push ([`Client::push_input`]).
+    pub(crate) fn raw(&self) -> [i32; INPUT_FIELDS] {
+        let mut raw = [0; INPUT_FIELDS];
+        self.quantise(&mut raw);
+        raw
+    }
 }
 
 /// A ship of the game's next version, with a finer heading: another schema.
@@ -82,6 +130,56 @@ pub(crate) fn ship(seed: u64, id: u16, frame: u32) -> Option<Ship> {
         pos: [centre[0] + radius * phase.cos(), centre[1] + radius * phase.sin()],
         heading: heading.rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI,
     })
+}
+
+/// Radians a pilot turns per frame.
+const TURN: f32 = 3.0 / HZ as f32;
+/// Metres a pilot moves per frame under thrust.
+const SPEED: f32 = 60.0 / HZ as f32;
+/// How far a pilot may go from the centre, metres.
+const EDGE: f32 = 1000.0;
+/// How far a shot reaches, metres.
+pub(crate) const RANGE: f32 = 400.0;
+/// How close to a ship's centre a shot must pass to hit it, metres.
+pub(crate) const RADIUS: f32 = 10.0;
+
+/// Where player `n`'s pilot starts.
+pub(crate) fn spawn(n: u64) -> Pilot {
+    let a = n as f32 * 2.4;
+    Pilot { pos: [300.0 * a.cos(), 300.0 * a.sin()], heading: 0.0 }
+}
+
+/// `pilot` one frame later under `helm`.
+pub(crate) fn steer(pilot: Pilot, helm: Helm) -> Pilot {
+    let heading = wrap(pilot.heading + TURN * f32::from(helm.turn));
+    let step = if helm.thrust { SPEED } else { 0.0 };
+    let pos = [
+        (pilot.pos[0] + step * heading.cos()).clamp(-EDGE, EDGE),
+        (pilot.pos[1] + step * heading.sin()).clamp(-EDGE, EDGE),
+    ];
+    Pilot { pos, heading }
+}
+
+/// An angle in [−π, π).
+pub(crate) fn wrap(angle: f32) -> f32 {
+    (angle + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
+}
+
+/// The ship a shot from `pilot` along its heading hits: of the `ships` whose centre the shot
+/// passes within [`RADIUS`] of, ahead and within [`RANGE`], the nearest; its `id`. Both ends
+/// judge with it: the client on what it shows, the server on what it rewinds to.
+pub(crate) fn aim(pilot: &Pilot, ships: impl IntoIterator<Item = Ship>) -> Option<u16> {
+    let (sin, cos) = pilot.heading.sin_cos();
+    let mut best: Option<(f32, u16)> = None;
+    for ship in ships {
+        let (dx, dy) = (ship.pos[0] - pilot.pos[0], ship.pos[1] - pilot.pos[1]);
+        let (along, across) = (dx * cos + dy * sin, dy * cos - dx * sin);
+        let ahead = along > 0.0 && along <= RANGE && across.abs() <= RADIUS;
+        if ahead && best.is_none_or(|(d, id)| (along, ship.id) < (d, id)) {
+            best = Some((along, ship.id));
+        }
+    }
+    best.map(|(_, id)| id)
 }
 
 /// What a check of a client's view against the recomputed world found.

@@ -9,16 +9,29 @@
 //! is verified when every ship shown equals it. A client whose connection times out connects
 //! again; one that speaks another schema is refused with the reason.
 //!
+//! Inputs go the other way. Each player has a pilot, its own ship, which only its inputs
+//! steer: every tick a scripted bot on the client (`bot.rs`) turns it toward the nearest ship
+//! it shows, pushes it forward and fires when that ship is in its sights, and the client sends
+//! that input ([`game::Helm`], the input schema [`game::INPUT`]) with the render time of its
+//! interpolated view, one up frame per tick carrying its ack too. The server takes each
+//! player's input of each frame (the last one repeated when it is missing or late), moves the
+//! pilot, and judges each shot on the world rewound to what that player showed when it fired
+//! (`Server::seen_by`), with the same function the client judged it with (`game::aim`).
+//!
 //! ```sh
 //! cargo run --release --example udp -- server --seconds 30 &
 //! for i in 1 2 3; do cargo run --release --example udp -- client --seconds 25 & done; wait
 //! ```
 //!
-//! Every second the server prints its players, the kbit/s of netschema packets per player and
-//! the median time to encode every player's packet of a frame; each client prints the kbit/s
-//! it receives (UDP payload: netschema packets plus netcode's header and tag), the share of
-//! the server's packets that never arrived, and its decoded, verified and refused frames. A
-//! client exits with 1 if any frame failed verification, none passed, or it was refused.
+//! Every second the server prints its players, the kbit/s of netschema frames per player, the
+//! median time to encode every player's frame, the inputs it applied, repeated for want of
+//! one and received late, the input delay it aims at, and the shots it judged (hits on the
+//! rewound world, and how many the current world would have given); each client prints the
+//! kbit/s it receives (UDP payload: netschema frames plus netcode's header and tag), the share
+//! of the server's packets that never arrived, its decoded, verified and refused frames, the
+//! inputs it sent, the round trip and input tick error its synchronisation measures, the
+//! frames in which its own pilot moved, and its shots and hits as it saw them. A client exits
+//! with 1 if any frame failed verification, none passed, or it was refused.
 //!
 //! Other things to try:
 //!
@@ -49,11 +62,14 @@
 //! `tests/udp_netns.rs` runs it under the kernel's own packet loss in a namespace of its own,
 //! and `tests/udp_loopback.rs` runs the same loop in one process with the shim.
 
+mod bot;
 mod cli;
 mod client;
 mod encode;
 mod game;
 mod netcode;
+mod pilots;
+mod player;
 mod server;
 mod shim;
 mod socket;
@@ -110,6 +126,7 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
     let start = Instant::now();
     let frame = Duration::from_secs(1) / game::HZ;
     let (mut next, mut report) = (Duration::ZERO, (Duration::ZERO, Duration::from_secs(1)));
+    let mut inputs = server.events.inputs;
     while next < o.seconds {
         sleep(next.saturating_sub(start.elapsed()));
         server.tick(start.elapsed())?;
@@ -125,21 +142,26 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
             let min = kbps.iter().copied().reduce(f64::min).unwrap_or(0.0);
             let max = kbps.iter().copied().reduce(f64::max).unwrap_or(0.0);
             println!(
-                "t={:>3.0}s players {} | kbit/s per player: mean {mean:.1}, min {min:.1}, max {max:.1} | encode all: {}",
+                "t={:>3.0}s players {} | kbit/s per player: mean {mean:.1}, min {min:.1}, max {max:.1} | encode all: {} | {}",
                 now.as_secs_f64(),
                 server.players().count(),
                 medians(&server),
+                input_report(server.events.inputs.since(inputs), server.input_delay()),
             );
+            server.take_shots();
+            inputs = server.events.inputs;
             report = (now, report.1 + Duration::from_secs(1));
         }
     }
+    let inputs = input_report(server.events.inputs, server.input_delay());
     println!(
-        "done: {} joined, {} refused, {} left, {} packets unwritten | encode all players per frame, median over the run: {}",
+        "done: {} joined, {} refused, {} left, {} packets unwritten | encode all players per frame, median over the run: {} | {}",
         server.events.joined,
         server.events.refused,
         server.events.left,
         server.events.unwritten,
         medians(&server),
+        inputs,
     );
     let frames = (o.seconds.as_secs_f64() * f64::from(game::HZ)).max(1.0);
     if let (Some(cpu), Ok(load)) = (process_cpu(), std::fs::read_to_string("/proc/loadavg")) {
@@ -151,6 +173,14 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The server's input figures: inputs applied, repeated and late, the input delay, and shots.
+fn input_report(i: pilots::InputCounts, delay: u32) -> String {
+    format!(
+        "inputs: {} applied, {} repeated, {} late, delay {delay} ticks | shots: {} judged as seen, {} hits ({} without rewind), {} unjudged",
+        i.applied, i.repeated, i.late, i.shots, i.hits, i.hits_now, i.unjudged,
+    )
 }
 
 /// CPU time this process has used, user and system, on Linux (`/proc/self/stat`, in the
@@ -221,7 +251,7 @@ fn play(o: &Options, shim: Option<Shim>) -> Run {
 
 fn print_stats(id: u64, now: Duration, span: Duration, s: client::Stats) {
     println!(
-        "t={:>3.0}s client {id:#x}: {:.1} kbit/s, loss seen {:.1}% | frames: {} decoded, {} verified, {} wrong, {} stale, {} refused | {:.0} ships, mean age {:.2} frames | {} reconnects",
+        "t={:>3.0}s client {id:#x}: {:.1} kbit/s, loss seen {:.1}% | frames: {} decoded, {} verified, {} wrong, {} stale, {} refused | {:.0} ships, mean age {:.2} frames | {} reconnects | inputs: {} sent, rtt {:.1} ms, tick error {:+.2} | {} own moves, {} shots, {} hits",
         now.as_secs_f64(),
         s.bytes as f64 * 8.0 / 1000.0 / span.as_secs_f64().max(1e-9),
         s.loss() * 100.0,
@@ -233,5 +263,11 @@ fn print_stats(id: u64, now: Duration, span: Duration, s: client::Stats) {
         s.ships as f64 / s.decoded.max(1) as f64,
         s.age as f64 / s.ships.max(1) as f64,
         s.reconnects,
+        s.played.inputs,
+        f64::from(s.rtt_us) / 1000.0,
+        f64::from(s.tick_error) / 16.0,
+        s.played.moves,
+        s.played.shots,
+        s.played.hits,
     );
 }

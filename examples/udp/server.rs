@@ -1,5 +1,5 @@
-//! The game server: netcode connections on a UDP socket, the netschema server, the fleet, and
-//! one packet per player and frame.
+//! The game server: netcode connections on a UDP socket, the netschema server, the fleet, the
+//! players' pilots driven by their inputs, and one down frame per player and frame.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -11,6 +11,7 @@ use renetcode::{NETCODE_KEY_BYTES, NETCODE_MAX_PACKET_BYTES, NetcodeServer, Serv
 use crate::encode::{Packet, encode_all};
 use crate::game::{self, Fleet};
 use crate::netcode;
+use crate::pilots::{Course, InputCounts, Piloted, Shot};
 use crate::shim::Shim;
 use crate::socket::Socket;
 use crate::wire::{MAX_MESSAGE, Message};
@@ -46,12 +47,13 @@ pub(crate) struct Config {
     pub(crate) shim: Option<Shim>,
 }
 
-/// One player: a netcode client that completed netschema's handshake.
+/// One player: a netcode client that completed netschema's handshake, and its pilot.
 #[derive(Clone, Copy, Debug)]
 struct Player {
     client: ClientId,
-    /// Packet bytes sent since the last report.
+    /// Frame bytes sent since the last report.
     bytes: u64,
+    pilot: Piloted,
 }
 
 /// Encode times per frame, for all players at once: serial and parallel.
@@ -101,6 +103,8 @@ pub(crate) struct Events {
     pub(crate) left: u64,
     /// Packets that could not be written (never, unless the budget is below a packet header).
     pub(crate) unwritten: u64,
+    /// Players' inputs and shots.
+    pub(crate) inputs: InputCounts,
 }
 
 /// The server.
@@ -113,8 +117,12 @@ pub(crate) struct GameServer {
     players: BTreeMap<u64, Player>,
     /// The netcode id of each player.
     netcode_ids: HashMap<ClientId, u64>,
-    seed: u64,
+    fleet: Course,
     docked: Vec<bool>,
+    /// Players joined so far: the next pilot's number.
+    pilots: u64,
+    /// Shots judged since [`GameServer::take_shots`].
+    shots: Vec<Shot>,
     encoding: Encoding,
     packets: Vec<Packet>,
     clock: Duration,
@@ -130,22 +138,25 @@ impl GameServer {
         let socket = Socket::bind(config.addr, config.shim)?;
         let addr = socket.local_addr()?;
         let netcode = netcode::server(addr, config.key, config.players, netcode::unix_time());
-        let entities = usize::from(config.ships);
+        let entities = usize::from(config.ships) + config.players;
         // Netcode admits only clients with a sealed token, `players` at most: all may be pending.
         let (max_clients, max_pending) = (config.players, config.players);
         let netschema = Server::new(ServerConfig {
             max_clients,
             max_pending,
             ..ServerConfig::new(entities, entities)
-        })?;
+        })?
+        .with_inputs(game::INPUT)?;
         Ok(GameServer {
             socket,
             netcode,
             netschema,
             players: BTreeMap::new(),
             netcode_ids: HashMap::new(),
-            seed: config.seed,
-            docked: vec![true; entities],
+            fleet: Course { seed: config.seed, ships: config.ships },
+            docked: vec![true; usize::from(config.ships)],
+            pilots: 0,
+            shots: Vec::new(),
             encoding: config.encoding,
             packets: Vec::new(),
             clock: now,
@@ -164,8 +175,8 @@ impl GameServer {
         self.players.iter().map(|(&id, p)| (id, p.client))
     }
 
-    /// One frame at `now`: what arrived, timeouts, the world's next frame, and a packet to
-    /// every player.
+    /// One frame at `now`: what arrived, timeouts, the world's next frame with every pilot
+    /// driven by its player's input, and a down frame to every player.
     pub(crate) fn tick(&mut self, now: Duration) -> netschema::Result<()> {
         self.netcode.update(now.saturating_sub(self.clock));
         self.clock = now;
@@ -185,6 +196,7 @@ impl GameServer {
             }
         }
         let frame = self.simulate()?;
+        self.fly(frame)?;
         self.expire(now);
         self.encode_and_send(now, frame);
         self.socket.flush(now);
@@ -203,10 +215,11 @@ impl GameServer {
                 }
                 ServerResult::Payload { client_id, payload } => match Message::read(payload) {
                     Some(Message::Hello(hello)) => self.hello(now, client_id, hello),
-                    Some(Message::Ack(ack)) => {
+                    Some(Message::Up(up)) => {
                         if let Some(p) = self.players.get(&client_id) {
-                            // A stale or refused ack is counted by netschema and ignored.
-                            let _ = self.netschema.receive_ack(p.client, &ack);
+                            // A stale or refused ack or input datagram is counted by
+                            // netschema and ignored.
+                            let _ = self.netschema.receive(p.client, up);
                         }
                     }
                     _ => {}
@@ -232,9 +245,11 @@ impl GameServer {
         let mut welcome = [0; 64];
         let written = joined.and_then(|()| self.netschema.welcome(&mut welcome));
         match written {
-            Ok(n) => {
-                self.send(now, id, Message::Welcome { seed: self.seed, welcome: &welcome[..n] })
-            }
+            Ok(n) => self.send(
+                now,
+                id,
+                Message::Welcome { seed: self.fleet.seed, welcome: &welcome[..n] },
+            ),
             Err(e) => {
                 let why = format!("this server refuses the hello: {e}");
                 println!("player {id:#x} refused: {e}");
@@ -249,7 +264,9 @@ impl GameServer {
         self.events.joined += 1;
         // Both ends know the netcode id: packets and acks of another connection are refused.
         let _ = self.netschema.set_session(client, id);
-        self.players.insert(id, Player { client, bytes: 0 });
+        let pilot = Piloted::new(self.pilots);
+        self.pilots += 1;
+        self.players.insert(id, Player { client, bytes: 0, pilot });
         self.netcode_ids.insert(client, id);
         for (ship, _) in self.docked.iter().enumerate().filter(|(_, docked)| !**docked) {
             // Every ship exists in the world here, so this cannot fail.
@@ -277,6 +294,7 @@ impl GameServer {
             self.events.left += 1;
             self.netcode_ids.remove(&p.client);
             let _ = self.netschema.disconnect(p.client);
+            self.netschema.remove(p.pilot.id);
         }
     }
 
@@ -294,7 +312,7 @@ impl GameServer {
     fn simulate(&mut self) -> netschema::Result<u32> {
         let frame = self.netschema.begin_frame();
         for (id, docked) in self.docked.iter_mut().enumerate() {
-            match game::ship(self.seed, id as u16, frame) {
+            match game::ship(self.fleet.seed, id as u16, frame) {
                 Some(ship) => {
                     self.netschema.set(id as u64, &ship)?;
                     if *docked {
@@ -313,7 +331,40 @@ impl GameServer {
         Ok(frame)
     }
 
-    /// Encodes every player's packet (timed) and sends them.
+    /// Drives every player's pilot by its input of `frame` and judges its shots; shows a new
+    /// pilot to every player, and every pilot to a new player.
+    fn fly(&mut self, frame: u32) -> netschema::Result<()> {
+        let (server, counts) = (&mut self.netschema, &mut self.events.inputs);
+        for p in self.players.values_mut() {
+            let shot = p.pilot.fly(server, self.fleet, frame, p.client, counts)?;
+            self.shots.extend(shot);
+        }
+        let pilots: Vec<(ClientId, u64, bool)> =
+            self.players.values().map(|p| (p.client, p.pilot.id, p.pilot.fresh)).collect();
+        for &(client, id, _) in pilots.iter().filter(|(_, _, fresh)| *fresh) {
+            self.netschema.set_own(client, id, true)?;
+            for &(other, other_id, _) in &pilots {
+                self.netschema.set_visible(other, id, true)?;
+                self.netschema.set_visible(client, other_id, true)?;
+            }
+        }
+        self.players.values_mut().for_each(|p| p.pilot.fresh = false);
+        Ok(())
+    }
+
+    /// The shots judged since the last call.
+    pub(crate) fn take_shots(&mut self) -> Vec<Shot> {
+        std::mem::take(&mut self.shots)
+    }
+
+    /// The target delay of the players' input streams: the longest, in ticks.
+    pub(crate) fn input_delay(&mut self) -> u32 {
+        let clients: Vec<ClientId> = self.players.values().map(|p| p.client).collect();
+        let stats = clients.into_iter().filter_map(|c| self.netschema.input_stats(c).ok());
+        stats.map(|s| s.playout.target).max().unwrap_or(0)
+    }
+
+    /// Encodes every player's down frame (timed) and sends them.
     fn encode_and_send(&mut self, now: Duration, frame: u32) {
         let threads = match self.encoding {
             Encoding::Serial => 1,
@@ -339,7 +390,7 @@ impl GameServer {
                 continue;
             };
             let Some(&id) = self.netcode_ids.get(&packet.client) else { continue };
-            self.send(now, id, Message::Packet(&packet.bytes[..len]));
+            self.send(now, id, Message::Down(&packet.bytes[..len]));
             if let Some(p) = self.players.get_mut(&id) {
                 p.bytes += len as u64;
             }
@@ -347,7 +398,7 @@ impl GameServer {
         self.packets = packets;
     }
 
-    /// Packet bytes sent to each player since the last call.
+    /// Frame bytes sent to each player since the last call.
     pub(crate) fn take_bytes(&mut self) -> Vec<u64> {
         self.players.values_mut().map(|p| std::mem::take(&mut p.bytes)).collect()
     }

@@ -5,23 +5,28 @@
 //! | 0 | hello | client → server | netschema's hello (schema hash, wire version) |
 //! | 1 | welcome | server → client | the world's seed (u64, little-endian), then netschema's welcome |
 //! | 2 | refused | server → client | why, in UTF-8 |
-//! | 3 | packet | server → client | one netschema packet, at most [`BUDGET`] bytes |
-//! | 4 | ack | client → server | one netschema ack |
+//! | 3 | down | server → client | one netschema down frame: timing report, input ack and a packet of at most [`BUDGET`] bytes |
+//! | 4 | up | client → server | one netschema up frame: ack, render times and inputs |
 
-use netschema::Ack;
 use netschema::engine::peer::DEFAULT_BUDGET;
+use netschema::owned::{DOWN_HEADER, UP_HEADER};
 
 /// The byte budget of a netschema packet: netcode carries up to 1300 payload bytes, and 1200
 /// is what a datagram usually carries without fragmenting.
 pub(crate) const BUDGET: usize = DEFAULT_BUDGET;
-/// The longest message: a packet and its tag.
-pub(crate) const MAX_MESSAGE: usize = BUDGET + 1;
+/// The longest down frame: a packet and what the frame adds before it.
+pub(crate) const MAX_DOWN: usize = BUDGET + DOWN_HEADER;
+/// The longest up frame: the ack and render times, and room for the inputs of a few dozen
+/// ticks the server has not acknowledged.
+pub(crate) const MAX_UP: usize = UP_HEADER + 512;
+/// The longest message: a down frame and its tag.
+pub(crate) const MAX_MESSAGE: usize = MAX_DOWN + 1;
 
 const HELLO: u8 = 0;
 const WELCOME: u8 = 1;
 const REFUSED: u8 = 2;
-const PACKET: u8 = 3;
-const ACK: u8 = 4;
+const DOWN: u8 = 3;
+const UP: u8 = 4;
 
 /// One message.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,10 +42,10 @@ pub(crate) enum Message<'a> {
     },
     /// The server refuses a hello, and says why.
     Refused(&'a str),
-    /// A netschema packet.
-    Packet(&'a [u8]),
-    /// A netschema ack.
-    Ack(Ack),
+    /// A netschema down frame ([`netschema::owned::Server::write`]).
+    Down(&'a [u8]),
+    /// A netschema up frame ([`netschema::owned::Client::write`]).
+    Up(&'a [u8]),
 }
 
 impl<'a> Message<'a> {
@@ -54,8 +59,8 @@ impl<'a> Message<'a> {
                 Message::Welcome { seed: u64::from_le_bytes(*seed), welcome }
             }
             REFUSED => Message::Refused(core::str::from_utf8(body).ok()?),
-            PACKET => Message::Packet(body),
-            ACK => Message::Ack(Ack::read(body).ok()?),
+            DOWN => Message::Down(body),
+            UP => Message::Up(body),
             _ => return None,
         })
     }
@@ -70,11 +75,8 @@ impl<'a> Message<'a> {
                 put(tag, WELCOME, rest, &[&seed.to_le_bytes(), welcome])
             }
             Message::Refused(why) => put(tag, REFUSED, rest, &[why.as_bytes()]),
-            Message::Packet(body) => put(tag, PACKET, rest, &[body]),
-            Message::Ack(ack) => {
-                *tag = ACK;
-                ack.write(rest).unwrap_or(0)
-            }
+            Message::Down(body) => put(tag, DOWN, rest, &[body]),
+            Message::Up(body) => put(tag, UP, rest, &[body]),
         };
         &out[..1 + len]
     }
