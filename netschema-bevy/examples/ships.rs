@@ -1,7 +1,10 @@
 //! A headless server and client in one process: 300 ships fly circles on the server, each
 //! client-to-be gets a ship of its own, and the client mirrors them, interpolated 2 ticks
 //! behind, through netschema packets carried by replicon (an in-process link that drops 5 % of
-//! them). Both apps step 1/60 s per update.
+//! them). The client steers its own ship with inputs (`NsInput`, set each update by a script)
+//! and fires now and then; the server moves the ship by each tick's input (`NsClientInput`)
+//! and judges each shot on the world as the client showed it (`NsServer::seen_by`). Both apps
+//! step 1/60 s per update.
 //!
 //! ```sh
 //! cargo run --release --example ships              # from netschema-bevy/
@@ -15,10 +18,9 @@ use bevy::state::app::StatesPlugin;
 use bevy::time::TimeUpdateStrategy;
 use bevy_replicon::prelude::*;
 use bevy_replicon::test_app::ServerTestAppExt;
-use netschema::owned::ServerConfig;
-use netschema::{Protocol, Snapshot};
 use netschema_bevy::loopback::LossyLink;
-use netschema_bevy::{NetschemaPlugins, NsHandle, NsOwn, NsOwner, NsPacket, NsReplicate};
+use netschema_bevy::prelude::*;
+use netschema_bevy::{NsPacket, ns_id};
 
 #[derive(Component, Snapshot, Clone, Copy, Debug, PartialEq)]
 struct Ship {
@@ -35,6 +37,22 @@ enum Fleet {
     Ship(Ship),
 }
 
+/// A pilot's input for one tick: which way it turns (1: counter-clockwise), and whether it
+/// fires straight ahead.
+#[derive(Snapshot, Clone, Copy, Debug, PartialEq)]
+struct Helm {
+    #[netschema(int(-1, 1))]
+    turn: i8,
+    fire: bool,
+}
+
+/// The input schema: one class.
+#[derive(Clone, Copy, Debug, PartialEq, Protocol)]
+#[netschema(name = "helm")]
+enum Controls {
+    Helm(Helm),
+}
+
 const SHIPS: usize = 300;
 const HZ: f64 = 60.0;
 
@@ -47,7 +65,8 @@ fn app() -> App {
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
         NetschemaPlugins::<Fleet>::new(ServerConfig::new(1024, 512))
             .class::<Ship>()
-            .interpolate(2, HZ as f32),
+            .interpolate(2, HZ as f32)
+            .inputs::<Controls>(HZ as f32),
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / HZ)));
     app
@@ -62,13 +81,66 @@ fn spawn_fleet(mut commands: Commands) {
     }
 }
 
-/// Each ship turns a little and moves forward.
-fn fly(mut ships: Query<&mut Ship>) {
+/// `ship` turned by `turn` radians and moved a metre forward.
+fn fly_one(ship: &mut Ship, turn: f32) {
+    ship.heading = (ship.heading + turn).rem_euclid(std::f32::consts::TAU);
+    let (sin, cos) = ship.heading.sin_cos();
+    ship.pos = [(ship.pos[0] + cos).clamp(-500.0, 500.0), (ship.pos[1] + sin).clamp(-500.0, 500.0)];
+}
+
+/// Each ship nobody owns turns a little and moves forward.
+fn fly(mut ships: Query<&mut Ship, Without<NsOwner>>) {
     for mut ship in &mut ships {
-        ship.heading = (ship.heading + 0.02).rem_euclid(std::f32::consts::TAU);
-        let (sin, cos) = ship.heading.sin_cos();
-        ship.pos =
-            [(ship.pos[0] + cos).clamp(-500.0, 500.0), (ship.pos[1] + sin).clamp(-500.0, 500.0)];
+        fly_one(&mut ship, 0.02);
+    }
+}
+
+/// The client's script: turn one way for two seconds, then the other; fire twice a second.
+fn pilot(mut input: ResMut<NsInput<Controls>>, mut update: Local<u32>) {
+    *update += 1;
+    let turn = if (*update / 120).is_multiple_of(2) { 1 } else { -1 };
+    input.0 = Controls::Helm(Helm { turn, fire: update.is_multiple_of(30) });
+}
+
+/// What the server did with the client's inputs.
+#[derive(Resource, Default)]
+struct Steered {
+    received: u64,
+    repeated: u64,
+    shots: u64,
+    hits: u64,
+}
+
+/// Moves each client's own ship by its input of the tick, and judges its shots on the world as
+/// the client showed it: a hit is a ship within 5 m of the line ahead, up to 200 m.
+fn steer(
+    mut inputs: MessageReader<NsClientInput<Controls>>,
+    mut ships: Query<(Entity, &NsOwner, &mut Ship)>,
+    peers: Query<&NsPeer>,
+    mut ns: ResMut<NsServer<Fleet>>,
+    mut steered: ResMut<Steered>,
+) {
+    for &NsClientInput { client, tick, input: Controls::Helm(helm), source } in inputs.read() {
+        let received = source == Source::Received;
+        (steered.received, steered.repeated) =
+            (steered.received + u64::from(received), steered.repeated + u64::from(!received));
+        let Some((entity, _, mut ship)) = ships.iter_mut().find(|(_, o, _)| o.0 == client) else {
+            continue;
+        };
+        fly_one(&mut ship, 0.05 * f32::from(helm.turn));
+        let Ok(peer) = peers.get(client) else { continue };
+        if !(helm.fire && received) {
+            continue;
+        }
+        let Ok(Some(mut seen)) = ns.seen_by(peer, tick) else { continue };
+        let Some(me) = seen.get::<Ship>(ns_id(entity)) else { continue };
+        let (sin, cos) = me.heading.sin_cos();
+        let hit = seen.iter::<Ship>().any(|(id, s)| {
+            let (dx, dy) = (s.pos[0] - me.pos[0], s.pos[1] - me.pos[1]);
+            let (along, across) = (dx * cos + dy * sin, dy * cos - dx * sin);
+            id != ns_id(entity) && (0.0..200.0).contains(&along) && across.abs() < 5.0
+        });
+        (steered.shots, steered.hits) = (steered.shots + 1, steered.hits + u64::from(hit));
     }
 }
 
@@ -97,9 +169,17 @@ fn measure(mut packets: MessageReader<NsPacket>, mut received: ResMut<Received>)
 fn main() {
     let ticks: u32 = std::env::args().nth(1).map_or(600, |t| t.parse().expect("ticks: a number"));
     let mut server = app();
-    server.add_systems(Startup, spawn_fleet).add_systems(Update, fly).add_observer(welcome_pilot);
+    server
+        .init_resource::<Steered>()
+        .add_systems(Startup, spawn_fleet)
+        .add_systems(Update, fly)
+        .add_systems(PostUpdate, steer.in_set(NetschemaSystems::Apply))
+        .add_observer(welcome_pilot);
     let mut client = app();
-    client.init_resource::<Received>().add_systems(Update, measure);
+    client
+        .init_resource::<Received>()
+        .add_systems(Update, measure)
+        .add_systems(PostUpdate, pilot.in_set(NetschemaClientSystems::Input));
     server.finish();
     client.finish();
 
@@ -126,6 +206,12 @@ fn main() {
     }
     let (delivered, dropped) = link.counts();
     println!("link: {delivered} unreliable messages delivered, {dropped} dropped");
+    let s = server.world().resource::<Steered>();
+    println!(
+        "inputs: {} received, {} repeated for want of one; shots: {} judged on what the client showed, {} hits",
+        s.received, s.repeated, s.shots, s.hits,
+    );
+    assert!(s.received > s.repeated && s.shots > 0, "the client's inputs steer its ship");
     let shown = client.world_mut().query::<&NsHandle>().iter(client.world()).count();
     assert_eq!(shown, SHIPS + 1, "the client shows every ship");
 }

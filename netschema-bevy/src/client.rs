@@ -6,9 +6,10 @@ use bevy_ecs::component::Mutable;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::EntityCommands;
 use bevy_replicon::bytes::Bytes;
-use bevy_time::Time;
+use bevy_time::{Real, Time};
 use netschema::engine::ack::Ack;
-use netschema::owned::{Client, Event, Interpolator};
+use netschema::owned::{Client, Event, FromServer, Interpolator, RenderTime};
+use netschema::schema::Schema;
 use netschema::{ClassOf, Protocol};
 
 use crate::messages::{NsAck, NsPacket, NsWelcome};
@@ -33,11 +34,22 @@ pub(crate) struct Interpolation {
     pub(crate) tick_rate: f32,
 }
 
+/// A client's input stream, when the plugin sends inputs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct InputState {
+    /// The input schema and the server's tick in microseconds.
+    pub(crate) stream: Option<(&'static Schema, u32)>,
+    /// The newest tick whose input was pushed on this connection.
+    pub(crate) pushed: Option<u32>,
+    /// Whether a packet came since the last up frame, which carries its ack.
+    pub(crate) ack_due: bool,
+}
+
 /// The netschema client of schema `P`, from the server's welcome to the disconnection, and the
 /// entities it spawned.
 #[derive(Resource)]
 pub struct NsClient<P: Protocol> {
-    client: Option<Client<P>>,
+    pub(crate) client: Option<Client<P>>,
     interpolator: Option<Interpolator<P>>,
     interpolation: Option<Interpolation>,
     /// Most handles accepted from a server.
@@ -46,10 +58,17 @@ pub struct NsClient<P: Protocol> {
     entities: Vec<Option<Entity>>,
     /// How to insert each class, by class index; `None` for classes not registered.
     writers: Vec<Option<Write<P>>>,
+    pub(crate) inputs: InputState,
 }
 
 impl<P: Protocol> NsClient<P> {
-    pub(crate) fn new(handles: usize, interpolation: Option<Interpolation>) -> Self {
+    /// A client of at most `handles` handles, sending inputs of `inputs.0` at ticks of
+    /// `inputs.1` microseconds if given.
+    pub(crate) fn new(
+        handles: usize,
+        interpolation: Option<Interpolation>,
+        inputs: Option<(&'static Schema, u32)>,
+    ) -> Self {
         NsClient {
             client: None,
             interpolator: None,
@@ -57,7 +76,24 @@ impl<P: Protocol> NsClient<P> {
             handles,
             entities: Vec::new(),
             writers: vec![None; P::SCHEMA.classes.len()],
+            inputs: InputState { stream: inputs, ..InputState::default() },
         }
+    }
+
+    /// What the components show now: the interpolator's render time, or the newest frame.
+    pub(crate) fn render_time(&self) -> Option<RenderTime> {
+        match &self.interpolator {
+            Some(interpolator) => interpolator.render_time(),
+            None => {
+                self.client.as_ref()?.frame().map(|f| RenderTime { frame: f, past: 0, newest: f })
+            }
+        }
+    }
+
+    /// The newest tick whose input this client pushed: the tick of what it sent last, once
+    /// [`crate::NetschemaClientSystems::Send`] ran; `None` without inputs or before the first.
+    pub fn input_tick(&self) -> Option<u32> {
+        self.inputs.pushed
     }
 
     /// The owned netschema client, once the server's welcome has arrived.
@@ -114,31 +150,48 @@ pub(crate) fn welcome<P: Protocol>(
     mut commands: Commands,
 ) {
     for NsWelcome(welcome) in welcomes.read() {
-        match Client::<P>::connect(welcome, ns.handles) {
+        let client = Client::<P>::connect(welcome, ns.handles);
+        let client = match ns.inputs.stream {
+            Some((schema, tick_us)) => client.and_then(|c| c.with_inputs(schema, tick_us)),
+            None => client,
+        };
+        match client {
             Ok(client) => {
                 despawn_all(&mut ns.entities, &mut commands);
                 ns.entities = vec![None; client.handles()];
                 ns.interpolator =
                     ns.interpolation.map(|i| Interpolator::new(client.handles(), i.delay));
                 ns.client = Some(client);
+                ns.inputs = InputState { stream: ns.inputs.stream, ..InputState::default() };
             }
             Err(e) => log::error!("netschema refused the server's welcome: {e}"),
         }
     }
 }
 
-/// Decodes each packet, applies its events to the entities, and acks it. Packets that are
-/// stale or coded against a lost frame are normal on a lossy link and dropped.
+/// Decodes each packet (with inputs, each down frame: its timing and input ack too), applies
+/// its events to the entities, and acks it (with inputs, in the next up frame). Packets that
+/// are stale or coded against a lost frame are normal on a lossy link and dropped.
 pub(crate) fn decode<P: Protocol>(
     mut packets: MessageReader<NsPacket>,
     mut acks: MessageWriter<NsAck>,
     mut ns: ResMut<NsClient<P>>,
+    time: Res<Time<Real>>,
     mut commands: Commands,
 ) {
     let ns = &mut *ns;
     let Some(client) = &mut ns.client else { return };
+    let now_us = time.elapsed().as_micros() as u64;
     for NsPacket(packet) in packets.read() {
-        if client.decode(packet).is_ok() {
+        let decoded = match ns.inputs.stream {
+            Some(_) => match client.receive(packet, now_us) {
+                Ok(FromServer { packet: Some(decoded), .. }) => decoded,
+                Ok(FromServer { packet: None, .. }) => continue,
+                Err(e) => Err(e),
+            },
+            None => client.decode(packet),
+        };
+        if decoded.is_ok() {
             let shown = match &mut ns.interpolator {
                 Some(interpolator) => {
                     interpolator.record(client);
@@ -151,7 +204,9 @@ pub(crate) fn decode<P: Protocol>(
             // The client forgot its frames to start over: the server sends everything again.
             despawn_all(&mut ns.entities, &mut commands);
         }
-        if let Some(ack) = client.ack() {
+        if ns.inputs.stream.is_some() {
+            ns.inputs.ack_due = true;
+        } else if let Some(ack) = client.ack() {
             let mut buf = [0; Ack::MAX_LEN];
             if let Ok(n) = ack.write(&mut buf) {
                 acks.write(NsAck(Bytes::copy_from_slice(&buf[..n])));
@@ -225,4 +280,5 @@ pub(crate) fn disconnected<P: Protocol>(mut ns: ResMut<NsClient<P>>, mut command
     despawn_all(&mut ns.entities, &mut commands);
     ns.client = None;
     ns.interpolator = None;
+    ns.inputs = InputState { stream: ns.inputs.stream, ..InputState::default() };
 }

@@ -1,5 +1,6 @@
-//! Encode: each server tick, one packet per connected client, as long as its carrier takes
-//! without splitting, the clients' packets coded in parallel on Bevy's compute task pool.
+//! Encode: each server tick, one packet per connected client (with inputs, a down frame:
+//! timing report, input ack and packet), as long as its carrier takes without splitting, the
+//! clients' packets coded in parallel on Bevy's compute task pool.
 
 use bevy_ecs::prelude::*;
 use bevy_replicon::bytes::Bytes;
@@ -18,6 +19,7 @@ pub(crate) fn encode<P: Protocol>(
     mut packets: MessageWriter<ToClients<NsPacket>>,
 ) {
     let ns = &mut *ns;
+    let framed = ns.inputs.is_some();
     let (frame, connections) = ns.server.split();
     // Each client's entity and budget: the largest message its carrier sends whole.
     let targets: Vec<(Entity, usize)> = connections
@@ -36,7 +38,9 @@ pub(crate) fn encode<P: Protocol>(
                 connections
                     .iter_mut()
                     .zip(targets)
-                    .filter_map(|(c, &(entity, budget))| Some((entity, code(c, frame, budget)?)))
+                    .filter_map(|(c, &(entity, budget))| {
+                        Some((entity, code(c, frame, budget, framed)?))
+                    })
                     .collect::<Vec<_>>()
             });
         }
@@ -49,14 +53,20 @@ pub(crate) fn encode<P: Protocol>(
     }
 }
 
-/// One client's packet within `budget` bytes, or `None` (logged) if none fits.
+/// One client's packet within `budget` bytes (in a down frame if `framed`), or `None`
+/// (logged) if none fits.
 fn code<P: Protocol>(
     connection: &mut Connection,
     frame: &netschema::owned::Frame<'_, P>,
     budget: usize,
+    framed: bool,
 ) -> Option<Bytes> {
     let mut buf = vec![0; budget];
-    match connection.encode(frame, &mut buf) {
+    let written = match framed {
+        true => connection.write(frame, &mut buf),
+        false => connection.encode(frame, &mut buf),
+    };
+    match written {
         Ok(n) => {
             buf.truncate(n);
             Some(buf.into())

@@ -6,6 +6,7 @@ mod capture;
 mod client;
 #[cfg(feature = "server")]
 mod encode;
+mod input;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod loopback;
 mod messages;
@@ -17,6 +18,11 @@ mod server;
 pub use capture::{NsOwner, NsReplicate};
 #[cfg(feature = "client")]
 pub use client::{NsClient, NsHandle, NsOwn};
+pub use input::Input;
+#[cfg(feature = "server")]
+pub use input::NsClientInput;
+#[cfg(feature = "client")]
+pub use input::{NetschemaClientSystems, NsInput};
 pub use messages::{NsAck, NsPacket, NsWelcome};
 #[cfg(feature = "client")]
 pub use plugin::NetschemaClientPlugin;
@@ -30,10 +36,11 @@ pub use server::{NsPeer, NsServer, ns_id};
 /// sides its features build), and netschema's derives and server configuration.
 pub mod prelude {
     pub use crate::NetschemaPlugins;
-    #[cfg(feature = "server")]
-    pub use crate::{NetschemaSystems, NsOwner, NsPeer, NsReplicate, NsServer};
     #[cfg(feature = "client")]
-    pub use crate::{NsClient, NsHandle, NsOwn};
+    pub use crate::{NetschemaClientSystems, NsClient, NsHandle, NsInput, NsOwn};
+    #[cfg(feature = "server")]
+    pub use crate::{NetschemaSystems, NsClientInput, NsOwner, NsPeer, NsReplicate, NsServer};
+    pub use netschema::engine::input::Source;
     pub use netschema::owned::ServerConfig;
     pub use netschema::{Protocol, Snapshot, SnapshotEnum};
 }

@@ -9,7 +9,8 @@ use bevy_replicon::prelude::{
     AuthorizedClient, ConnectedClient, FromClient, SendTargets, ToClients,
 };
 use netschema::engine::ack::Ack;
-use netschema::owned::{Client, ClientId, Server, ServerConfig};
+use netschema::owned::{Client, ClientId, Seen, Server, ServerConfig};
+use netschema::schema::Schema;
 use netschema::{ClassOf, Protocol};
 
 use crate::capture::NsReplicate;
@@ -34,16 +35,27 @@ pub struct NsServer<P: Protocol> {
     /// `(client entity, id)` pairs whose ownership ended since the last frame.
     pub(crate) disowned: Vec<(Entity, u64)>,
     pub(crate) visible_to_all: bool,
+    /// The input schema clients send, if any.
+    pub(crate) inputs: Option<&'static Schema>,
 }
 
 impl<P: Protocol> NsServer<P> {
-    /// A server with nobody connected.
+    /// A server with nobody connected, taking inputs of `inputs` if given.
     ///
     /// # Panics
     ///
-    /// If `config` is refused by [`Server::new`] (no handles, or too many).
-    pub(crate) fn new(config: ServerConfig, visible_to_all: bool) -> Self {
+    /// If `config` is refused by [`Server::new`] (no handles, or too many), or `inputs` by
+    /// [`Server::with_inputs`] (not an input schema).
+    pub(crate) fn new(
+        config: ServerConfig,
+        visible_to_all: bool,
+        inputs: Option<&'static Schema>,
+    ) -> Self {
         let server = Server::new(config)
+            .and_then(|server| match inputs {
+                Some(schema) => server.with_inputs(schema),
+                None => Ok(server),
+            })
             .unwrap_or_else(|e| panic!("netschema refused the server configuration: {e}"));
         NsServer {
             server,
@@ -51,6 +63,7 @@ impl<P: Protocol> NsServer<P> {
             removed: Vec::new(),
             disowned: Vec::new(),
             visible_to_all,
+            inputs,
         }
     }
 
@@ -86,6 +99,14 @@ impl<P: Protocol> NsServer<P> {
         weight: u16,
     ) -> netschema::Result<()> {
         self.server.set_priority(peer.0, ns_id(entity), weight)
+    }
+
+    /// The world as the client of `peer` showed it when it sent its input of `tick` (the
+    /// [`crate::NsClientInput::tick`] of a received input): lag compensation, see
+    /// [`Server::seen_by`]. Look entities up by [`ns_id`]. `None` if no render time came with
+    /// that input; [`netschema::Error::NoInputs`] without inputs.
+    pub fn seen_by(&mut self, peer: &NsPeer, tick: u32) -> netschema::Result<Option<Seen<'_, P>>> {
+        self.server.seen_by(peer.0, tick)
     }
 
     /// Writes `value` as entity `id`, showing it to every client if it is new and the plugin
@@ -191,8 +212,10 @@ pub(crate) fn disconnect<P: Protocol>(
     }
 }
 
-/// Hands each client's acks to its connection. Acks are idempotent and refused when forged
-/// (counted in [`netschema::engine::peer::PeerStats`]), so lost or odd ones need nothing.
+/// Hands each client's acks (with inputs, up frames: acks, render times and inputs) to its
+/// connection. Acks are idempotent and refused when forged (counted in
+/// [`netschema::engine::peer::PeerStats`]), and so are input datagrams (counted in
+/// [`netschema::engine::input::InputStats`]), so lost or odd ones need nothing.
 pub(crate) fn receive_acks<P: Protocol>(
     mut acks: MessageReader<FromClient<NsAck>>,
     peers: Query<&NsPeer, With<ConnectedClient>>,
@@ -200,7 +223,9 @@ pub(crate) fn receive_acks<P: Protocol>(
 ) {
     for FromClient { client_id, message } in acks.read() {
         let Some(Ok(&NsPeer(client))) = client_id.entity().map(|e| peers.get(e)) else { continue };
-        if let Ok(ack) = Ack::read(&message.0) {
+        if ns.inputs.is_some() {
+            let _ = ns.server.receive(client, &message.0);
+        } else if let Ok(ack) = Ack::read(&message.0) {
             let _ = ns.server.receive_ack(client, &ack);
         }
     }
@@ -209,5 +234,5 @@ pub(crate) fn receive_acks<P: Protocol>(
 /// Starts afresh when the server stops: every connection is gone.
 pub(crate) fn reset<P: Protocol>(mut ns: ResMut<NsServer<P>>) {
     let config = ns.server.config();
-    *ns = NsServer::new(config, ns.visible_to_all);
+    *ns = NsServer::new(config, ns.visible_to_all, ns.inputs);
 }

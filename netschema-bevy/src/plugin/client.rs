@@ -8,14 +8,17 @@ use bevy_state::prelude::{OnExit, in_state};
 use netschema::{ClassOf, Protocol};
 
 use crate::client::{self, Interpolation, NsClient};
+use crate::input::Inputs;
 
 /// The client's side of [`crate::NetschemaPlugins`]: the [`NsClient`] resource, and in
 /// `PreUpdate` after [`ClientSystems::Receive`], while replicon's client is connected, the
-/// welcome, every packet decoded into entities, an ack for each, and the components shown.
+/// welcome, every packet decoded into entities, an ack for each, and the components shown;
+/// with inputs, [`crate::NsInput`] sent in [`crate::NetschemaClientSystems`].
 pub struct NetschemaClientPlugin<P> {
     handles: usize,
     interpolation: Option<Interpolation>,
     classes: Vec<fn(&mut App)>,
+    inputs: Option<Inputs>,
     _schema: core::marker::PhantomData<fn() -> P>,
 }
 
@@ -24,11 +27,13 @@ impl<P: Protocol> NetschemaClientPlugin<P> {
         handles: usize,
         interpolation: Option<Interpolation>,
         classes: Vec<fn(&mut App)>,
+        inputs: Option<Inputs>,
     ) -> Self {
         NetschemaClientPlugin {
             handles,
             interpolation,
             classes,
+            inputs,
             _schema: core::marker::PhantomData,
         }
     }
@@ -45,7 +50,8 @@ pub(super) fn class<P: Protocol, C: ClassOf<P> + Component<Mutability = Mutable>
 
 impl<P: Protocol> Plugin for NetschemaClientPlugin<P> {
     fn build(&self, app: &mut App) {
-        app.insert_resource(NsClient::<P>::new(self.handles, self.interpolation))
+        let stream = self.inputs.map(|i| (i.schema, i.tick_us));
+        app.insert_resource(NsClient::<P>::new(self.handles, self.interpolation, stream))
             .add_systems(
                 PreUpdate,
                 (client::welcome::<P>, client::advance::<P>, client::decode::<P>)
@@ -54,7 +60,7 @@ impl<P: Protocol> Plugin for NetschemaClientPlugin<P> {
                     .run_if(in_state(ClientState::Connected)),
             )
             .add_systems(OnExit(ClientState::Connected), client::disconnected::<P>);
-        for register in &self.classes {
+        for register in self.classes.iter().chain(self.inputs.iter().map(|i| &i.client)) {
             register(app);
         }
     }

@@ -10,6 +10,7 @@ use bevy_replicon::prelude::ProtocolHasher;
 use netschema::owned::ServerConfig;
 use netschema::{ClassOf, Protocol};
 
+use crate::input::{Input, Inputs};
 use crate::messages;
 
 #[cfg(feature = "client")]
@@ -41,6 +42,7 @@ pub struct NetschemaPlugins<P> {
     interpolation: Option<Interpolation>,
     /// Each class's registration on the server and on the client.
     classes: Vec<Class>,
+    inputs: Option<Inputs>,
     _schema: PhantomData<fn() -> P>,
 }
 
@@ -63,6 +65,7 @@ impl<P: Protocol> NetschemaPlugins<P> {
             #[cfg(feature = "client")]
             interpolation: None,
             classes: Vec::new(),
+            inputs: None,
             _schema: PhantomData,
         }
     }
@@ -76,6 +79,18 @@ impl<P: Protocol> NetschemaPlugins<P> {
             client: client::class::<P, C>,
         });
         self
+    }
+
+    /// Carries inputs of `I` from clients to the server, an input schema of one class (see
+    /// [`netschema::engine::input::check_schema`]; a derived `Protocol` of one variant) for a
+    /// server of `tick_rate` ticks a second: each client sends [`crate::NsInput`], which its
+    /// game sets, for every tick, and the server hands out every client's input of each tick
+    /// as [`crate::NsClientInput`] messages in [`crate::NetschemaSystems::Input`], for the
+    /// game's systems in [`crate::NetschemaSystems::Apply`]; [`crate::NsServer::seen_by`]
+    /// rewinds to what a client showed when it sent an input. Register the same input on
+    /// server and client. The server panics at startup if `I` is not an input schema.
+    pub fn inputs<I: Input>(self, tick_rate: f32) -> Self {
+        NetschemaPlugins { inputs: Some(Inputs::of::<P, I>(tick_rate)), ..self }
     }
 
     /// Makes clients show components interpolated between the frames received, `delay`
@@ -115,12 +130,14 @@ impl<P: Protocol> PluginGroup for NetschemaPlugins<P> {
             self.config,
             self.visible_to_all,
             self.classes.iter().map(|c| c.server).collect(),
+            self.inputs,
         ));
         #[cfg(feature = "client")]
         let group = group.add(NetschemaClientPlugin::<P>::new(
             self.config.handles,
             self.interpolation,
             self.classes.iter().map(|c| c.client).collect(),
+            self.inputs,
         ));
         #[cfg(not(all(feature = "server", feature = "client")))]
         let _ = (&self.config, self.visible_to_all, &self.classes);

@@ -9,6 +9,7 @@ use bevy_state::prelude::{OnExit, in_state};
 use netschema::owned::ServerConfig;
 use netschema::{ClassOf, Protocol};
 
+use crate::input::Inputs;
 use crate::server::{self, NsServer};
 use crate::{capture, encode};
 
@@ -16,6 +17,13 @@ use crate::{capture, encode};
 /// ([`ServerTick`] changed), before [`ServerSystems::Send`].
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NetschemaSystems {
+    /// With inputs ([`crate::NetschemaPlugins::inputs`]): every client's input of the frame
+    /// about to be captured, written as [`crate::NsClientInput`] messages.
+    Input,
+    /// Free for the game's systems that read [`crate::NsClientInput`] and change the
+    /// replicated components by it (or judge it with [`NsServer::seen_by`]): what they change
+    /// is captured in the same tick.
+    Apply,
     /// A new frame: removals, changed components, ownership.
     Capture,
     /// Free for the game's visibility and priority systems ([`NsServer::set_visible`]).
@@ -25,12 +33,13 @@ pub enum NetschemaSystems {
 }
 
 /// The server's side of [`crate::NetschemaPlugins`]: the [`NsServer`] resource, connections
-/// following replicon's, capture, the game's visibility and encoding in [`NetschemaSystems`],
-/// and acks in `PreUpdate` after [`ServerSystems::Receive`].
+/// following replicon's, inputs, capture, the game's visibility and encoding in
+/// [`NetschemaSystems`], and acks (and inputs) in `PreUpdate` after [`ServerSystems::Receive`].
 pub struct NetschemaServerPlugin<P> {
     config: ServerConfig,
     visible_to_all: bool,
     classes: Vec<fn(&mut App)>,
+    inputs: Option<Inputs>,
     _schema: core::marker::PhantomData<fn() -> P>,
 }
 
@@ -39,11 +48,13 @@ impl<P: Protocol> NetschemaServerPlugin<P> {
         config: ServerConfig,
         visible_to_all: bool,
         classes: Vec<fn(&mut App)>,
+        inputs: Option<Inputs>,
     ) -> Self {
         NetschemaServerPlugin {
             config,
             visible_to_all,
             classes,
+            inputs,
             _schema: core::marker::PhantomData,
         }
     }
@@ -63,10 +74,13 @@ pub(super) fn class<P: Protocol, C: ClassOf<P> + Component>(app: &mut App) {
 impl<P: Protocol> Plugin for NetschemaServerPlugin<P> {
     fn build(&self, app: &mut App) {
         let ticked = || in_state(ServerState::Running).and_then(resource_changed::<ServerTick>);
-        app.insert_resource(NsServer::<P>::new(self.config, self.visible_to_all))
+        let schema = self.inputs.map(|i| i.schema);
+        app.insert_resource(NsServer::<P>::new(self.config, self.visible_to_all, schema))
             .configure_sets(
                 PostUpdate,
                 (
+                    NetschemaSystems::Input.run_if(ticked()),
+                    NetschemaSystems::Apply.run_if(ticked()),
                     NetschemaSystems::Capture.run_if(ticked()),
                     NetschemaSystems::Visibility.run_if(ticked()),
                     NetschemaSystems::Encode.run_if(ticked()),
@@ -95,7 +109,7 @@ impl<P: Protocol> Plugin for NetschemaServerPlugin<P> {
                 ),
             )
             .add_systems(OnExit(ServerState::Running), server::reset::<P>);
-        for register in &self.classes {
+        for register in self.classes.iter().chain(self.inputs.iter().map(|i| &i.server)) {
             register(app);
         }
     }
