@@ -148,7 +148,7 @@ fn serve(o: &Options, shim: Option<Shim>) -> Run {
                 medians(&server),
                 input_report(server.events.inputs.since(inputs), server.input_delay()),
             );
-            server.take_shots();
+            server.take_shots(); // counted above; tests/udp_loopback.rs checks each one
             inputs = server.events.inputs;
             report = (now, report.1 + Duration::from_secs(1));
         }

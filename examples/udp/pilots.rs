@@ -104,9 +104,10 @@ impl Piloted {
         let late = server.input_stats(client)?.buffer.late;
         counts.late += u64::from(late.wrapping_sub(self.late));
         self.late = late;
-        let shot = match received && helm.fire {
-            true => self.judge(server, fleet, frame, client, counts)?,
-            false => None,
+        let shot = if received && helm.fire {
+            self.judge(server, fleet, frame, client, counts)?
+        } else {
+            None
         };
         self.ship = game::steer(self.ship, helm);
         server.set(self.id, &self.ship)?;
