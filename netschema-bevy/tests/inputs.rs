@@ -4,7 +4,8 @@
 //! ship by each client's `NsClientInput` and rewinds to what the client showed for each input
 //! it received (`NsServer::seen_by`). Inputs arrive in order and whole, steer the ships (which
 //! the clients see), and every rewind gives exactly the ships the client showed when it sent
-//! that input.
+//! that input. A client that does not send the server's inputs is refused by replicon's
+//! protocol check.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -55,21 +56,27 @@ fn dx(seq: u16) -> i8 {
     [3, 3, 0, -2, -4, 1][usize::from(seq / 20) % 6]
 }
 
-fn app() -> App {
+/// An app whose clients send `Controls`, or no inputs.
+fn app_with(inputs: bool) -> App {
+    let plugins = NetschemaPlugins::<Fleet>::new(ServerConfig::new(64, 64))
+        .class::<Ship>()
+        .interpolate(2, HZ);
+    let plugins = if inputs { plugins.inputs::<Controls>(HZ) } else { plugins };
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
         StatesPlugin,
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
-        NetschemaPlugins::<Fleet>::new(ServerConfig::new(64, 64))
-            .class::<Ship>()
-            .interpolate(2, HZ)
-            .inputs::<Controls>(HZ),
+        plugins,
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         1.0 / f64::from(HZ),
     )));
     app
+}
+
+fn app() -> App {
+    app_with(true)
 }
 
 /// Ships as a client shows them: sorted positions, exactly.
@@ -218,4 +225,21 @@ fn inputs_arrive_in_order_under_loss_and_drive_the_server() {
         println!("{entity}: {compared} rewinds compared with what the client showed");
         assert!(compared as u32 > TICKS * 3 / 4, "{compared} rewinds compared");
     }
+}
+
+#[test]
+fn a_client_without_the_servers_inputs_is_refused() {
+    let mut server = app();
+    let mut client = app_with(false);
+    server.finish();
+    client.finish();
+    server.connect_client(&mut client);
+    for _ in 0..3 {
+        server.update();
+        server.exchange_with_client(&mut client);
+        client.update();
+    }
+    let peer = **client.world().resource::<TestClientEntity>();
+    assert!(server.world().get::<AuthorizedClient>(peer).is_none());
+    assert!(client.world().resource::<NsClient<Fleet>>().client().is_none());
 }

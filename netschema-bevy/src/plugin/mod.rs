@@ -8,6 +8,7 @@ use bevy_ecs::component::Mutable;
 use bevy_ecs::prelude::*;
 use bevy_replicon::prelude::ProtocolHasher;
 use netschema::owned::ServerConfig;
+use netschema::schema::Schema;
 use netschema::{ClassOf, Protocol};
 
 use crate::input::{Input, Inputs};
@@ -123,8 +124,11 @@ impl<P: Protocol> NetschemaPlugins<P> {
 
 impl<P: Protocol> PluginGroup for NetschemaPlugins<P> {
     fn build(self) -> PluginGroupBuilder {
-        let group =
-            PluginGroupBuilder::start::<Self>().add(NetschemaSharedPlugin::<P>(PhantomData));
+        let shared = NetschemaSharedPlugin::<P> {
+            inputs: self.inputs.map(|i| i.schema),
+            _schema: PhantomData,
+        };
+        let group = PluginGroupBuilder::start::<Self>().add(shared);
         #[cfg(feature = "server")]
         let group = group.add(NetschemaServerPlugin::<P>::new(
             self.config,
@@ -145,16 +149,24 @@ impl<P: Protocol> PluginGroup for NetschemaPlugins<P> {
     }
 }
 
-/// What server and client register alike: the schema's hash in replicon's protocol hash (so
-/// replicon refuses a peer of another schema) and netschema's three messages.
-pub struct NetschemaSharedPlugin<P>(PhantomData<fn() -> P>);
+/// What server and client register alike: the schema's hash, and the input schema's if any,
+/// in replicon's protocol hash (so replicon refuses a peer of another schema, or of other
+/// inputs) and netschema's three messages.
+pub struct NetschemaSharedPlugin<P> {
+    inputs: Option<&'static Schema>,
+    _schema: PhantomData<fn() -> P>,
+}
 
 impl<P: Protocol> Plugin for NetschemaSharedPlugin<P> {
     fn build(&self, app: &mut App) {
-        app.world_mut()
+        let mut hasher = app
+            .world_mut()
             .get_resource_mut::<ProtocolHasher>()
-            .expect("add replicon's plugins before NetschemaPlugins")
-            .add_custom((P::SCHEMA.name, P::SCHEMA.hash));
+            .expect("add replicon's plugins before NetschemaPlugins");
+        hasher.add_custom((P::SCHEMA.name, P::SCHEMA.hash));
+        if let Some(input) = self.inputs {
+            hasher.add_custom(("input", input.name, input.hash));
+        }
         messages::register(app);
     }
 }
