@@ -273,10 +273,10 @@ impl GameClient {
                 Some(Message::Down(down)),
                 Phase::Playing { client, seed, newest, player, ack_due },
             ) => {
-                let Ok(FromServer { packet: Some(decoded), .. }) =
-                    client.receive(down, now.as_micros() as u64)
-                else {
-                    return;
+                let decoded = match client.receive(down, now.as_micros() as u64) {
+                    Ok(FromServer { packet: Some(decoded), .. }) => decoded,
+                    Ok(FromServer { packet: None, .. }) => return,
+                    Err(e) => Err(e), // a malformed frame: refused below
                 };
                 self.stats.packets += 1;
                 *ack_due = true;

@@ -196,8 +196,8 @@ impl GameServer {
             }
         }
         let frame = self.simulate()?;
-        self.fly(frame)?;
         self.expire(now);
+        self.fly(frame)?;
         self.encode_and_send(now, frame);
         self.socket.flush(now);
         Ok(())
