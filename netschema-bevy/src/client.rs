@@ -92,7 +92,7 @@ impl<P: Protocol> NsClient<P> {
 
     /// The newest tick whose input this client pushed: the tick of what it sent last, once
     /// [`crate::NetschemaClientSystems::Send`] ran; `None` without inputs or before the first.
-    pub fn input_tick(&self) -> Option<u32> {
+    pub fn newest_input_tick(&self) -> Option<u32> {
         self.inputs.pushed
     }
 

@@ -150,7 +150,7 @@ fn drive(mut game: ResMut<Game>, mut input: ResMut<NsInput<Controls>>) {
 
 /// Notes what the client shows at the tick of the input it sent in this update, if any.
 fn note(ns: Res<NsClient<Fleet>>, ships: Query<&Ship, With<NsHandle>>, mut game: ResMut<Game>) {
-    if let Some(tick) = ns.input_tick() {
+    if let Some(tick) = ns.newest_input_tick() {
         game.shown.entry(tick).or_insert_with(|| shown(ships.iter().copied()));
     }
 }
