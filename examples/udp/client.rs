@@ -206,9 +206,9 @@ impl GameClient {
             *hello_at = Some(now);
             let mut hello = [0; 64];
             let n = if self.config.next_version {
-                Client::<FleetV2>::hello(&mut hello)
+                Client::<FleetV2>::hello_with_inputs(game::INPUT, &mut hello)
             } else {
-                Client::<Fleet>::hello(&mut hello)
+                Client::<Fleet>::hello_with_inputs(game::INPUT, &mut hello)
             };
             if let Ok(n) = n {
                 self.send(now, Message::Hello(&hello[..n]));
@@ -251,8 +251,12 @@ impl GameClient {
     ) {
         match (Message::read(bytes), &mut self.phase) {
             (Some(Message::Welcome { seed, welcome }), Phase::Joining { .. }) => {
-                let client = Client::<Fleet>::connect(welcome, MAX_HANDLES)
-                    .and_then(|client| client.with_inputs(game::INPUT, TICK_US));
+                let client = Client::<Fleet>::connect_with_inputs(
+                    welcome,
+                    MAX_HANDLES,
+                    game::INPUT,
+                    TICK_US,
+                );
                 self.phase = match client {
                     Ok(mut client) => {
                         client.set_session(self.netcode.client_id());

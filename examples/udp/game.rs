@@ -4,7 +4,7 @@
 
 use netschema::owned::Client;
 use netschema::schema::Schema;
-use netschema::{Protocol, Snapshot};
+use netschema::{Input, Protocol, Snapshot};
 
 /// A ship. Its `id` is replicated (it never changes, so it costs next to nothing once the
 /// ship has entered) so that a client can recompute the ship's course.
@@ -43,7 +43,7 @@ pub(crate) enum Fleet {
 }
 
 /// A player's input for one tick: how it steers its pilot, and whether it fires.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Snapshot)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Input)]
 pub(crate) struct Helm {
     /// 1 turns counter-clockwise, −1 clockwise, 0 holds the heading.
     #[netschema(int(-1, 1))]
@@ -54,27 +54,8 @@ pub(crate) struct Helm {
     pub(crate) fire: bool,
 }
 
-/// The input schema: one class, [`Helm`]. [`INPUT`] is what both ends are set up with.
-#[derive(Clone, Copy, Debug, PartialEq, Protocol)]
-#[netschema(name = "helm")]
-pub(crate) enum Controls {
-    /// The only input.
-    Helm(Helm),
-}
-
-/// The schema of the inputs clients send.
-pub(crate) const INPUT: &Schema = Controls::SCHEMA;
-/// Raw values in an input: one per field of [`Helm`].
-pub(crate) const INPUT_FIELDS: usize = Helm::CLASS.fields.len();
-
-impl Helm {
-    /// The raw values to push ([`Client::push_input`]).
-    pub(crate) fn raw(&self) -> [i32; INPUT_FIELDS] {
-        let mut raw = [0; INPUT_FIELDS];
-        self.quantise(&mut raw);
-        raw
-    }
-}
+/// The schema of the inputs clients send: [`Helm`]'s.
+pub(crate) const INPUT: &Schema = <Helm as Input>::SCHEMA;
 
 /// A ship of the game's next version, with a finer heading: another schema.
 #[derive(Clone, Copy, Debug, PartialEq, Snapshot)]

@@ -2,7 +2,6 @@
 //! frame (the last one repeated when it is missing or late, as the input buffer's policy
 //! says), moves, and has its shots judged against the world as its player saw it.
 
-use netschema::Snapshot;
 use netschema::engine::input::Source;
 use netschema::owned::{ClientId, Server};
 
@@ -96,8 +95,8 @@ impl Piloted {
         client: ClientId,
         counts: &mut InputCounts,
     ) -> netschema::Result<Option<Shot>> {
-        let taken = server.take_input(client, frame)?;
-        let helm = Helm::dequantise(taken.values());
+        let taken = server.take::<Helm>(client, frame)?;
+        let helm = taken.value;
         let received = taken.source == Source::Received;
         counts.applied += u64::from(received);
         counts.repeated += u64::from(!received);

@@ -104,7 +104,7 @@ impl Player {
                 Some((own, ships)) => self.bot.helm(own, ships.iter().copied()),
                 None => game::Helm::default(),
             };
-            client.push_input(tick, &helm.raw())?;
+            client.push(tick, &helm)?;
             played.inputs += 1;
             if let (true, Some((own, ships))) = (helm.fire, &shown) {
                 let hit = game::aim(own, ships.iter().copied());

@@ -39,18 +39,11 @@ enum Fleet {
 
 /// A pilot's input for one tick: which way it turns (1: counter-clockwise), and whether it
 /// fires straight ahead.
-#[derive(Snapshot, Clone, Copy, Debug, PartialEq)]
+#[derive(Input, Clone, Copy, Debug, PartialEq)]
 struct Helm {
     #[netschema(int(-1, 1))]
     turn: i8,
     fire: bool,
-}
-
-/// The input schema: one class.
-#[derive(Clone, Copy, Debug, PartialEq, Protocol)]
-#[netschema(name = "helm")]
-enum Controls {
-    Helm(Helm),
 }
 
 const SHIPS: usize = 300;
@@ -66,7 +59,7 @@ fn app() -> App {
         NetschemaPlugins::<Fleet>::new(ServerConfig::new(1024, 512))
             .class::<Ship>()
             .interpolate(2, HZ as f32)
-            .inputs::<Controls>(HZ as f32),
+            .inputs::<Helm>(HZ as f32),
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / HZ)));
     app
@@ -96,10 +89,10 @@ fn fly(mut ships: Query<&mut Ship, Without<NsOwner>>) {
 }
 
 /// The client's script: turn one way for two seconds, then the other; fire twice a second.
-fn pilot(mut input: ResMut<NsInput<Controls>>, mut update: Local<u32>) {
+fn pilot(mut input: ResMut<NsInput<Helm>>, mut update: Local<u32>) {
     *update += 1;
     let turn = if (*update / 120).is_multiple_of(2) { 1 } else { -1 };
-    input.0 = Controls::Helm(Helm { turn, fire: update.is_multiple_of(30) });
+    input.0 = Helm { turn, fire: update.is_multiple_of(30) };
 }
 
 /// What the server did with the client's inputs.
@@ -114,13 +107,13 @@ struct Steered {
 /// Moves each client's own ship by its input of the tick, and judges its shots on the world as
 /// the client showed it: a hit is a ship within 5 m of the line ahead, up to 200 m.
 fn steer(
-    mut inputs: MessageReader<NsClientInput<Controls>>,
+    mut inputs: MessageReader<NsClientInput<Helm>>,
     mut ships: Query<(Entity, &NsOwner, &mut Ship)>,
     peers: Query<&NsPeer>,
     mut ns: ResMut<NsServer<Fleet>>,
     mut steered: ResMut<Steered>,
 ) {
-    for &NsClientInput { client, tick, input: Controls::Helm(helm), source } in inputs.read() {
+    for &NsClientInput { client, tick, input: helm, source } in inputs.read() {
         let received = source == Source::Received;
         (steered.received, steered.repeated) =
             (steered.received + u64::from(received), steered.repeated + u64::from(!received));

@@ -150,10 +150,11 @@ pub(crate) fn welcome<P: Protocol>(
     mut commands: Commands,
 ) {
     for NsWelcome(welcome) in welcomes.read() {
-        let client = Client::<P>::connect(welcome, ns.handles);
         let client = match ns.inputs.stream {
-            Some((schema, tick_us)) => client.and_then(|c| c.with_inputs(schema, tick_us)),
-            None => client,
+            Some((schema, tick_us)) => {
+                Client::<P>::connect_with_inputs(welcome, ns.handles, schema, tick_us)
+            }
+            None => Client::<P>::connect(welcome, ns.handles),
         };
         match client {
             Ok(client) => {

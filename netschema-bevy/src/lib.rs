@@ -18,7 +18,7 @@ mod server;
 pub use capture::{NsOwner, NsReplicate};
 #[cfg(feature = "client")]
 pub use client::{NsClient, NsHandle, NsOwn};
-pub use input::Input;
+pub use input::CarriedInput;
 #[cfg(feature = "server")]
 pub use input::NsClientInput;
 #[cfg(feature = "client")]
@@ -42,5 +42,5 @@ pub mod prelude {
     pub use crate::{NetschemaSystems, NsClientInput, NsOwner, NsPeer, NsReplicate, NsServer};
     pub use netschema::engine::input::Source;
     pub use netschema::owned::ServerConfig;
-    pub use netschema::{Protocol, Snapshot, SnapshotEnum};
+    pub use netschema::{Input, Protocol, Snapshot, SnapshotEnum};
 }

@@ -178,7 +178,11 @@ fn join<P: Protocol>(
     // the netschema handshake expects is this build's own.
     let mut hello = [0; 64];
     let mut welcome = [0; 64];
-    let accepted = Client::<P>::hello(&mut hello)
+    let written = match ns.inputs {
+        Some(schema) => Client::<P>::hello_with_inputs(schema, &mut hello),
+        None => Client::<P>::hello(&mut hello),
+    };
+    let accepted = written
         .and_then(|n| ns.server.connect(&hello[..n]))
         .and_then(|client| Ok((client, ns.server.welcome(&mut welcome)?)));
     let (client, n) = match accepted {

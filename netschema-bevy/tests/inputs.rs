@@ -31,19 +31,12 @@ enum Fleet {
 }
 
 /// The input: which update of the client's it was set in, and a step sideways.
-#[derive(Snapshot, Clone, Copy, Debug, PartialEq)]
+#[derive(Input, Clone, Copy, Debug, PartialEq)]
 struct Stick {
     #[netschema(int(0, 65535))]
     seq: u16,
     #[netschema(int(-4, 4))]
     dx: i8,
-}
-
-/// The input schema.
-#[derive(Clone, Copy, Debug, PartialEq, Protocol)]
-#[netschema(name = "stick")]
-enum Controls {
-    Stick(Stick),
 }
 
 const HZ: f32 = 60.0;
@@ -56,12 +49,12 @@ fn dx(seq: u16) -> i8 {
     [3, 3, 0, -2, -4, 1][usize::from(seq / 20) % 6]
 }
 
-/// An app whose clients send `Controls`, or no inputs.
+/// An app whose clients send `Stick`s, or no inputs.
 fn app_with(inputs: bool) -> App {
     let plugins = NetschemaPlugins::<Fleet>::new(ServerConfig::new(64, 64))
         .class::<Ship>()
         .interpolate(2, HZ);
-    let plugins = if inputs { plugins.inputs::<Controls>(HZ) } else { plugins };
+    let plugins = if inputs { plugins.inputs::<Stick>(HZ) } else { plugins };
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -98,13 +91,13 @@ struct Log {
 
 /// Moves each client's own ship by its input, and rewinds to what it showed.
 fn steer(
-    mut inputs: MessageReader<NsClientInput<Controls>>,
+    mut inputs: MessageReader<NsClientInput<Stick>>,
     mut ships: Query<(&NsOwner, &mut Ship)>,
     peers: Query<&NsPeer>,
     mut ns: ResMut<NsServer<Fleet>>,
     mut log: ResMut<Log>,
 ) {
-    for &NsClientInput { client, tick, input: Controls::Stick(stick), source } in inputs.read() {
+    for &NsClientInput { client, tick, input: stick, source } in inputs.read() {
         log.taken.entry(client).or_default().push((tick, stick, source));
         for (owner, mut ship) in &mut ships {
             if owner.0 == client {
@@ -143,9 +136,9 @@ struct Game {
 }
 
 /// Sets this update's input.
-fn drive(mut game: ResMut<Game>, mut input: ResMut<NsInput<Controls>>) {
+fn drive(mut game: ResMut<Game>, mut input: ResMut<NsInput<Stick>>) {
     game.seq += 1;
-    input.0 = Controls::Stick(Stick { seq: game.seq, dx: dx(game.seq) });
+    input.0 = Stick { seq: game.seq, dx: dx(game.seq) };
 }
 
 /// Notes what the client shows at the tick of the input it sent in this update, if any.

@@ -11,7 +11,7 @@ use netschema::Protocol;
 use netschema::engine::input::MAX_INPUT_FIELDS;
 use netschema::owned::UP_HEADER;
 
-use super::Input;
+use super::CarriedInput;
 use crate::client::NsClient;
 use crate::messages::NsAck;
 
@@ -32,17 +32,16 @@ pub enum NetschemaClientSystems {
 /// client's updates run faster or slower than the server's ticks). Until the game sets it,
 /// each field holds its value nearest 0. A value outside its field's range is clamped.
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]
-pub struct NsInput<I: Input>(pub I);
+pub struct NsInput<I: CarriedInput>(pub I);
 
-impl<I: Input> Default for NsInput<I> {
+impl<I: CarriedInput> Default for NsInput<I> {
     fn default() -> Self {
         let mut raw = [0; MAX_INPUT_FIELDS];
-        let fields = I::SCHEMA.classes.first().map_or(&[][..], |c| c.fields);
+        let fields = I::CLASS.fields;
         for (r, field) in raw.iter_mut().zip(fields) {
             *r = field.clamp(0);
         }
-        let input = I::dequantise(0, &raw[..fields.len().min(MAX_INPUT_FIELDS)]);
-        NsInput(input.expect("an input schema has one class"))
+        NsInput(I::dequantise(&raw[..fields.len().min(MAX_INPUT_FIELDS)]))
     }
 }
 
@@ -52,7 +51,7 @@ const INPUTS_ROOM: usize = 512;
 const CATCH_UP: u32 = 8;
 
 /// Registers the resource, the sets and the system that sends.
-pub(super) fn register<P: Protocol, I: Input>(app: &mut App) {
+pub(super) fn register<P: Protocol, I: CarriedInput>(app: &mut App) {
     app.init_resource::<NsInput<I>>()
         .configure_sets(
             PostUpdate,
@@ -71,7 +70,7 @@ pub(super) fn register<P: Protocol, I: Input>(app: &mut App) {
 /// Pushes the input for every tick due, noting what the client shows (its interpolator's
 /// render time, or the newest frame), and sends the up frame if it pushed any or a packet
 /// came since the last one.
-fn send<P: Protocol, I: Input>(
+fn send<P: Protocol, I: CarriedInput>(
     mut ns: ResMut<NsClient<P>>,
     input: Res<NsInput<I>>,
     time: Res<Time<Real>>,
@@ -82,15 +81,12 @@ fn send<P: Protocol, I: Input>(
     let shown = ns.render_time();
     let Some(client) = &mut ns.client else { return };
     let _ = client.set_render_time(shown);
-    let mut raw = [0; MAX_INPUT_FIELDS];
-    input.0.quantise_with(&mut raw, &mut |_, _| {});
-    let raw = &raw[..I::SCHEMA.classes[0].fields.len().min(MAX_INPUT_FIELDS)];
     let due = client.input_tick(now_us);
     let pushed = match (due, ns.inputs.pushed) {
         (Some(due), pushed) if pushed.is_none_or(|p| p < due) => {
             let first = pushed.map_or(due, |p| (p + 1).max(due.saturating_sub(CATCH_UP)));
             ns.inputs.pushed = Some(due);
-            (first..=due).all(|tick| client.push_input(tick, raw).is_ok())
+            (first..=due).all(|tick| client.push(tick, &input.0).is_ok())
         }
         _ => false,
     };

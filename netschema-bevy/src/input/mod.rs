@@ -1,6 +1,6 @@
-//! Inputs from clients to the server: the game's input type, an input schema of one class
-//! (see [`netschema::engine::input::check_schema`]), set each update on a client
-//! ([`NsInput`]) and handed out per client and tick on the server ([`NsClientInput`]).
+//! Inputs from clients to the server: the game's input type (a `.netidl` `input` or
+//! `#[derive(Input)]`), set each update on a client ([`NsInput`]) and handed out per client
+//! and tick on the server ([`NsClientInput`]).
 //!
 //! With inputs the plugin carries the owned layer's frames (see `netschema::owned`): packets
 //! go as down frames (timing report, input ack, packet) and acks as up frames (ack, render
@@ -20,11 +20,11 @@ pub use client::{NetschemaClientSystems, NsInput};
 #[cfg(feature = "server")]
 pub use server::NsClientInput;
 
-/// An input type the plugin carries: an input schema of one class, as a derived or generated
-/// [`Protocol`], that Bevy's messages and resources can hold.
-pub trait Input: Protocol + Send + Sync {}
+/// An input type the plugin carries: a generated or derived [`netschema::Input`] that Bevy's
+/// messages and resources can hold.
+pub trait CarriedInput: netschema::Input + Send + Sync + 'static {}
 
-impl<I: Protocol + Send + Sync> Input for I {}
+impl<I: netschema::Input + Send + Sync + 'static> CarriedInput for I {}
 
 /// Inputs as the plugin group registers them: the schema, the server's tick, and each side's
 /// registration.
@@ -42,7 +42,7 @@ pub(crate) struct Inputs {
 
 impl Inputs {
     /// Inputs of `I` for schema `P`'s server of `tick_rate` ticks a second.
-    pub(crate) fn of<P: Protocol, I: Input>(tick_rate: f32) -> Self {
+    pub(crate) fn of<P: Protocol, I: CarriedInput>(tick_rate: f32) -> Self {
         #[cfg(not(feature = "client"))]
         let _ = tick_rate;
         Inputs {

@@ -6,7 +6,7 @@ use bevy_ecs::prelude::*;
 use netschema::Protocol;
 use netschema::engine::input::Source;
 
-use super::Input;
+use super::CarriedInput;
 use crate::plugin::NetschemaSystems;
 use crate::server::NsServer;
 
@@ -14,7 +14,7 @@ use crate::server::NsServer;
 /// every replicon server tick, once per connected client, for game systems in
 /// [`NetschemaSystems::Apply`] to read with a `MessageReader`.
 #[derive(Message, Clone, Copy, Debug, PartialEq)]
-pub struct NsClientInput<I: Input> {
+pub struct NsClientInput<I: CarriedInput> {
     /// The replicon client entity (the one with `ConnectedClient` and [`crate::NsPeer`]).
     pub client: Entity,
     /// The tick: the netschema frame this tick captures, and the tick to give
@@ -29,22 +29,22 @@ pub struct NsClientInput<I: Input> {
 }
 
 /// Registers the message and the system that writes it.
-pub(super) fn register<P: Protocol, I: Input>(app: &mut App) {
+pub(super) fn register<P: Protocol, I: CarriedInput>(app: &mut App) {
     app.add_message::<NsClientInput<I>>()
         .add_systems(PostUpdate, take::<P, I>.in_set(NetschemaSystems::Input));
 }
 
 /// Takes every client's input of the frame the tick captures.
-fn take<P: Protocol, I: Input>(
+fn take<P: Protocol, I: CarriedInput>(
     mut ns: ResMut<NsServer<P>>,
     mut inputs: MessageWriter<NsClientInput<I>>,
 ) {
     let ns = &mut *ns;
     let tick = ns.server.frame().map_or(0, |f| f.wrapping_add(1));
     for (&client, &entity) in &ns.peers {
-        let Ok(taken) = ns.server.take_input(client, tick) else { continue };
-        if let Some(input) = I::dequantise(0, taken.values()) {
-            inputs.write(NsClientInput { client: entity, tick, input, source: taken.source });
+        if let Ok(taken) = ns.server.take::<I>(client, tick) {
+            let (input, source) = (taken.value, taken.source);
+            inputs.write(NsClientInput { client: entity, tick, input, source });
         }
     }
 }

@@ -11,7 +11,7 @@ use netschema::owned::ServerConfig;
 use netschema::schema::Schema;
 use netschema::{ClassOf, Protocol};
 
-use crate::input::{Input, Inputs};
+use crate::input::{CarriedInput, Inputs};
 use crate::messages;
 
 #[cfg(feature = "client")]
@@ -82,15 +82,14 @@ impl<P: Protocol> NetschemaPlugins<P> {
         self
     }
 
-    /// Carries inputs of `I` from clients to the server, an input schema of one class (see
-    /// [`netschema::engine::input::check_schema`]; a derived `Protocol` of one variant) for a
-    /// server of `tick_rate` ticks a second: each client sends [`crate::NsInput`], which its
+    /// Carries inputs of `I` (a `.netidl` `input` or `#[derive(Input)]`) from clients to the
+    /// server, for a server of `tick_rate` ticks a second: each client sends [`crate::NsInput`], which its
     /// game sets, for every tick, and the server hands out every client's input of each tick
     /// as [`crate::NsClientInput`] messages in [`crate::NetschemaSystems::Input`], for the
     /// game's systems in [`crate::NetschemaSystems::Apply`]; [`crate::NsServer::seen_by`]
     /// rewinds to what a client showed when it sent an input. Register the same input on
-    /// server and client. The server panics at startup if `I` is not an input schema.
-    pub fn inputs<I: Input>(self, tick_rate: f32) -> Self {
+    /// server and client.
+    pub fn inputs<I: CarriedInput>(self, tick_rate: f32) -> Self {
         NetschemaPlugins { inputs: Some(Inputs::of::<P, I>(tick_rate)), ..self }
     }
 
