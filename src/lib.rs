@@ -154,9 +154,12 @@
 
 pub use netschema_runtime::*;
 
+mod chain;
 mod compose;
+mod list;
 pub mod nested;
 
+pub use list::{List, TooLong};
 pub use nested::SnapshotStruct;
 
 #[cfg(feature = "derive")]
@@ -190,6 +193,10 @@ macro_rules! include_schema {
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    /// Writing and reading a list's slots.
+    pub mod chain {
+        pub use crate::chain::{read, write};
+    }
     pub use crate::compose::{
         Clause, Nested, Part, count, fields, names, names_len, reaches, scalars, tolerance_fits,
     };
@@ -199,6 +206,10 @@ pub mod __private {
     /// The meaning of an optional's presence flag in the schema hash: an enum of `absent` and
     /// `present`, so that it differs from a plain bool.
     pub const PRESENCE: u64 = EnumQuant::fingerprint(&["absent", "present"]);
+
+    /// The meaning of a list's links (its `head` and each slot's `next`) in the schema hash: a
+    /// slot index or the end, unlike any enum a schema declares.
+    pub const LIST_LINK: u64 = EnumQuant::fingerprint(&["list", "slot", "or", "end"]);
 
     /// Writes the value scalars of an absent optional: each its field's lowest raw value.
     #[inline]
