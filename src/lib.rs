@@ -207,10 +207,6 @@ pub mod __private {
     /// `present`, so that it differs from a plain bool.
     pub const PRESENCE: u64 = EnumQuant::fingerprint(&["absent", "present"]);
 
-    /// The meaning of a list's links (its `head` and each slot's `next`) in the schema hash: a
-    /// slot index or the end, unlike any enum a schema declares.
-    pub const LIST_LINK: u64 = EnumQuant::fingerprint(&["list", "slot", "or", "end"]);
-
     /// Writes the value scalars of an absent optional: each its field's lowest raw value.
     #[inline]
     pub fn absent(raw: &mut [i32], fields: &[netschema_runtime::schema::Field]) {

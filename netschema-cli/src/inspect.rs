@@ -128,6 +128,7 @@ fn kind_text(kind: &ScalarKind) -> String {
         ScalarKind::Enum { name, cases } => format!("enum {name} ({cases} cases)"),
         ScalarKind::KeyTime { interp } => format!("keyframe frame + 1 ({interp:?} timeline)"),
         ScalarKind::KeyFlag => "keyframe slot flag (0 empty, 1 or 2 a keyframe)".into(),
+        ScalarKind::ListLink { len } => format!("list link (slot 0..{len}, {len} the end)"),
     }
 }
 

@@ -34,6 +34,7 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 mod input;
+mod list;
 mod table;
 
 pub use input::input_impl;
@@ -884,7 +885,9 @@ fn scalar_count(ty: &FieldType) -> usize {
 fn has_long_array(ty: &FieldType) -> bool {
     match &ty.kind {
         TypeKind::Array { elem, len } => len.value > 32 || has_long_array(elem),
-        TypeKind::Vec2(e) | TypeKind::Vec3(e) => has_long_array(e),
+        TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::List { elem: e, .. } => {
+            has_long_array(e)
+        }
         _ => false,
     }
 }
@@ -927,6 +930,11 @@ fn rust_type(ty: &FieldType, options: &Options) -> TokenStream {
         TypeKind::Optional(inner) => {
             let inner = rust_type(inner, options);
             quote!(::core::option::Option<#inner>)
+        }
+        TypeKind::List { elem, len } => {
+            let (krate, e) = (&options.crate_path, rust_type(elem, options));
+            let n = Literal::usize_unsuffixed(len.value as usize);
+            quote!(#krate::List<#e, #n>)
         }
         TypeKind::Ref { target } => {
             let krate = &options.crate_path;
@@ -1010,6 +1018,7 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
         | TypeKind::Array { .. }
         | TypeKind::Struct { .. }
         | TypeKind::Optional(_)
+        | TypeKind::List { .. }
         | TypeKind::Ref { .. } => TokenStream::new(),
     }
 }
@@ -1072,6 +1081,7 @@ impl<'a> Gen<'a> {
                 | TypeKind::Array { .. }
                 | TypeKind::Struct { .. }
                 | TypeKind::Optional(_)
+                | TypeKind::List { .. }
                 | TypeKind::Ref { .. }
         ) {
             return format_ident!("_");
@@ -1093,6 +1103,19 @@ impl<'a> Gen<'a> {
         });
         quants.by_key.insert(key.to_owned(), q.clone());
         q
+    }
+
+    /// A generator for the code of one element of a list, with row indices counted from its
+    /// first scalar and clamped values reported at them, `fields` the table it follows. It
+    /// takes this generator's quantisers, which [`Gen::absorb`] gives back.
+    fn scoped(&self, fields: TokenStream) -> Gen<'a> {
+        let quants = RefCell::new(self.quants.take());
+        Gen { options: self.options, schema: self.schema, owner: self.owner, report: None, fields, quants }
+    }
+
+    /// Takes back the quantisers of `scoped`, made by [`Gen::scoped`].
+    fn absorb(&self, scoped: Gen<'a>) {
+        *self.quants.borrow_mut() = scoped.quants.into_inner();
     }
 
     /// The fields of the struct called `name` (none if it is not declared).
@@ -1233,6 +1256,9 @@ impl<'a> Gen<'a> {
                 };
                 next(&presence, none);
                 self.table(inner, key, &format!("{path}.value"), held, scalars, out);
+            }
+            TypeKind::List { elem, len } => {
+                self.list_table((elem, len.value), key, path, held, scalars, out)
             }
             // A link, not a scalar: see `links`.
             TypeKind::Ref { .. } => {}
@@ -1387,17 +1413,7 @@ impl<'a> Gen<'a> {
                 at.advance(1);
                 let first = at.clone();
                 let mut present = Vec::new();
-                // Bound by reference: a leaf is read through it, a compound's parts and an
-                // external struct (`&v`, coerced) through auto-deref.
-                let compound = matches!(
-                    inner.kind,
-                    TypeKind::Vec2(_)
-                        | TypeKind::Vec3(_)
-                        | TypeKind::Array { .. }
-                        | TypeKind::Struct { .. }
-                );
-                let inner_value = if compound { quote!(#v) } else { quote!(*#v) };
-                self.quantise(inner, key, inner_value, at, &mut present);
+                self.quantise(inner, key, by_ref(inner, &v), at, &mut present);
                 let fields = &self.fields;
                 out.push(quote! {
                     match #value {
@@ -1412,6 +1428,7 @@ impl<'a> Gen<'a> {
                     }
                 });
             }
+            TypeKind::List { elem, len } => self.list_quantise((elem, len.value), key, value, at, out),
             TypeKind::Ref { .. } => {}
         }
     }
@@ -1474,8 +1491,20 @@ impl<'a> Gen<'a> {
                 let value = self.dequantise(inner, key, at);
                 quote!(if raw[#i] != 0 { ::core::option::Option::Some(#value) } else { ::core::option::Option::None })
             }
+            TypeKind::List { elem, len } => self.list_dequantise((elem, len.value), key, at),
             TypeKind::Ref { .. } => quote!(#krate::Ref::NONE),
         }
+    }
+}
+
+/// How code reads a value of kind `ty` bound by reference to `v`: a leaf through `*v`, a
+/// compound's parts and an external struct (`&v`, coerced) through auto-deref.
+fn by_ref(ty: &FieldType, v: &syn::Ident) -> TokenStream {
+    match ty.kind {
+        TypeKind::Vec2(_) | TypeKind::Vec3(_) | TypeKind::Array { .. } | TypeKind::Struct { .. } => {
+            quote!(#v)
+        }
+        _ => quote!(*#v),
     }
 }
 

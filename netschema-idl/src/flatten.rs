@@ -14,6 +14,12 @@
 //! the class's field; the default predictors apply when none does. The update group is always
 //! the class field's. A tolerance is counted in raw steps of the scalar's own grid.
 //!
+//! A `list<K, N>` is its `head` link, `name.head`, then `N` slots in order, each its `next`
+//! link, `name[s].next`, then `K`'s scalars under `name[s]` (`items.head`, `items[0].next`,
+//! `items[0].x`, `items[0].y`, `items[1].next`, …). A link is a slot index or `N` for the end;
+//! the list is the chain of slots from `head` (the facade's `chain` module writes and reads
+//! it). Links are exact and transition-coded; the elements' scalars take the field's clauses.
+//!
 //! A `timeline(...)` field is its slots in order, each whether it holds a keyframe,
 //! `name[s].live`, the keyframe's frame, `name[s].t`, then the kind's scalars under `name[s]`
 //! (`pos[0].live`, `pos[0].t`, `pos[0].x`, `pos[0].y`, `pos[1].live`, …): the layout of the
@@ -26,7 +32,7 @@ use crate::ir::{
     Class, Field, FieldType, Input, Interp, Precision, Predictor, PredictorSet, Schedule, Schema,
     Struct, TypeKind, tolerance_steps,
 };
-use crate::limits::{MAX_ARRAY_LEN, MAX_STRUCT_DEPTH};
+use crate::limits::{MAX_ARRAY_LEN, MAX_LIST_LEN, MAX_STRUCT_DEPTH};
 use crate::span::{Span, Spanned};
 use netschema_runtime::schema::KeySlot;
 
@@ -88,6 +94,12 @@ pub enum ScalarKind {
     Bool,
     /// Whether an `optional<K>` holds a value (0 absent, 1 present), transition-coded.
     Presence,
+    /// A link of a `list<K, N>` (its `head` or a slot's `next`): a slot index in `0..N`, or
+    /// `N` for the end; transition-coded.
+    ListLink {
+        /// The list's bound, `N`.
+        len: u32,
+    },
     /// An enum, transition-coded.
     Enum {
         /// The enum's name.
@@ -114,6 +126,7 @@ impl ScalarKind {
             ScalarKind::QuatLargest
                 | ScalarKind::Bool
                 | ScalarKind::Presence
+                | ScalarKind::ListLink { .. }
                 | ScalarKind::Enum { .. }
                 | ScalarKind::KeyFlag
         )
@@ -135,6 +148,7 @@ impl ScalarKind {
             ScalarKind::KeyFlag => Some(3),
             ScalarKind::QuatLargest => Some(4),
             ScalarKind::Bool | ScalarKind::Presence => Some(2),
+            ScalarKind::ListLink { len } => Some(u64::from(*len) + 1),
             ScalarKind::Enum { cases, .. } => Some(u64::from(*cases)),
         }
     }
@@ -191,9 +205,9 @@ impl Class {
 impl Schema {
     /// The scalar fields of `class` in wire order. Meant for validated schemas; on others it
     /// does not panic (an unknown enum has 0 cases and an unknown struct no scalars,
-    /// out-of-range `int` bounds saturate, arrays stop after [`MAX_ARRAY_LEN`] elements,
-    /// structs deeper than [`MAX_STRUCT_DEPTH`] are left empty and a field of an unknown group
-    /// is in group 0).
+    /// out-of-range `int` bounds saturate, arrays stop after [`MAX_ARRAY_LEN`] elements and
+    /// lists after [`MAX_LIST_LEN`] slots, structs deeper than [`MAX_STRUCT_DEPTH`] are left
+    /// empty and a field of an unknown group is in group 0).
     pub fn flatten(&self, class: &Class) -> Vec<ScalarField> {
         let mut out = Vec::new();
         for (index, field) in class.fields.iter().enumerate() {
@@ -390,6 +404,14 @@ impl<'a> Ctx<'a> {
             TypeKind::Optional(inner) => {
                 out.push(self.scalar(format!("{path}.present"), ScalarKind::Presence));
                 self.push(inner, format!("{path}.value"), out);
+            }
+            TypeKind::List { elem, len } => {
+                let link = ScalarKind::ListLink { len: len.value.min(MAX_LIST_LEN) };
+                out.push(self.scalar(format!("{path}.head"), link.clone()));
+                for s in 0..len.value.min(MAX_LIST_LEN) {
+                    out.push(self.scalar(format!("{path}[{s}].next"), link.clone()));
+                    self.push(elem, format!("{path}[{s}]"), out);
+                }
             }
             // A link of the class, beside its scalars.
             TypeKind::Ref { .. } => {}

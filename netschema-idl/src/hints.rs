@@ -5,8 +5,8 @@
 pub(crate) const ITEM_KEYWORDS: [&str; 5] = ["enum", "struct", "class", "input", "import"];
 
 /// The built-in field kinds.
-pub(crate) const KIND_NAMES: [&str; 9] =
-    ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "ref"];
+pub(crate) const KIND_NAMES: [&str; 10] =
+    ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "list", "ref"];
 
 /// The clauses that may follow a field's kind.
 pub(crate) const CLAUSES: [&str; 4] = ["predict", "tolerance", "group", "timeline"];
@@ -31,7 +31,7 @@ pub(crate) fn did_you_mean(word: &str) -> String {
 }
 
 /// The list of field kinds, for help lines.
-pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K>, ref<Class> and declared enums and structs";
+pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K>, list<K, N>, ref<Class> and declared enums and structs";
 
 /// A help line for an unknown kind called `name`: a close equivalent when `name` looks like a
 /// Rust or C type, else the list of kinds.

@@ -264,7 +264,7 @@ pub struct FieldType {
 }
 
 /// The field kinds. Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
-/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`; and references, `Ref`.
+/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`, `List`; and references, `Ref`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeKind {
     /// `int(min, max)`: an integer in `min..=max`; both bounds within `i32`, `min < max`.
@@ -327,6 +327,14 @@ pub enum TypeKind {
     /// `optional<K>`: a presence flag, then a value of `K` (written as each scalar's lowest raw
     /// value while absent).
     Optional(Box<FieldType>),
+    /// `list<K, N>`: up to `N` elements of `K` in `N` slots, each a `next` link and the
+    /// element's scalars, after the list's `head` link (see `flatten`).
+    List {
+        /// The element kind.
+        elem: Box<FieldType>,
+        /// The most elements, `N`.
+        len: Spanned<u32>,
+    },
     /// `ref<Class>` or `ref<any>`: a reference to another entity, of class `Class` or of any
     /// class. Not a scalar: one of the class's links, in the order of its references.
     Ref {
@@ -893,6 +901,11 @@ impl FieldType {
         FieldType::new(TypeKind::Optional(Box::new(inner)))
     }
 
+    /// `list<elem, len>`.
+    pub fn list(elem: FieldType, len: u32) -> FieldType {
+        FieldType::new(TypeKind::List { elem: Box::new(elem), len: len.into() })
+    }
+
     /// `ref<target>`, or `ref<any>` for `None`.
     pub fn reference(target: Option<&str>) -> FieldType {
         FieldType::new(TypeKind::Ref { target: target.map(str::to_owned) })
@@ -905,18 +918,20 @@ impl FieldType {
             TypeKind::Vec2(inner)
             | TypeKind::Vec3(inner)
             | TypeKind::Array { elem: inner, .. }
+            | TypeKind::List { elem: inner, .. }
             | TypeKind::Optional(inner) => inner.has_ref(),
             _ => false,
         }
     }
 
-    /// The scalar kind at the bottom of vecs, arrays and optionals (a struct is its own
+    /// The scalar kind at the bottom of vecs, arrays, optionals and lists (a struct is its own
     /// bottom: its scalars are of several kinds).
     pub fn scalar(&self) -> &FieldType {
         match &self.kind {
             TypeKind::Vec2(elem)
             | TypeKind::Vec3(elem)
             | TypeKind::Array { elem, .. }
+            | TypeKind::List { elem, .. }
             | TypeKind::Optional(elem) => elem.scalar(),
             _ => self,
         }
@@ -958,6 +973,7 @@ impl FieldType {
             TypeKind::Vec3(_) => "vec3",
             TypeKind::Array { .. } => "array",
             TypeKind::Optional(_) => "optional",
+            TypeKind::List { .. } => "list",
             TypeKind::Ref { .. } => "ref",
         }
     }
@@ -970,6 +986,7 @@ impl FieldType {
             TypeKind::Vec2(inner)
             | TypeKind::Vec3(inner)
             | TypeKind::Array { elem: inner, .. }
+            | TypeKind::List { elem: inner, .. }
             | TypeKind::Optional(inner) => inner.resolve_structs(structs),
             _ => {}
         }
@@ -997,7 +1014,7 @@ impl FieldType {
             | TypeKind::Struct { .. }
             | TypeKind::Ref { .. } => {}
             TypeKind::Vec2(elem) | TypeKind::Vec3(elem) => elem.erase_spans(),
-            TypeKind::Array { elem, len } => {
+            TypeKind::Array { elem, len } | TypeKind::List { elem, len } => {
                 len.span = Span::DETACHED;
                 elem.erase_spans();
             }
@@ -1026,6 +1043,7 @@ impl fmt::Display for FieldType {
             TypeKind::Vec3(elem) => write!(f, "vec3<{elem}>"),
             TypeKind::Array { elem, len } => write!(f, "[{elem}; {}]", len.value),
             TypeKind::Optional(inner) => write!(f, "optional<{inner}>"),
+            TypeKind::List { elem, len } => write!(f, "list<{elem}, {}>", len.value),
             TypeKind::Ref { target } => write!(f, "ref<{}>", target.as_deref().unwrap_or(ANY)),
         }
     }

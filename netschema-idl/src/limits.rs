@@ -63,3 +63,9 @@ pub const MAX_LINKS: usize = netschema_runtime::schema::MAX_LINKS;
 /// Most scalar fields of an input (the runtime's
 /// [`MAX_INPUT_FIELDS`](netschema_runtime::engine::input::MAX_INPUT_FIELDS)).
 pub const MAX_INPUT_FIELDS: usize = netschema_runtime::engine::input::MAX_INPUT_FIELDS;
+
+/// Fewest elements a list may hold at most (`list<K, N>`'s `N`).
+pub const MIN_LIST_LEN: u32 = 1;
+
+/// Most elements a list may hold (`list<K, N>`'s `N`): its links are slot indices up to `N`.
+pub const MAX_LIST_LEN: u32 = 256;

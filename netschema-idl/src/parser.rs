@@ -748,20 +748,22 @@ impl<'a> Parser<'a, '_> {
     fn named_kind(&mut self, depth: usize) -> Option<FieldType> {
         let name_tok = self.bump();
         let name = self.text_of(name_tok);
-        let generic = if self.eat(Tok::Lt).is_some() {
+        let (generic, bound) = if self.eat(Tok::Lt).is_some() {
             let inner = self.ty(depth + 1)?;
+            let bound = if self.eat(Tok::Comma).is_some() { Some(self.number()?) } else { None };
             if self.eat(Tok::Gt).is_none() {
                 self.expected("`>`");
                 return None;
             }
-            Some(inner)
+            (Some(inner), bound)
         } else {
-            None
+            (None, None)
         };
         let args = if self.eat(Tok::LParen).is_some() { Some(self.args()?) } else { None };
         let span = self.since(name_tok.span);
-        let kind =
-            KindBuilder::new(name, name_tok.span, span, &mut *self.diags).build(generic, args)?;
+        let kind = KindBuilder::new(name, name_tok.span, span, &mut *self.diags)
+            .with_bound(bound)
+            .build(generic, args)?;
         Some(FieldType { kind, span })
     }
 

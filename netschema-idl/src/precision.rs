@@ -66,6 +66,7 @@ fn kind(ty: &FieldType, out: &mut Vec<Diagnostic>) {
         TypeKind::Vec2(elem)
         | TypeKind::Vec3(elem)
         | TypeKind::Array { elem, .. }
+        | TypeKind::List { elem, .. }
         | TypeKind::Optional(elem) => {
             kind(elem, out);
         }

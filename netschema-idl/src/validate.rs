@@ -43,6 +43,7 @@
 //! differ only in case.
 
 mod input;
+mod list;
 mod refs;
 mod structs;
 mod timeline;
@@ -375,6 +376,7 @@ impl Validator<'_> {
                     }
                 }
             }
+            TypeKind::List { elem, len } => self.list(elem, len),
             TypeKind::Array { elem, len } => {
                 if !(MIN_ARRAY_LEN..=MAX_ARRAY_LEN).contains(&len.value) {
                     self.error(

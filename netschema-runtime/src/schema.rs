@@ -259,6 +259,14 @@ impl Field {
     }
 }
 
+/// The meaning ([`Field::meaning`]) of a link of a list of at most `bound` elements (its
+/// `head`, or a slot's `next`): a slot index in `0..bound`, or `bound` for the end. Lists are
+/// flattened into ordinary fields by the schema compiler; this only tells their links apart
+/// from other fields in the schema hash.
+pub const fn list_link_meaning(bound: u32) -> u64 {
+    crate::quant::fingerprint(0x7141, &[bound as u64])
+}
+
 /// Largest error tolerance of a field, in raw steps: what a client holds within tolerance is
 /// stored as one signed byte per field.
 pub const MAX_TOLERANCE: u32 = 127;

@@ -36,6 +36,12 @@ impl Index {
         self.lit += n;
     }
 
+    /// Moves the index past `other` scalars (an index counted from 0).
+    pub(super) fn add(&mut self, other: &Index) {
+        self.lit += other.lit;
+        self.counts.extend(other.counts.iter().cloned());
+    }
+
     /// Moves the index past the scalars of external struct `ty`.
     pub(super) fn skip(&mut self, ty: &TokenStream, krate: &syn::Path) {
         self.counts.push(quote!(<#ty as #krate::SnapshotStruct>::SCALARS.len()));

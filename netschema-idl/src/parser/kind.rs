@@ -28,6 +28,8 @@ pub(super) struct KindBuilder<'a, 'd> {
     span: Span,
     diags: &'d mut Vec<Diagnostic>,
     ok: bool,
+    /// The number after the component kind (`list<K, N>`'s `N`), if written.
+    bound: Option<Num>,
 }
 
 impl<'a, 'd> KindBuilder<'a, 'd> {
@@ -38,7 +40,13 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
         span: Span,
         diags: &'d mut Vec<Diagnostic>,
     ) -> Self {
-        KindBuilder { name, name_span, span, diags, ok: true }
+        KindBuilder { name, name_span, span, diags, ok: true, bound: None }
+    }
+
+    /// The builder given the number written after the component kind (`list<K, N>`).
+    pub(super) fn with_bound(mut self, bound: Option<Num>) -> Self {
+        self.bound = bound;
+        self
     }
 
     fn error(&mut self, diag: Diagnostic) {
@@ -52,6 +60,13 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
         args: Option<Vec<Arg>>,
     ) -> Option<TypeKind> {
         let name = self.name;
+        if let Some(bound) = self.bound.filter(|_| name != "list") {
+            self.error(
+                Diagnostic::error(format!("`{name}` takes one kind between `<` and `>`"))
+                    .with_label(bound.span, "unexpected bound")
+                    .with_help("only a list has a bound: `list<K, N>`"),
+            );
+        }
         let kind = match name {
             "int" | "fixed" | "angle" | "quat" | "bool" => {
                 if let Some(g) = &generic {
@@ -121,6 +136,7 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                 }
             }
             "ref" => self.reference(generic, args),
+            "list" => self.list(generic, args),
             _ if generic.is_some() || args.is_some() => {
                 let help = match hints::similar(name, hints::KIND_NAMES) {
                     Some(kind) => hints::did_you_mean(kind),
@@ -174,6 +190,36 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
                 None
             }
         }
+    }
+
+    /// `list<K, N>`: a component kind and a whole bound between the brackets, no parameters.
+    fn list(&mut self, generic: Option<FieldType>, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+        const HELP: &str = "write `list<K, N>` for at most N elements of K, e.g. `list<int(0, 9), 8>`";
+        if args.is_some() {
+            self.error(
+                Diagnostic::error("`list` takes no parameters")
+                    .with_label(self.span, "unexpected parameters")
+                    .with_help(HELP),
+            );
+        }
+        let Some((elem, bound)) = generic.zip(self.bound) else {
+            self.error(
+                Diagnostic::error("`list` needs an element kind and a bound")
+                    .with_label(self.name_span, "missing `<K, N>`")
+                    .with_help(HELP),
+            );
+            return None;
+        };
+        let Some(len) = bound.int else {
+            self.error(
+                Diagnostic::error("a list's bound must be an integer")
+                    .with_label(bound.span, "not an integer")
+                    .with_help(HELP),
+            );
+            return None;
+        };
+        let len = Spanned::new(saturate_u32(len), bound.span);
+        Some(TypeKind::List { elem: Box::new(elem), len })
     }
 
     /// Splits arguments into positional numbers and named values, reporting duplicates, names

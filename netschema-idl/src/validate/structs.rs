@@ -196,11 +196,13 @@ fn cycle<'s>(schema: &'s Schema, s: &'s Struct, chain: &mut Vec<&'s str>) -> Opt
     None
 }
 
-/// The struct at the bottom of a kind's arrays and optionals, if any.
+/// The struct at the bottom of a kind's arrays, lists and optionals, if any.
 fn struct_name(ty: &FieldType) -> Option<&str> {
     match &ty.kind {
         TypeKind::Struct { name } => Some(name),
-        TypeKind::Array { elem, .. } | TypeKind::Optional(elem) => struct_name(elem),
+        TypeKind::Array { elem, .. } | TypeKind::List { elem, .. } | TypeKind::Optional(elem) => {
+            struct_name(elem)
+        }
         _ => None,
     }
 }
@@ -215,7 +217,9 @@ fn reach(schema: &Schema, ty: &FieldType, own: fn(&Field) -> bool, depth: usize,
         TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
             reach(schema, e, own, depth, out)
         }
-        TypeKind::Optional(e) => reach(schema, e, own, depth, out),
+        TypeKind::Optional(e) | TypeKind::List { elem: e, .. } => {
+            reach(schema, e, own, depth, out)
+        }
         TypeKind::Struct { name } => {
             let Some((_, s)) = schema.find_struct(name) else { return };
             out.external |= s.external;

@@ -38,6 +38,7 @@ impl Validator<'_> {
         let kind_error = match (&f.ty.kind, scalar, interp) {
             (TypeKind::Array { .. }, ..) => Some("a timeline's kind cannot be an array"),
             (TypeKind::Optional(_), ..) => Some("a timeline's kind cannot be an optional"),
+            (TypeKind::List { .. }, ..) => Some("a timeline's kind cannot be a list"),
             (_, TypeKind::Struct { .. }, _) => Some("a timeline's kind cannot be a struct"),
             (_, TypeKind::Int { .. } | TypeKind::Bool | TypeKind::Enum { .. }, i)
                 if i != Interp::Step =>

@@ -126,6 +126,9 @@ impl RuntimeSchema {
                     // The meaning generated code gives a presence flag (the facade's
                     // `__private::PRESENCE`), so that it differs from a plain bool's.
                     netschema_idl::ScalarKind::Presence => PRESENCE,
+                    netschema_idl::ScalarKind::ListLink { len } => {
+                        netschema_runtime::schema::list_link_meaning(len)
+                    }
                     _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
                 };
                 let field = q.descriptor(leak_str(&s.path), predictors, meaning);

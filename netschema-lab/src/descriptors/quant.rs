@@ -45,6 +45,8 @@ impl Quantiser {
             ScalarKind::QuatComponent { bits } => Quantiser::QuatComponent(QuatQuant::new(*bits)?),
             ScalarKind::Bool | ScalarKind::Presence => Quantiser::Bool(BoolQuant::new()?),
             ScalarKind::Enum { cases, .. } => Quantiser::Enum(EnumQuant::new(*cases)?),
+            // A list's link: a slot index, or the bound for the end.
+            ScalarKind::ListLink { len } => Quantiser::Enum(EnumQuant::new(len + 1)?),
             // A timeline slot's frame plus one.
             ScalarKind::KeyTime { .. } => Quantiser::Int(IntQuant::new(0, i32::MAX)?),
             // A timeline slot's flag: empty, or a keyframe of generation 1 or 2.

@@ -2,7 +2,10 @@
 //!
 //! A field's shape follows its kind: a scalar is a JSON number, bool or case name; a
 //! quaternion an array `[x, y, z, w]`; a vector or array a JSON array of its elements; a struct
-//! an object of its fields; an optional `null` when absent, else its value. Walking
+//! an object of its fields; an optional `null` when absent, else its value; a list a JSON
+//! array of at most its bound's elements, read into slots `0, 1, …` in order (a trace does not
+//! say which element is which from one frame to the next) and written in its chain's order,
+//! ending where a malformed chain breaks. Walking
 //! the shape visits the field's scalars in the order [`ir::Schema::flatten`] gives them, so the
 //! `i`-th scalar met is the `i`-th of the field's slice of the class row.
 
@@ -15,7 +18,7 @@ use super::error::{TraceErrorKind, WriteError};
 use crate::descriptors::{Quantiser, RuntimeSchema};
 use crate::report::json_str;
 use netschema_idl::ir::{self, FieldType, TypeKind};
-use netschema_idl::limits::MAX_ARRAY_LEN;
+use netschema_idl::limits::{MAX_ARRAY_LEN, MAX_LIST_LEN};
 
 /// The JSON shape of a field or of part of one.
 #[derive(Clone, Debug)]
@@ -44,6 +47,13 @@ pub(super) enum Shape {
     Record(Vec<(String, Shape)>),
     /// An optional: its presence flag, then its value's scalars.
     Optional(Box<Shape>),
+    /// A list of at most `len` elements: its head link, then per slot a link and an element.
+    Chain {
+        /// The element shape.
+        elem: Box<Shape>,
+        /// The bound.
+        len: usize,
+    },
 }
 
 impl Shape {
@@ -76,6 +86,10 @@ impl Shape {
                     .collect(),
             ),
             TypeKind::Optional(inner) => Shape::Optional(Box::new(Shape::of(schema, inner))),
+            TypeKind::List { elem, len } => Shape::Chain {
+                elem: Box::new(Shape::of(schema, elem)),
+                len: len.value.min(MAX_LIST_LEN) as usize,
+            },
             TypeKind::Int { .. }
             | TypeKind::Fixed { .. }
             | TypeKind::Angle { .. }
@@ -97,6 +111,7 @@ impl Shape {
             Shape::List { elem, len, .. } => elem.scalars() * len,
             Shape::Record(fields) => fields.iter().map(|(_, s)| s.scalars()).sum(),
             Shape::Optional(inner) => 1 + inner.scalars(),
+            Shape::Chain { elem, len } => 1 + (1 + elem.scalars()) * len,
         }
     }
 }
@@ -355,6 +370,31 @@ impl Reader<'_> {
                 path.0.truncate(mark);
                 Ok(())
             }
+            Shape::Chain { elem, len } => {
+                let items = match v.as_array() {
+                    Some(items) if items.len() <= *len => items,
+                    _ => return Err(self.expected(path, format!("an array of at most {len} elements"), v)),
+                };
+                // Slots in order, each linked to the next; the unused ones at their lowest
+                // values, linked to the end.
+                let (stride, n) = (1 + elem.scalars(), items.len());
+                let end = i32::try_from(*len).unwrap_or(i32::MAX);
+                self.set(at, if n == 0 { end } else { 0 });
+                for slot in 0..*len {
+                    let link = at + 1 + slot * stride;
+                    self.set(link, if slot + 1 < n { slot as i32 + 1 } else { end });
+                    for k in link + 1..link + stride {
+                        let min = self.class.quantisers.get(k).map_or(0, Quantiser::raw_min);
+                        self.set(k, min);
+                    }
+                }
+                for (i, item) in items.iter().enumerate() {
+                    let mark = path.push(false, i);
+                    self.value(elem, item, at + 2 + i * stride, path)?;
+                    path.0.truncate(mark);
+                }
+                Ok(())
+            }
         }
     }
 
@@ -506,6 +546,25 @@ impl Writer<'_> {
                 let mark = path.member("value");
                 self.value(inner, at + 1, path, out)?;
                 path.0.truncate(mark);
+                Ok(())
+            }
+            Shape::Chain { elem, len } => {
+                // The chain from the head, at most `len` slots, none twice.
+                let stride = 1 + elem.scalars();
+                let mut seen = vec![false; *len];
+                let mut link = self.raw(at)?;
+                out.push('[');
+                while let Some(s) = usize::try_from(link).ok().filter(|&s| s < *len && !seen[s]) {
+                    if seen.iter().any(|&b| b) {
+                        out.push(',');
+                    }
+                    seen[s] = true;
+                    let mark = path.push(false, s);
+                    self.value(elem, at + 2 + s * stride, path, out)?;
+                    path.0.truncate(mark);
+                    link = self.raw(at + 1 + s * stride)?;
+                }
+                out.push(']');
                 Ok(())
             }
         }

@@ -381,8 +381,11 @@ impl<P: Protocol> Server<P> {
     /// the class, field and value, and a reference to an entity not in the world, or not of
     /// the class it refers to, with [`Error::BadTarget`], naming the reference; either way the
     /// entity is left as it was.
+    ///
+    /// The value is quantised over the entity's current raw values (each field's lowest for a
+    /// new entity), so that a list keeps each element in the slot it had.
     pub fn set<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
-        let fields = C::CLASS.fields.len();
+        let fields = self.previous_row(id, C::INDEX);
         value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
         let targets = self.targets(C::INDEX, |l| value.link(l))?;
         self.store(id, C::INDEX, &targets)
@@ -393,7 +396,7 @@ impl<P: Protocol> Server<P> {
     /// still an error.
     pub fn set_clamped<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
         let targets = self.targets(C::INDEX, |l| value.link(l))?;
-        let fields = C::CLASS.fields.len();
+        let fields = self.previous_row(id, C::INDEX);
         let counts = &mut self.clamped[self.clamped_at[C::INDEX]..][..fields];
         value.quantise_with(&mut self.row[..fields], &mut |field, _: Value| {
             if let Some(n) = counts.get_mut(field) {
@@ -406,10 +409,25 @@ impl<P: Protocol> Server<P> {
     /// [`Server::set`] for a value of any class.
     pub fn set_entity(&mut self, id: u64, value: &P) -> Result<()> {
         let class = value.class();
-        let fields = P::SCHEMA.classes.get(class).map_or(0, |c| c.fields.len());
+        let fields = self.previous_row(id, class);
         value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
         let targets = self.targets(class, |l| value.link(l))?;
         self.store(id, class, &targets)
+    }
+
+    /// Fills the scratch row with entity `id`'s raw values in the current frame if it is of
+    /// `class`, else with each field's lowest value, for quantising a new value of `class` over
+    /// (a list reads its previous slots there); returns the class's field count.
+    fn previous_row(&mut self, id: u64, class: usize) -> usize {
+        let fields = P::SCHEMA.classes.get(class).map_or(&[][..], |c| c.fields);
+        let row = &mut self.row[..fields.len()];
+        let world = self.world.resume(P::SCHEMA, self.world_state);
+        let now = self.ids.get(id).zip(self.world_state.frame());
+        match now.and_then(|(slot, frame)| world.get(frame, slot)) {
+            Some((c, previous)) if c == class => row.copy_from_slice(previous),
+            _ => row.iter_mut().zip(fields).for_each(|(r, f)| *r = f.min),
+        }
+        fields.len()
     }
 
     /// The world ids of the targets the links of `class` name (`link` gives each one's game
