@@ -5,9 +5,10 @@
 //! is a slot index, or `N` for the end; the list is the chain of slots from `head`.
 //!
 //! [`write`] keeps each element in the slot it had: it reads the previous chain from the row
-//! it overwrites, puts an element equal to a previous one (compared as raw values, earliest
-//! unused in chain order first) back in that one's slot, an element that replaces a previous
-//! one in place (between the same neighbours) in that one's slot, and any other in a free
+//! it overwrites and walks it beside the new list (as a diff would, one element ahead), so an
+//! element equal to a previous one (compared as raw values) goes back in that one's slot, an
+//! element that replaced a previous one between the same neighbours takes that one's slot, an
+//! element moved further finds the first unused equal previous one, and any other takes a free
 //! slot; slots the list no longer uses keep their values. So each slot is predicted from the
 //! same slot in history: an element changed in place costs its values, an insertion the new
 //! slot's values and two links, a removal one link.
@@ -87,6 +88,30 @@ pub fn write<T, const N: usize>(
     }
 }
 
+/// Compares the elements of a new list with the previous chain's, as raw values.
+struct Matcher<'x, T, Q> {
+    elements: &'x [T],
+    raw: &'x [i32],
+    stride: usize,
+    previous: &'x [u16],
+    scratch: &'x mut [i32],
+    quantise: &'x Q,
+}
+
+impl<T, Q: Fn(&T, &mut [i32], &mut dyn FnMut(usize, Value))> Matcher<'_, T, Q> {
+    /// Whether element `j` equals the element of previous slot `s`.
+    fn equal(&mut self, j: usize, s: u16) -> bool {
+        let Some(element) = self.elements.get(j) else { return false };
+        (self.quantise)(element, self.scratch, &mut |_, _| {});
+        values(self.raw, self.stride, usize::from(s)) == &self.scratch[..]
+    }
+
+    /// Whether element `j` equals the element at position `p` of the previous chain.
+    fn equal_at(&mut self, j: usize, p: usize) -> bool {
+        self.previous.get(p).is_some_and(|&s| self.equal(j, s))
+    }
+}
+
 /// The slot of each element of `list`, given the previous chain `previous` in `raw`.
 fn place<T, const N: usize>(
     list: &List<T, N>,
@@ -98,31 +123,49 @@ fn place<T, const N: usize>(
 ) -> [u16; N] {
     let mut slots = [NONE; N];
     let mut used = [false; N];
-    // Equal elements first, each the earliest unused from where the last match left off.
-    let mut from = 0;
-    for (element, slot) in list.iter().zip(&mut slots) {
-        quantise(element, scratch, &mut |_, _| {});
-        let after = previous.iter().enumerate().skip(from);
-        let found = after.chain(previous.iter().enumerate().take(from)).find(|&(_, &s)| {
-            !used[usize::from(s)] && values(raw, stride, usize::from(s)) == &scratch[..]
-        });
-        if let Some((p, &s)) = found {
-            (*slot, used[usize::from(s)], from) = (s, true, p + 1);
+    let mut m = Matcher { elements: list, raw, stride, previous, scratch, quantise };
+    // Walk both lists in order, each step a match, a replacement (when the elements after
+    // match), a removal, an insertion, or else a replacement, looking one element ahead: a
+    // repeated value does not pull an element away from its place.
+    let (mut j, mut p) = (0, 0);
+    while j < list.len() && p < previous.len() {
+        if m.equal_at(j, p) {
+            (slots[j], used[usize::from(previous[p])]) = (previous[p], true);
+            (j, p) = (j + 1, p + 1);
+        } else if !m.equal_at(j + 1, p + 1) && m.equal_at(j, p + 1) {
+            p += 1;
+        } else if !m.equal_at(j + 1, p + 1) && m.equal_at(j + 1, p) {
+            j += 1;
+        } else {
+            (j, p) = (j + 1, p + 1);
         }
     }
-    // Then the others: in place of the previous element after the last one placed if it is
-    // unused, else in the lowest free slot, else in the lowest unused one.
-    let mut next = 0;
-    for j in 0..list.len() {
-        if slots[j] == NONE {
-            let in_place = previous.get(next).copied().filter(|&s| !used[usize::from(s)]);
-            let free = (0..N as u16).find(|s| !used[usize::from(*s)] && !previous.contains(s));
-            let any = (0..N as u16).find(|s| !used[usize::from(*s)]);
-            if let Some(s) = in_place.or(free).or(any) {
-                (slots[j], used[usize::from(s)]) = (s, true);
+    // Elements moved further: each to the first unused equal previous one.
+    for (j, slot) in slots.iter_mut().enumerate().take(list.len()) {
+        if *slot == NONE {
+            let found = previous.iter().find(|&&s| !used[usize::from(s)] && m.equal(j, s));
+            if let Some(&s) = found {
+                (*slot, used[usize::from(s)]) = (s, true);
             }
         }
-        next = previous.iter().position(|&p| p == slots[j]).map_or(next, |p| p + 1);
+    }
+    // The others: in place of the previous element after the last one placed if it is
+    // unused, else in the lowest free slot, else in the lowest unused one.
+    let mut held = [false; N];
+    for &s in previous {
+        held[usize::from(s)] = true;
+    }
+    let mut next = 0;
+    for slot in slots.iter_mut().take(list.len()) {
+        if *slot == NONE {
+            let in_place = previous.get(next).copied().filter(|&s| !used[usize::from(s)]);
+            let free = (0..N as u16).find(|&s| !used[usize::from(s)] && !held[usize::from(s)]);
+            let any = (0..N as u16).find(|s| !used[usize::from(*s)]);
+            if let Some(s) = in_place.or(free).or(any) {
+                (*slot, used[usize::from(s)]) = (s, true);
+            }
+        }
+        next = previous.iter().position(|p| p == slot).map_or(next, |p| p + 1);
     }
     slots
 }

@@ -885,9 +885,7 @@ fn scalar_count(ty: &FieldType) -> usize {
 fn has_long_array(ty: &FieldType) -> bool {
     match &ty.kind {
         TypeKind::Array { elem, len } => len.value > 32 || has_long_array(elem),
-        TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::List { elem: e, .. } => {
-            has_long_array(e)
-        }
+        TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::List { elem: e, .. } => has_long_array(e),
         _ => false,
     }
 }
@@ -1110,7 +1108,14 @@ impl<'a> Gen<'a> {
     /// takes this generator's quantisers, which [`Gen::absorb`] gives back.
     fn scoped(&self, fields: TokenStream) -> Gen<'a> {
         let quants = RefCell::new(self.quants.take());
-        Gen { options: self.options, schema: self.schema, owner: self.owner, report: None, fields, quants }
+        Gen {
+            options: self.options,
+            schema: self.schema,
+            owner: self.owner,
+            report: None,
+            fields,
+            quants,
+        }
     }
 
     /// Takes back the quantisers of `scoped`, made by [`Gen::scoped`].
@@ -1428,7 +1433,9 @@ impl<'a> Gen<'a> {
                     }
                 });
             }
-            TypeKind::List { elem, len } => self.list_quantise((elem, len.value), key, value, at, out),
+            TypeKind::List { elem, len } => {
+                self.list_quantise((elem, len.value), key, value, at, out)
+            }
             TypeKind::Ref { .. } => {}
         }
     }
@@ -1501,7 +1508,10 @@ impl<'a> Gen<'a> {
 /// compound's parts and an external struct (`&v`, coerced) through auto-deref.
 fn by_ref(ty: &FieldType, v: &syn::Ident) -> TokenStream {
     match ty.kind {
-        TypeKind::Vec2(_) | TypeKind::Vec3(_) | TypeKind::Array { .. } | TypeKind::Struct { .. } => {
+        TypeKind::Vec2(_)
+        | TypeKind::Vec3(_)
+        | TypeKind::Array { .. }
+        | TypeKind::Struct { .. } => {
             quote!(#v)
         }
         _ => quote!(*#v),

@@ -194,7 +194,8 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
 
     /// `list<K, N>`: a component kind and a whole bound between the brackets, no parameters.
     fn list(&mut self, generic: Option<FieldType>, args: Option<Vec<Arg>>) -> Option<TypeKind> {
-        const HELP: &str = "write `list<K, N>` for at most N elements of K, e.g. `list<int(0, 9), 8>`";
+        const HELP: &str =
+            "write `list<K, N>` for at most N elements of K, e.g. `list<int(0, 9), 8>`";
         if args.is_some() {
             self.error(
                 Diagnostic::error("`list` takes no parameters")

@@ -217,9 +217,7 @@ fn reach(schema: &Schema, ty: &FieldType, own: fn(&Field) -> bool, depth: usize,
         TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
             reach(schema, e, own, depth, out)
         }
-        TypeKind::Optional(e) | TypeKind::List { elem: e, .. } => {
-            reach(schema, e, own, depth, out)
-        }
+        TypeKind::Optional(e) | TypeKind::List { elem: e, .. } => reach(schema, e, own, depth, out),
         TypeKind::Struct { name } => {
             let Some((_, s)) = schema.find_struct(name) else { return };
             out.external |= s.external;

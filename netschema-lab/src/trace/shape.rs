@@ -373,7 +373,13 @@ impl Reader<'_> {
             Shape::Chain { elem, len } => {
                 let items = match v.as_array() {
                     Some(items) if items.len() <= *len => items,
-                    _ => return Err(self.expected(path, format!("an array of at most {len} elements"), v)),
+                    _ => {
+                        return Err(self.expected(
+                            path,
+                            format!("an array of at most {len} elements"),
+                            v,
+                        ));
+                    }
                 };
                 // Slots in order, each linked to the next; the unused ones at their lowest
                 // values, linked to the end.
