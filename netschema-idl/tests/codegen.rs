@@ -70,3 +70,8 @@ fn references() {
 fn inputs() {
     check("inputs", &Options::new());
 }
+
+#[test]
+fn lists() {
+    check("lists", &Options::new());
+}

@@ -84,11 +84,12 @@ fn kind() -> impl Strategy<Value = (Vec<String>, Option<String>)> {
         Just((words(&["bool"]), None)),
         Just((words(&["Mood"]), None)),
     ];
-    (scalar, 0u8..4).prop_map(|((scalar, tolerance), wrap)| {
+    (scalar, 0u8..5).prop_map(|((scalar, tolerance), wrap)| {
         let numeric = !matches!(scalar[0].as_str(), "bool" | "Mood" | "quat");
         let kind = match wrap {
             1 if numeric => [vec!["vec2".into(), "<".into()], scalar, vec![">".into()]].concat(),
             2 => [vec!["[".into()], scalar, words(&[";", "3", "]"])].concat(),
+            3 => [words(&["list", "<"]), scalar, words(&[",", "4", ">"])].concat(),
             _ => scalar,
         };
         (kind, tolerance)

@@ -60,7 +60,10 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
         args: Option<Vec<Arg>>,
     ) -> Option<TypeKind> {
         let name = self.name;
-        if let Some(bound) = self.bound.filter(|_| name != "list") {
+        // An unknown kind is reported as such below.
+        if let Some(bound) =
+            self.bound.filter(|_| name != "list" && hints::KIND_NAMES.contains(&name))
+        {
             self.error(
                 Diagnostic::error(format!("`{name}` takes one kind between `<` and `>`"))
                     .with_label(bound.span, "unexpected bound")
