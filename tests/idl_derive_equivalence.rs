@@ -121,10 +121,21 @@ mod derived {
         pub target: netschema::Ref<Equiv>,
     }
 
+    /// A bag: lists of a scalar, a vector and a struct, and a list inside an optional.
+    #[derive(Clone, Copy, Debug, PartialEq, Default, Snapshot)]
+    pub struct Bag {
+        #[netschema(int(0, 1_000), predict(hold))]
+        pub ids: netschema::List<u16, 4>,
+        #[netschema(vec2(fixed(-64, 64, res = 1 / 8)), tolerance = 0.25)]
+        pub stops: netschema::List<[f32; 2], 3>,
+        pub buffs: netschema::List<Buff, 3>,
+        pub moods: Option<netschema::List<Mood, 2>>,
+    }
+
     /// The classes in the order of the `.netidl` file, with its rate and model policy.
     pub const SCHEMA: netschema::schema::Schema = netschema::schema::Schema::new(
         "equiv",
-        &[Unit::CLASS, Flag::CLASS, Squad::CLASS, Shot::CLASS],
+        &[Unit::CLASS, Flag::CLASS, Squad::CLASS, Shot::CLASS, Bag::CLASS],
     )
     .with_rate(60)
     .with_policy(netschema::model::ModelPolicy::Batched { batch: 4, kept: 3 });
@@ -143,6 +154,7 @@ mod derived {
         Flag(Flag),
         Squad(Squad),
         Shot(Shot),
+        Bag(Bag),
     }
 
     /// The same schema as a `Protocol` enum.
@@ -153,6 +165,7 @@ mod derived {
         Flag(Flag),
         Squad(Squad),
         Shot(Shot),
+        Bag(Bag),
     }
 }
 
@@ -302,6 +315,44 @@ fn class_tables_and_hash_are_identical() {
             "type",
         ]
     );
+}
+
+/// Lists flatten into the same links and slots from both front ends, an external struct's
+/// elements included.
+#[test]
+fn lists_flatten_as_the_compiler_does() {
+    let bag = <derived::Bag as Snapshot>::CLASS;
+    assert_eq!(<idl::Bag as Snapshot>::CLASS, bag);
+    let names: Vec<&str> = bag.fields.iter().map(|f| f.name).collect();
+    assert_eq!(names[..4], ["ids.head", "ids[0].next", "ids[0]", "ids[1].next"]);
+    assert_eq!(
+        names[9..14],
+        ["stops.head", "stops[0].next", "stops[0].x", "stops[0].y", "stops[1].next"]
+    );
+    assert_eq!(
+        names[19..24],
+        [
+            "buffs.head",
+            "buffs[0].next",
+            "buffs[0].time",
+            "buffs[0].bonus.present",
+            "buffs[0].bonus.value"
+        ]
+    );
+    assert_eq!(
+        names[names.len() - 6..],
+        [
+            "moods.present",
+            "moods.value.head",
+            "moods.value[0].next",
+            "moods.value[0]",
+            "moods.value[1].next",
+            "moods.value[1]"
+        ]
+    );
+    let stops = bag.fields.iter().find(|f| f.name == "stops[2].y").unwrap();
+    assert_eq!(stops.tolerance, 2, "the list's tolerance reaches its elements");
+    assert_eq!(bag.fields[10].tolerance, 0, "links are exact");
 }
 
 /// Structs, arrays of structs and optional structs flatten in place, with the same paths and
@@ -469,6 +520,86 @@ fn squads(tick: u32) -> (idl::Squad, derived::Squad) {
     )
 }
 
+/// The contents of a bag: lists edited at random each tick (elements pushed, inserted and
+/// removed anywhere, swapped and changed), and a list that comes and goes.
+#[derive(Default)]
+struct Contents {
+    ids: Vec<i32>,
+    stops: Vec<[f32; 2]>,
+    buffs: Vec<(i32, Option<u8>)>,
+    moods: Option<Vec<u32>>,
+}
+
+/// One random edit of `items`, kept to `cap` elements; `fresh` draws a new element.
+fn churn<T>(rng: &mut Rng, items: &mut Vec<T>, cap: usize, fresh: impl Fn(&mut Rng) -> T) {
+    let len = items.len() as u64;
+    match rng.below(8) {
+        0 | 1 if items.len() < cap => {
+            let at = rng.below(len + 1) as usize;
+            items.insert(at, fresh(rng));
+        }
+        2 | 3 if len > 0 => {
+            items.remove(rng.below(len) as usize);
+        }
+        4 if len > 1 => items.swap(rng.below(len) as usize, rng.below(len) as usize),
+        5 if len > 0 => {
+            let at = rng.below(len) as usize;
+            items[at] = fresh(rng);
+        }
+        _ => {}
+    }
+}
+
+impl Contents {
+    fn step(&mut self, rng: &mut Rng) {
+        churn(rng, &mut self.ids, 4, |rng| rng.below(1001));
+        churn(rng, &mut self.stops, 3, |rng| {
+            [rng.below(1024) as f32 / 8.0 - 64.0, rng.below(1024) as f32 / 8.0 - 64.0]
+        });
+        churn(rng, &mut self.buffs, 3, |rng| {
+            (rng.below(601), (rng.below(2) == 0).then(|| rng.below(10) as u8))
+        });
+        if rng.below(20) == 0 {
+            self.moods = self.moods.is_none().then(Vec::new);
+        }
+        if let Some(moods) = &mut self.moods {
+            churn(rng, moods, 2, |rng| rng.below(3) as u32);
+        }
+    }
+
+    /// The bag from each front end.
+    fn bags(&self) -> (idl::Bag, derived::Bag) {
+        fn list<T: Clone + Default, const N: usize>(items: &[T]) -> netschema::List<T, N> {
+            netschema::List::try_from(items).unwrap()
+        }
+        let buffs_a: Vec<idl::Buff> = (self.buffs.iter())
+            .map(|&(time, bonus)| idl::Buff { time, bonus: bonus.map(i32::from) })
+            .collect();
+        let buffs_b: Vec<derived::Buff> =
+            self.buffs.iter().map(|&(time, bonus)| derived::Buff { time, bonus }).collect();
+        let ids_b: Vec<u16> = self.ids.iter().map(|&i| i as u16).collect();
+        let moods = self.moods.as_deref();
+        let moods_a =
+            moods.map(|m| m.iter().map(|&i| idl::Mood::from_index(i)).collect::<Vec<_>>());
+        let moods_b =
+            moods.map(|m| m.iter().map(|&i| derived::Mood::from_index(i)).collect::<Vec<_>>());
+        (
+            idl::Bag {
+                ids: list(&self.ids),
+                stops: list(&self.stops),
+                buffs: list(&buffs_a),
+                moods: moods_a.map(|m| list(&m)),
+            },
+            derived::Bag {
+                ids: list(&ids_b),
+                stops: list(&self.stops),
+                buffs: list(&buffs_b),
+                moods: moods_b.map(|m| list(&m)),
+            },
+        )
+    }
+}
+
 /// Runs both schemas through their own world, peer and client; every packet must be equal.
 #[test]
 fn packets_are_identical() {
@@ -482,9 +613,10 @@ fn packets_are_identical() {
     let (mut client_a, mut client_b) = (ca.client(sa, N).unwrap(), cb.client(sb, N).unwrap());
     let (mut buf_a, mut buf_b) = ([0u8; 4096], [0u8; 4096]);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut contents = Contents::default();
     let width = |c: &Class| c.fields.len();
     for tick in 0..120 {
-        world_a.begin_frame();
+        let now = world_a.begin_frame();
         world_b.begin_frame();
         for (id, (a, b)) in units(&mut rng, tick).into_iter().enumerate() {
             let mut ra = vec![0; width(&<idl::Unit as Snapshot>::CLASS)];
@@ -547,6 +679,19 @@ fn packets_are_identical() {
             world.set_link(12, 0, owner).unwrap();
             world.set_link(12, 1, target).unwrap();
         }
+        // A bag quantised over its previous row, as a server does, so its elements keep slots.
+        contents.step(&mut rng);
+        let (a, b) = contents.bags();
+        let previous = |world: &netschema::World<'_>| {
+            world.get(now, 13).map_or(vec![0; width(&idl::Bag::CLASS)], |(_, r)| r.to_vec())
+        };
+        let (mut ra, mut rb) = (previous(&world_a), previous(&world_b));
+        a.quantise(&mut ra);
+        b.quantise(&mut rb);
+        assert_eq!(ra, rb, "tick {tick}: bag raw values differ");
+        assert_eq!((idl::Bag::dequantise(&ra), derived::Bag::dequantise(&rb)), (a, b));
+        world_a.set(13, idl::Bag::CLASS_INDEX, &ra).unwrap();
+        world_b.set(13, 4, &rb).unwrap();
         for id in 0..N {
             peer_a.set_visible(id, true).unwrap();
             peer_b.set_visible(id, true).unwrap();

@@ -73,6 +73,7 @@
 //! Every mistake is reported at the tokens that cause it, all in one pass.
 
 mod input;
+mod list;
 mod lower;
 mod nested;
 mod protocol;

@@ -8,6 +8,7 @@ use netschema_idl::ir::{
 use netschema_idl::validate::{RESERVED_NAMES, RESERVED_TYPE_NAMES};
 use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
 
+use crate::list::{list_parts, lower_list};
 use crate::schedule::ClassAttrs;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -612,7 +613,7 @@ fn lower_ref(
 }
 
 /// Lowers a field's Rust type `ty` with its attributes: `Option<T>` is `optional<K>` of what
-/// `T` lowers to, `Ref<T>` a reference.
+/// `T` lowers to, `List<T, N>` `list<K, N>`, `Ref<T>` a reference.
 fn lower_type(
     cx: &mut Ctxt,
     schema: &mut Schema,
@@ -628,6 +629,12 @@ fn lower_type(
         let span = cx.span(f_ty);
         let inner = lower_type(cx, schema, options, class, ident, attrs, inner)?;
         return Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span });
+    }
+    if attrs.timeline.is_none()
+        && let Some((elem, bound)) = list_parts(f_ty)
+    {
+        let elem = lower_type(cx, schema, options, class, ident, attrs, elem)?;
+        return Some(lower_list(cx, f_ty, elem, bound));
     }
     if let Some(target) = ref_target(f_ty) {
         if let Some(kind) = &attrs.kind {
@@ -706,6 +713,11 @@ fn lower_by_type(
             let inner = option_inner(leaf)?;
             let inner = lower_by_type(cx, schema, options, class, ident, inner)?;
             Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span })
+        }
+        Shape::Leaf(leaf) if list_parts(leaf).is_some() => {
+            let (elem, bound) = list_parts(leaf)?;
+            let elem = lower_by_type(cx, schema, options, class, ident, elem)?;
+            Some(lower_list(cx, leaf, elem, bound))
         }
         Shape::Leaf(leaf) => {
             let span = cx.span(leaf);
@@ -861,6 +873,10 @@ fn lower_kind(cx: &mut Ctxt, kind: &Expr, ty: &Type) -> Option<FieldType> {
         let span = cx.span(ty);
         let inner = lower_kind(cx, kind, inner)?;
         return Some(FieldType { kind: TypeKind::Optional(Box::new(inner)), span });
+    }
+    if let Some((elem, bound)) = list_parts(ty) {
+        let elem = lower_kind(cx, kind, elem)?;
+        return Some(lower_list(cx, ty, elem, bound));
     }
     let span = cx.span(kind);
     let Some(name) = head_name(kind) else {

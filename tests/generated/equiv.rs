@@ -12,6 +12,7 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
             <Flag as ::netschema::Snapshot>::CLASS,
             <Squad as ::netschema::Snapshot>::CLASS,
             <Shot as ::netschema::Snapshot>::CLASS,
+            <Bag as ::netschema::Snapshot>::CLASS,
         ],
     )
     .with_rate(60)
@@ -30,6 +31,8 @@ pub enum Equiv {
     Squad(Squad),
     #[allow(missing_docs)]
     Shot(Shot),
+    #[allow(missing_docs)]
+    Bag(Bag),
 }
 #[automatically_derived]
 impl ::netschema::Protocol for Equiv {
@@ -40,6 +43,7 @@ impl ::netschema::Protocol for Equiv {
             Self::Flag(_) => 1,
             Self::Squad(_) => 2,
             Self::Shot(_) => 3,
+            Self::Bag(_) => 4,
         }
     }
     fn quantise_with(
@@ -52,6 +56,7 @@ impl ::netschema::Protocol for Equiv {
             Self::Flag(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
             Self::Squad(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
             Self::Shot(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
+            Self::Bag(v) => ::netschema::Snapshot::quantise_with(v, raw, clamped),
         }
     }
     fn dequantise(class: usize, raw: &[i32]) -> ::core::option::Option<Self> {
@@ -76,6 +81,11 @@ impl ::netschema::Protocol for Equiv {
                     Self::Shot(<Shot as ::netschema::Snapshot>::dequantise(raw)),
                 )
             }
+            4 => {
+                ::core::option::Option::Some(
+                    Self::Bag(<Bag as ::netschema::Snapshot>::dequantise(raw)),
+                )
+            }
             _ => ::core::option::Option::None,
         }
     }
@@ -85,6 +95,7 @@ impl ::netschema::Protocol for Equiv {
             Self::Flag(v) => ::netschema::Snapshot::link(v, link),
             Self::Squad(v) => ::netschema::Snapshot::link(v, link),
             Self::Shot(v) => ::netschema::Snapshot::link(v, link),
+            Self::Bag(v) => ::netschema::Snapshot::link(v, link),
         }
     }
     fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
@@ -93,6 +104,7 @@ impl ::netschema::Protocol for Equiv {
             Self::Flag(v) => ::netschema::Snapshot::set_link(v, link, target),
             Self::Squad(v) => ::netschema::Snapshot::set_link(v, link, target),
             Self::Shot(v) => ::netschema::Snapshot::set_link(v, link, target),
+            Self::Bag(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
 }
@@ -185,6 +197,27 @@ impl ::netschema::Target<Equiv> for Shot {
 impl ::core::convert::From<Shot> for Equiv {
     fn from(v: Shot) -> Self {
         Self::Shot(v)
+    }
+}
+#[automatically_derived]
+impl ::netschema::ClassOf<Equiv> for Bag {
+    const INDEX: usize = 4;
+}
+#[automatically_derived]
+#[allow(unreachable_patterns)]
+impl ::netschema::Target<Equiv> for Bag {
+    const TARGET: ::core::option::Option<u16> = ::core::option::Option::Some(4);
+    fn from_entity(entity: Equiv) -> ::core::option::Option<Self> {
+        match entity {
+            Equiv::Bag(v) => ::core::option::Option::Some(v),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[automatically_derived]
+impl ::core::convert::From<Bag> for Equiv {
+    fn from(v: Bag) -> Self {
+        Self::Bag(v)
     }
 }
 /// What a unit is doing.
@@ -1652,6 +1685,473 @@ const _: () = {
             }
             if link == 1 {
                 self.target = ::netschema::Ref::new(target);
+            }
+        }
+    }
+};
+/// A bag: lists of a scalar, a vector and a struct, and a list inside an optional.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Bag {
+    /// `list<int(0, 1000), 4>`.
+    pub ids: ::netschema::List<i32, 4>,
+    /// `list<vec2<fixed(-64.0, 64.0, res = 0.125)>, 3>`.
+    pub stops: ::netschema::List<[f32; 2], 3>,
+    /// `list<Buff, 3>`.
+    pub buffs: ::netschema::List<Buff, 3>,
+    /// `optional<list<Mood, 2>>`.
+    pub moods: ::core::option::Option<::netschema::List<Mood, 2>>,
+}
+impl Bag {
+    /// This class's index in [`SCHEMA`]: its id on the wire.
+    pub const CLASS_INDEX: usize = 4;
+}
+const _: () = {
+    const Q_IDS: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        1000,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Bag.ids`")
+        }
+    };
+    const Q_STOPS: ::netschema::quant::FixedQuant = match ::netschema::quant::FixedQuant::with_resolution(
+        -64.0,
+        64.0,
+        0.125,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Bag.stops`")
+        }
+    };
+    const Q_BUFFS_TIME: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        600,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Bag.buffs.time`")
+        }
+    };
+    const Q_BUFFS_BONUS: ::netschema::quant::IntQuant = match ::netschema::quant::IntQuant::new(
+        0,
+        9,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Bag.buffs.bonus`")
+        }
+    };
+    const Q_MOODS: ::netschema::quant::EnumQuant = match ::netschema::quant::EnumQuant::new(
+        <Mood as ::netschema::SnapshotEnum>::CASES,
+    ) {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Bag.moods`")
+        }
+    };
+    #[automatically_derived]
+    #[allow(unused_variables)]
+    impl ::netschema::Snapshot for Bag {
+        const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
+            name: "Bag",
+            fields: &[
+                ::netschema::schema::Field::categorical("ids.head", 5)
+                    .with_meaning(::netschema::schema::list_link_meaning(4)),
+                ::netschema::schema::Field::categorical("ids[0].next", 5)
+                    .with_meaning(::netschema::schema::list_link_meaning(4)),
+                ::netschema::schema::Field::numeric(
+                        "ids[0]",
+                        Q_IDS.raw_min(),
+                        Q_IDS.raw_max(),
+                        Q_IDS.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_IDS.fingerprint()),
+                ::netschema::schema::Field::categorical("ids[1].next", 5)
+                    .with_meaning(::netschema::schema::list_link_meaning(4)),
+                ::netschema::schema::Field::numeric(
+                        "ids[1]",
+                        Q_IDS.raw_min(),
+                        Q_IDS.raw_max(),
+                        Q_IDS.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_IDS.fingerprint()),
+                ::netschema::schema::Field::categorical("ids[2].next", 5)
+                    .with_meaning(::netschema::schema::list_link_meaning(4)),
+                ::netschema::schema::Field::numeric(
+                        "ids[2]",
+                        Q_IDS.raw_min(),
+                        Q_IDS.raw_max(),
+                        Q_IDS.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_IDS.fingerprint()),
+                ::netschema::schema::Field::categorical("ids[3].next", 5)
+                    .with_meaning(::netschema::schema::list_link_meaning(4)),
+                ::netschema::schema::Field::numeric(
+                        "ids[3]",
+                        Q_IDS.raw_min(),
+                        Q_IDS.raw_max(),
+                        Q_IDS.wraps(),
+                        &[::netschema::model::predict::Predictor::Hold],
+                    )
+                    .with_meaning(Q_IDS.fingerprint()),
+                ::netschema::schema::Field::categorical("stops.head", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::categorical("stops[0].next", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::numeric(
+                        "stops[0].x",
+                        Q_STOPS.raw_min(),
+                        Q_STOPS.raw_max(),
+                        Q_STOPS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_STOPS.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::numeric(
+                        "stops[0].y",
+                        Q_STOPS.raw_min(),
+                        Q_STOPS.raw_max(),
+                        Q_STOPS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_STOPS.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::categorical("stops[1].next", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::numeric(
+                        "stops[1].x",
+                        Q_STOPS.raw_min(),
+                        Q_STOPS.raw_max(),
+                        Q_STOPS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_STOPS.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::numeric(
+                        "stops[1].y",
+                        Q_STOPS.raw_min(),
+                        Q_STOPS.raw_max(),
+                        Q_STOPS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_STOPS.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::categorical("stops[2].next", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::numeric(
+                        "stops[2].x",
+                        Q_STOPS.raw_min(),
+                        Q_STOPS.raw_max(),
+                        Q_STOPS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_STOPS.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::numeric(
+                        "stops[2].y",
+                        Q_STOPS.raw_min(),
+                        Q_STOPS.raw_max(),
+                        Q_STOPS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_STOPS.fingerprint())
+                    .with_tolerance(2),
+                ::netschema::schema::Field::categorical("buffs.head", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::categorical("buffs[0].next", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::numeric(
+                        "buffs[0].time",
+                        Q_BUFFS_TIME.raw_min(),
+                        Q_BUFFS_TIME.raw_max(),
+                        Q_BUFFS_TIME.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_TIME.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[0].bonus.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "buffs[0].bonus.value",
+                        Q_BUFFS_BONUS.raw_min(),
+                        Q_BUFFS_BONUS.raw_max(),
+                        Q_BUFFS_BONUS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_BONUS.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[1].next", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::numeric(
+                        "buffs[1].time",
+                        Q_BUFFS_TIME.raw_min(),
+                        Q_BUFFS_TIME.raw_max(),
+                        Q_BUFFS_TIME.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_TIME.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[1].bonus.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "buffs[1].bonus.value",
+                        Q_BUFFS_BONUS.raw_min(),
+                        Q_BUFFS_BONUS.raw_max(),
+                        Q_BUFFS_BONUS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_BONUS.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[2].next", 4)
+                    .with_meaning(::netschema::schema::list_link_meaning(3)),
+                ::netschema::schema::Field::numeric(
+                        "buffs[2].time",
+                        Q_BUFFS_TIME.raw_min(),
+                        Q_BUFFS_TIME.raw_max(),
+                        Q_BUFFS_TIME.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_TIME.fingerprint()),
+                ::netschema::schema::Field::categorical("buffs[2].bonus.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::numeric(
+                        "buffs[2].bonus.value",
+                        Q_BUFFS_BONUS.raw_min(),
+                        Q_BUFFS_BONUS.raw_max(),
+                        Q_BUFFS_BONUS.wraps(),
+                        &[
+                            ::netschema::model::predict::Predictor::Hold,
+                            ::netschema::model::predict::Predictor::Linear,
+                            ::netschema::model::predict::Predictor::Quadratic,
+                        ],
+                    )
+                    .with_meaning(Q_BUFFS_BONUS.fingerprint()),
+                ::netschema::schema::Field::categorical("moods.present", 2)
+                    .with_meaning(::netschema::__private::PRESENCE),
+                ::netschema::schema::Field::categorical("moods.value.head", 3)
+                    .with_meaning(::netschema::schema::list_link_meaning(2)),
+                ::netschema::schema::Field::categorical("moods.value[0].next", 3)
+                    .with_meaning(::netschema::schema::list_link_meaning(2)),
+                ::netschema::schema::Field::categorical(
+                        "moods.value[0]",
+                        Q_MOODS.cases(),
+                    )
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
+                    ),
+                ::netschema::schema::Field::categorical("moods.value[1].next", 3)
+                    .with_meaning(::netschema::schema::list_link_meaning(2)),
+                ::netschema::schema::Field::categorical(
+                        "moods.value[1]",
+                        Q_MOODS.cases(),
+                    )
+                    .with_meaning(
+                        ::netschema::quant::EnumQuant::fingerprint(
+                            <Mood as ::netschema::SnapshotEnum>::NAMES,
+                        ),
+                    ),
+            ],
+            groups: &[],
+            links: &[],
+        };
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            ::netschema::__private::chain::write(
+                &self.ids,
+                &mut raw[0..9],
+                &<Self as ::netschema::Snapshot>::CLASS.fields[0..9],
+                &mut [0i32; 1],
+                0,
+                clamped,
+                |v, raw, clamped| {
+                    raw[0] = ::netschema::__private::int(&Q_IDS, *v, 0, clamped);
+                },
+            );
+            ::netschema::__private::chain::write(
+                &self.stops,
+                &mut raw[9..19],
+                &<Self as ::netschema::Snapshot>::CLASS.fields[9..19],
+                &mut [0i32; 2],
+                9,
+                clamped,
+                |v, raw, clamped| {
+                    raw[0] = ::netschema::__private::real(&Q_STOPS, v[0], 0, clamped);
+                    raw[1] = ::netschema::__private::real(&Q_STOPS, v[1], 1, clamped);
+                },
+            );
+            ::netschema::__private::chain::write(
+                &self.buffs,
+                &mut raw[19..32],
+                &<Self as ::netschema::Snapshot>::CLASS.fields[19..32],
+                &mut [0i32; 3],
+                19,
+                clamped,
+                |v, raw, clamped| {
+                    raw[0] = ::netschema::__private::int(
+                        &Q_BUFFS_TIME,
+                        v.time,
+                        0,
+                        clamped,
+                    );
+                    match v.bonus {
+                        ::core::option::Option::Some(ref v1) => {
+                            raw[1] = 1;
+                            raw[2] = ::netschema::__private::int(
+                                &Q_BUFFS_BONUS,
+                                *v1,
+                                2,
+                                clamped,
+                            );
+                        }
+                        ::core::option::Option::None => {
+                            raw[1] = 0;
+                            ::netschema::__private::absent(
+                                &mut raw[2..3],
+                                &<Self as ::netschema::Snapshot>::CLASS.fields[21..][2..3],
+                            );
+                        }
+                    }
+                },
+            );
+            match self.moods {
+                ::core::option::Option::Some(ref v32) => {
+                    raw[32] = 1;
+                    ::netschema::__private::chain::write(
+                        &*v32,
+                        &mut raw[33..38],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[33..38],
+                        &mut [0i32; 1],
+                        33,
+                        clamped,
+                        |v, raw, clamped| {
+                            raw[0] = Q_MOODS
+                                .quantise(<Mood as ::netschema::SnapshotEnum>::index(*v));
+                        },
+                    );
+                }
+                ::core::option::Option::None => {
+                    raw[32] = 0;
+                    ::netschema::__private::absent(
+                        &mut raw[33..38],
+                        &<Self as ::netschema::Snapshot>::CLASS.fields[33..38],
+                    );
+                }
+            }
+        }
+        fn dequantise(raw: &[i32]) -> Self {
+            Self {
+                ids: ::netschema::__private::chain::read::<
+                    _,
+                    4,
+                >(
+                    &raw[0..9],
+                    1,
+                    |raw| ::netschema::__private::Integer::from_i32(
+                        Q_IDS.dequantise(raw[0]),
+                    ),
+                ),
+                stops: ::netschema::__private::chain::read::<
+                    _,
+                    3,
+                >(
+                    &raw[9..19],
+                    2,
+                    |raw| ::netschema::__private::Vector::from_array([
+                        ::netschema::__private::Real::from_f64(
+                            Q_STOPS.dequantise(raw[0]),
+                        ),
+                        ::netschema::__private::Real::from_f64(
+                            Q_STOPS.dequantise(raw[1]),
+                        ),
+                    ]),
+                ),
+                buffs: ::netschema::__private::chain::read::<
+                    _,
+                    3,
+                >(
+                    &raw[19..32],
+                    3,
+                    |raw| Buff {
+                        time: ::netschema::__private::Integer::from_i32(
+                            Q_BUFFS_TIME.dequantise(raw[0]),
+                        ),
+                        bonus: if raw[1] != 0 {
+                            ::core::option::Option::Some(
+                                ::netschema::__private::Integer::from_i32(
+                                    Q_BUFFS_BONUS.dequantise(raw[2]),
+                                ),
+                            )
+                        } else {
+                            ::core::option::Option::None
+                        },
+                    },
+                ),
+                moods: if raw[32] != 0 {
+                    ::core::option::Option::Some(
+                        ::netschema::__private::chain::read::<
+                            _,
+                            2,
+                        >(
+                            &raw[33..38],
+                            1,
+                            |raw| <Mood as ::netschema::SnapshotEnum>::from_index(
+                                Q_MOODS.dequantise(raw[0]),
+                            ),
+                        ),
+                    )
+                } else {
+                    ::core::option::Option::None
+                },
             }
         }
     }
