@@ -18,6 +18,7 @@
 //! | `vec2(K)` / `vec3(K)` | `[T; 2]` / `[T; 3]` with `K` one of `int`, `fixed`, `angle` |
 //! | none | `bool`, a struct deriving `SnapshotStruct` (flattened in place: `stats.health`), or an enum deriving `SnapshotEnum` |
 //! | the kind of `T` (or none) | `Option<T>`: `.netidl`'s `optional<K>` (a presence flag, then `T`'s scalars) |
+//! | the kind of `T` (or none) | `netschema::List<T, N>`, `N` an integer literal: `.netidl`'s `list<K, N>` (a head link, then `N` slots of a link and `T`'s scalars) |
 //! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic`, `contract` |
 //! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
 //! | `group = "name"` | any field: its update group, declared on the struct (`.netidl`'s `group(name)`) |

@@ -9,7 +9,7 @@
 //!
 //! Field kinds map to Rust types as follows: `int` → `i32`, `fixed`/`angle` → `f32`, `bool` →
 //! `bool`, an enum → the generated enum, `vec2<K>`/`vec3<K>` → `[K; 2]`/`[K; 3]`, `[K; N]` →
-//! `[K; N]`, `quat` → `[f32; 4]` as `[x, y, z, w]`. [`Options::float`] makes `fixed`, `angle`
+//! `[K; N]`, `list<K, N>` → `List<K, N>`, `quat` → `[f32; 4]` as `[x, y, z, w]`. [`Options::float`] makes `fixed`, `angle`
 //! and `quat` `f64` instead, for games that simulate in double precision. (The derive also
 //! accepts other integer types, and glam's vectors and quaternions with the facade's `glam`
 //! feature: conversions go through the facade's `__private::{Integer, Real, Vector,

@@ -62,8 +62,8 @@ use structs::Clause;
 
 /// Names that cannot name an enum or a class: the kind keywords and the item keywords.
 pub const RESERVED_TYPE_NAMES: &[&str] = &[
-    "int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "enum", "class", "struct",
-    "import",
+    "int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "list", "enum", "class",
+    "struct", "import",
 ];
 
 /// Names that cannot name anything, because generated Rust could not use them even as raw

@@ -558,3 +558,28 @@ fn irregular_times_empty_frames_and_respawns_replay_verified() {
         }
     }
 }
+
+/// A list reads into its slots in order and writes in its chain's order; a row whose chain
+/// repeats a slot writes the list up to the repeat.
+#[test]
+fn lists_read_into_slots_and_write_in_chain_order() {
+    let ir = netschema_idl::parse_str("l.netidl", "class Bag { ids: list<int(0, 9), 3>; }");
+    let schema = RuntimeSchema::new(&ir.unwrap()).unwrap();
+    let line =
+        r#"{"frame": 0, "entities": [{"id": 1, "class": "Bag", "fields": {"ids": [7, 5]}}]}"#;
+    let trace = Trace::read(&schema, line.as_bytes(), |_, _| {}).unwrap();
+    // head 0; slot 0 links to 1 and holds 7; slot 1 ends the list and holds 5; slot 2 unused.
+    assert_eq!(trace.frames[0].world.row(0), [0, 1, 7, 3, 5, 3, 0]);
+    let written = |row: &[i32]| {
+        let mut s = Snapshot::new();
+        s.push(1, 0, row);
+        let mut writer = TraceWriter::new(&schema, Vec::new(), None).unwrap();
+        writer.write(&s, None, None).unwrap();
+        String::from_utf8(writer.finish().unwrap()).unwrap()
+    };
+    assert!(written(&[2, 3, 4, 0, 6, 1, 8]).contains(r#""ids":[8,6,4]"#));
+    assert!(written(&[1, 0, 4, 1, 6, 3, 0]).contains(r#""ids":[6]"#));
+    let long =
+        r#"{"frame": 0, "entities": [{"id": 1, "class": "Bag", "fields": {"ids": [1, 2, 3, 4]}}]}"#;
+    assert!(Trace::read(&schema, long.as_bytes(), |_, _| {}).is_err());
+}
