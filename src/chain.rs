@@ -75,16 +75,21 @@ pub fn write<T, const N: usize>(
     for (r, f) in raw.iter_mut().zip(fields) {
         *r = f.clamp(i64::from(*r));
     }
+    // Every element has a slot (`place` finds one for each); indexing is checked all the same.
     for (element, &s) in list.iter().zip(&slots) {
         let at = 2 + usize::from(s) * stride;
         let mut report = |i: usize, v: Value| clamped(base + at + i, v);
-        quantise(element, &mut raw[at..at + width], &mut report);
+        if let Some(values) = raw.get_mut(at..at + width) {
+            quantise(element, values, &mut report);
+        }
     }
     let slots = &slots[..list.len()];
     let link = |j: usize| slots.get(j).map_or(N, |&s| usize::from(s)) as i32;
     raw[0] = link(0);
     for (j, &s) in slots.iter().enumerate() {
-        raw[1 + usize::from(s) * stride] = link(j + 1);
+        if let Some(next) = raw.get_mut(1 + usize::from(s) * stride) {
+            *next = link(j + 1);
+        }
     }
 }
 
