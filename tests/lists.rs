@@ -80,6 +80,27 @@ fn values_round_trip_through_a_row() {
     assert_eq!((0..raw.len()).filter(|&i| raw[i] != before[i]).count(), 1);
 }
 
+/// Writing a list over the previous row and reading it back allocate nothing.
+#[test]
+fn lists_are_written_and_read_without_allocating() {
+    let mut rng = Rng(3);
+    let mut hero = Hero::default();
+    let mut raw = vec![0; <Hero as Snapshot>::CLASS.fields.len()];
+    for frame in 0..200 {
+        step(&mut rng, &mut hero, frame);
+        let counted = allocation_counter::measure(|| {
+            hero.quantise(&mut raw);
+            let back = Hero::dequantise(&raw);
+            assert_eq!(
+                (back.inventory, back.path, back.summons),
+                (hero.inventory, hero.path, hero.summons)
+            );
+            assert_eq!(back.quest, hero.quest);
+        });
+        assert_eq!(counted.count_total, 0, "frame {frame}");
+    }
+}
+
 /// `n` drawn uniformly below `n` (at least 1).
 fn below(rng: &mut Rng, n: usize) -> usize {
     (rng.next() % n.max(1) as u64) as usize
