@@ -13,7 +13,7 @@ use link::Rng;
 use netschema::engine::probe::Probe;
 use netschema::owned::{Client, ClientBuffers, PeerBuffers, Server, ServerConfig, WorldBuffers};
 use netschema::schema::Coding;
-use netschema::{Error, List, Protocol, Snapshot, SnapshotEnum};
+use netschema::{Error, List, Peer, Protocol, Snapshot, SnapshotEnum, World};
 
 /// The code generated from `tests/schemas/lists.netidl`.
 #[allow(clippy::all, dead_code, unreachable_pub)]
@@ -282,6 +282,18 @@ fn value_index(row: &[i32], position: usize) -> usize {
     2 + 2 * slot
 }
 
+/// A world of one entity, a peer that sees it and the peer's client, on storage kept for the
+/// rest of the test.
+fn session() -> (World<'static>, Peer<'static>, netschema::Client<'static>) {
+    let schema = &Lists::SCHEMA;
+    let world = Box::leak(Box::new(WorldBuffers::new(schema, 1)));
+    let peer = Box::leak(Box::new(PeerBuffers::new(schema, 4, 1)));
+    let client = Box::leak(Box::new(ClientBuffers::new(schema, 4)));
+    let mut peer = peer.peer(schema, 4, 1).unwrap();
+    peer.set_visible(0, true).unwrap();
+    (world.world(schema, 1).unwrap(), peer, client.client(schema, 4).unwrap())
+}
+
 /// A session of one `Row` entity over a lossless link, its encoder probed: `edit` changes the
 /// list each frame and returns the row index of the value it changed or wrote (`None` for a
 /// removal); returns, after a warm-up, the mean cost of that value and of the rest of the
@@ -291,14 +303,7 @@ fn list_costs(
 ) -> (f64, f64, f64) {
     const FRAMES: u32 = 1500;
     const WARMUP: u32 = 200;
-    let schema = &Lists::SCHEMA;
-    let mut world_buf = WorldBuffers::new(schema, 1);
-    let mut peer_buf = PeerBuffers::new(schema, 4, 1);
-    let mut client_buf = ClientBuffers::new(schema, 4);
-    let mut world = world_buf.world(schema, 1).unwrap();
-    let mut peer = peer_buf.peer(schema, 4, 1).unwrap();
-    let mut client = client_buf.client(schema, 4).unwrap();
-    peer.set_visible(0, true).unwrap();
+    let (mut world, mut peer, mut client) = session();
     let mut rng = Rng(5);
     let mut row = Row::default();
     for i in 0..8 {
@@ -382,6 +387,15 @@ fn malformed_chains_read_as_shorter_lists() {
     (raw[1 + 2 * 2], raw[2 + 2 * 2]) = (5, 20);
     (raw[1 + 2 * 5], raw[2 + 2 * 5]) = (2, 50);
     assert_eq!(Row::dequantise(&raw).values[..], [20, 50]);
+    // Sent as it is by a server that writes rows itself, it reaches a client the same way.
+    let (mut world, mut peer, mut client) = session();
+    world.begin_frame();
+    world.set(0, Row::CLASS_INDEX, &raw).unwrap();
+    let mut buf = [0u8; 256];
+    let n = peer.encode(&world, &mut buf).unwrap();
+    client.decode(&buf[..n]).unwrap();
+    let (_, _, received) = client.view().next().unwrap();
+    assert_eq!(Row::dequantise(received).values[..], [20, 50]);
     let mut rng = Rng(9);
     let fields = <Hero as Snapshot>::CLASS.fields.len();
     for _ in 0..2000 {
