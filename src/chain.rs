@@ -101,13 +101,18 @@ struct Matcher<'x, T, Q> {
     previous: &'x [u16],
     scratch: &'x mut [i32],
     quantise: &'x Q,
+    /// The element whose raw values `scratch` holds.
+    loaded: Option<usize>,
 }
 
 impl<T, Q: Fn(&T, &mut [i32], &mut dyn FnMut(usize, Value))> Matcher<'_, T, Q> {
     /// Whether element `j` equals the element of previous slot `s`.
     fn equal(&mut self, j: usize, s: u16) -> bool {
         let Some(element) = self.elements.get(j) else { return false };
-        (self.quantise)(element, self.scratch, &mut |_, _| {});
+        if self.loaded != Some(j) {
+            (self.quantise)(element, self.scratch, &mut |_, _| {});
+            self.loaded = Some(j);
+        }
         values(self.raw, self.stride, usize::from(s)) == &self.scratch[..]
     }
 
@@ -128,7 +133,7 @@ fn place<T, const N: usize>(
 ) -> [u16; N] {
     let mut slots = [NONE; N];
     let mut used = [false; N];
-    let mut m = Matcher { elements: list, raw, stride, previous, scratch, quantise };
+    let mut m = Matcher { elements: list, raw, stride, previous, scratch, quantise, loaded: None };
     // Walk both lists in order, each step a match, a replacement (when the elements after
     // match), a removal, an insertion, or else a replacement, looking one element ahead: a
     // repeated value does not pull an element away from its place.
