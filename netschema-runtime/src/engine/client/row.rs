@@ -1,30 +1,25 @@
 //! Frame rows as a client keeps them: each value as its distance from its field's minimum, in
-//! the fewest whole bytes that hold the field's span (0 to 4), little-endian, one field after
-//! another. A row of five 15-bit and 8-bit values takes 7 bytes rather than 20.
+//! the fewest bits that hold the field's span (0 to 32), one field after another from the low
+//! bits of the row's first byte up, little-endian; the bits past the last value are zero. A cube
+//! (two 18-bit, a 14-bit and three 9-bit values, a bool and a 2-bit index) takes 10 bytes.
 
 use crate::engine::packet::CHUNK;
 use crate::schema::{Field, Schema};
 
-/// Bytes a value of `field` takes in a row: those of its largest distance from its minimum.
+/// Bits a value of `field` takes in a row: those of its largest distance from its minimum.
 #[inline(always)]
-const fn width(field: &Field) -> usize {
-    let most = field.max.abs_diff(field.min);
-    if most == 0 {
-        0
-    } else if most < 1 << 8 {
-        1
-    } else if most < 1 << 16 {
-        2
-    } else if most < 1 << 24 {
-        3
-    } else {
-        4
-    }
+const fn bits(field: &Field) -> u32 {
+    32 - field.max.abs_diff(field.min).leading_zeros()
+}
+
+/// Bits of the values of `fields`.
+fn total_bits(fields: &[Field]) -> usize {
+    fields.iter().map(|f| bits(f) as usize).sum()
 }
 
 /// Bytes of a row of `fields`.
 pub(super) fn len(fields: &[Field]) -> usize {
-    fields.iter().map(width).sum()
+    total_bits(fields).div_ceil(8)
 }
 
 /// Bytes of the longest row of a class of `schema`: what a handle takes in a frame slot.
@@ -32,96 +27,105 @@ pub(super) fn stride(schema: &Schema) -> usize {
     schema.classes.iter().map(|c| len(c.fields)).max().unwrap_or(0)
 }
 
-/// Where the value of field `f` of `fields` starts in a row.
+/// Where the value of field `f` of `fields` starts in a row, in bits.
 #[inline]
 fn offset(fields: &[Field], f: usize) -> usize {
-    fields.iter().take(f).map(width).sum()
+    total_bits(&fields[..f.min(fields.len())])
 }
 
-/// Where a field's value lies in a row: where it starts, the mask of its bits in the four bytes
-/// from there (its width), and the field's minimum.
+/// The eight bytes of `row` from `at` as one word (bytes past its end read as zero).
+#[inline(always)]
+fn load(row: &[u8], at: usize) -> u64 {
+    match row.get(at..at + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+        Some(b) => u64::from_le_bytes(b),
+        None => {
+            let (mut b, tail) = ([0; 8], row.get(at..).unwrap_or(&[]));
+            let n = tail.len().min(8);
+            b[..n].copy_from_slice(&tail[..n]);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+/// Where a field's value lies in a row: the byte it starts in, its shift within the eight bytes
+/// from there, the mask of its bits (its width), and the field's minimum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Place {
     at: u32,
+    shift: u32,
     mask: u32,
     min: i32,
 }
 
 impl Place {
     /// No value: reads as 0, writes nothing.
-    const NONE: Place = Place { at: 0, mask: 0, min: 0 };
+    const NONE: Place = Place { at: 0, shift: 0, mask: 0, min: 0 };
 
     /// The place of field `f` of `fields`.
     pub(super) fn of(fields: &[Field], f: usize) -> Place {
         fields.get(f).map_or(Place::NONE, |field| Place::at(field, offset(fields, f)))
     }
 
-    /// The place of a value of `field` starting at byte `at` of a row.
+    /// The place of a value of `field` starting at bit `at` of a row.
     fn at(field: &Field, at: usize) -> Place {
-        let mask = match width(field) {
+        let mask = match bits(field) {
             0 => 0,
-            w => u32::MAX >> (32 - 8 * w),
+            b => u32::MAX >> (32 - b),
         };
-        Place { at: at as u32, mask, min: field.min }
+        Place { at: (at / 8) as u32, shift: (at % 8) as u32, mask, min: field.min }
     }
 
-    /// The value at this place in `row` (bytes past its end read as zero).
+    /// The value at this place in `row` (bits past its end read as zero).
     #[inline(always)]
     pub(super) fn get(self, row: &[u8]) -> i32 {
-        let at = self.at as usize;
-        let word = match row.get(at..at + 4).and_then(|b| <[u8; 4]>::try_from(b).ok()) {
-            Some(b) => u32::from_le_bytes(b),
-            None => {
-                let (mut b, tail) = ([0; 4], row.get(at..).unwrap_or(&[]));
-                b[..tail.len().min(4)].copy_from_slice(&tail[..tail.len().min(4)]);
-                u32::from_le_bytes(b)
-            }
-        };
-        self.min.wrapping_add((word & self.mask) as i32)
+        let word = load(row, self.at as usize);
+        self.min.wrapping_add(((word >> self.shift) as u32 & self.mask) as i32)
     }
 
-    /// Writes `value`, in the field's range, at this place in `row` (what fits of it).
+    /// Writes `value`, in the field's range, at this place in `row` (what fits of it), leaving
+    /// the other bits as they were.
     #[inline(always)]
     pub(super) fn put(self, value: i32, row: &mut [u8]) {
-        let (at, above) = (self.at as usize, value.wrapping_sub(self.min) as u32);
-        match row.get_mut(at..at + 4).and_then(|b| <&mut [u8; 4]>::try_from(b).ok()) {
-            Some(b) => {
-                let kept = u32::from_le_bytes(*b) & !self.mask;
-                *b = (kept | (above & self.mask)).to_le_bytes();
-            }
+        let at = self.at as usize;
+        let mask = u64::from(self.mask) << self.shift;
+        let bits = u64::from(value.wrapping_sub(self.min) as u32 & self.mask) << self.shift;
+        match row.get_mut(at..at + 8).and_then(|b| <&mut [u8; 8]>::try_from(b).ok()) {
+            Some(b) => *b = ((u64::from_le_bytes(*b) & !mask) | bits).to_le_bytes(),
             None => {
                 let tail = row.get_mut(at..).unwrap_or(&mut []);
-                let n = tail.len().min((32 - self.mask.leading_zeros()) as usize / 8);
-                tail[..n].copy_from_slice(&above.to_le_bytes()[..n]);
+                for (i, byte) in tail.iter_mut().take(8).enumerate() {
+                    let m = (mask >> (8 * i)) as u8;
+                    *byte = (*byte & !m) | (bits >> (8 * i)) as u8;
+                }
             }
         }
     }
 }
 
 /// Where the values of the first [`CHUNK`] fields of a class lie in its rows: worked out once a
-/// packet, so that reading or writing a value is a load and a mask.
+/// packet, so that reading or writing a value is a load, a shift and a mask.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     /// The class's fields.
     pub(super) fields: &'static [Field],
     /// The places of the first [`CHUNK`].
     places: [Place; CHUNK],
-    /// Bytes of the class's values in a row.
-    pub(super) len: usize,
+    /// Bits of the class's values in a row.
+    bits: usize,
 }
 
 impl Layout {
     /// The layout of no class.
-    pub(super) const EMPTY: Layout = Layout { fields: &[], places: [Place::NONE; CHUNK], len: 0 };
+    pub(super) const EMPTY: Layout = Layout { fields: &[], places: [Place::NONE; CHUNK], bits: 0 };
 
     /// The layout of a class of `fields`.
     pub(super) fn new(fields: &'static [Field]) -> Layout {
         let (mut places, mut at) = ([Place::NONE; CHUNK], 0);
         for (place, field) in places.iter_mut().zip(fields) {
             *place = Place::at(field, at);
-            at += width(field);
+            at += bits(field) as usize;
         }
-        Layout { fields, places, len: len(fields) }
+        Layout { fields, places, bits: total_bits(fields) }
     }
 
     /// Where the value of field `f` lies in a row.
@@ -131,6 +135,19 @@ impl Layout {
             Some(&place) => place,
             None => Place::of(self.fields, f),
         }
+    }
+
+    /// Clears the bits of `row`'s first `stride` bytes past the class's values, so that whole
+    /// rows compare.
+    #[inline]
+    pub(super) fn clear_tail(&self, row: &mut [u8], stride: usize) {
+        let (full, part) = (self.bits / 8, self.bits % 8);
+        if part > 0
+            && let Some(byte) = row.get_mut(full)
+        {
+            *byte &= (1u8 << part) - 1;
+        }
+        row.get_mut(self.bits.div_ceil(8)..stride).unwrap_or(&mut []).fill(0);
     }
 }
 
@@ -145,7 +162,7 @@ pub(super) fn unpack(fields: &[Field], row: &[u8], out: &mut [i32]) {
     let mut at = 0;
     for (field, o) in fields.iter().zip(out) {
         *o = Place::at(field, at).get(row);
-        at += width(field);
+        at += bits(field) as usize;
     }
 }
 
@@ -164,12 +181,12 @@ mod tests {
         Field::categorical("kind", 256),
     ];
 
-    /// Every value, at each end of its range, reads back as written, in the fewest bytes, and
-    /// writing one leaves the others as they were.
+    /// Every value, at each end of its range, reads back as written, in the fewest bits, and
+    /// writing one leaves the others, and the bits past the row's values, as they were.
     #[test]
     fn values_read_back_at_their_widths() {
-        assert_eq!(FIELDS.map(|f| width(&f)), [0, 1, 2, 3, 4, 1]);
-        assert_eq!(len(&FIELDS), 11);
+        assert_eq!(FIELDS.map(|f| bits(&f)), [0, 1, 11, 20, 32, 8]);
+        assert_eq!(len(&FIELDS), 9);
         let layout = Layout::new(&FIELDS);
         for pick in [0, 1] {
             let values = FIELDS.map(|f| if pick == 0 { f.min } else { f.max });
@@ -178,17 +195,19 @@ mod tests {
                 assert_eq!(layout.place(f), Place::of(&FIELDS, f));
                 layout.place(f).put(v, &mut row);
             }
+            layout.clear_tail(&mut row, 10);
+            assert_eq!(row[9..], [0, 0xAA], "the tail is cleared up to the stride");
             let mut back = [0; 6];
             unpack(&FIELDS, &row, &mut back);
             assert_eq!(back, values);
             assert_eq!(value(&FIELDS, &row, 3), Some(values[3]));
         }
-        // "wide" starts at byte 3: a row of 5 bytes holds two of its three.
+        // "wide" starts at bit 12 (byte 1, bit 4): a row of 3 bytes holds 12 of its 20 bits.
         let wide = Place::of(&FIELDS, 3);
-        let mut short = [0u8; 5];
+        let mut short = [0xFFu8; 3];
         wide.put(FIELDS[3].min + 0x30201, &mut short);
-        assert_eq!(short, [0, 0, 0, 1, 2], "a value past the end is cut short");
-        assert_eq!(wide.get(&short), FIELDS[3].min + 0x201, "bytes past the end read as 0");
+        assert_eq!(short, [0xFF, 0x1F, 0x20], "a value past the end is cut short");
+        assert_eq!(wide.get(&short), FIELDS[3].min + 0x201, "bits past the end read as 0");
         assert_eq!(layout.place(20), Place::NONE);
     }
 }

@@ -306,8 +306,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         let row = self.new_rows.get_mut(h as usize * self.stride..).unwrap_or(&mut []);
         layout.place(f).put(value, row);
         if f + 1 == layout.fields.len() {
-            // The row's tail past its class's values stays zero, so that whole rows compare.
-            row.get_mut(layout.len..self.stride).unwrap_or(&mut []).fill(0);
+            layout.clear_tail(row, self.stride);
         }
         if let Some(v) = self.new_values.get_mut(h as usize * self.schema.max_fields + f) {
             *v = value;

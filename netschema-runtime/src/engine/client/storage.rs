@@ -11,7 +11,7 @@ use crate::schema::Schema;
 #[derive(Debug)]
 pub struct ClientStorage<'a> {
     /// Raw values of every handle in every frame slot, packed: each as its distance from its
-    /// field's minimum, in the fewest whole bytes that hold the field's span.
+    /// field's minimum, in the fewest bits that hold the field's span, one after another.
     pub rows: &'a mut [u8],
     /// Raw values of every handle, in three tables of [`ClientSizes::view`]: two that take
     /// turns holding the current frame's values ([`Client::frame_view`]) and the values of the
