@@ -214,6 +214,24 @@ pub enum Error {
         /// The newest input's tick.
         newest: u32,
     },
+    /// A client's record queue is full: it keeps
+    /// [`RECORD_LIMIT`](crate::engine::records::RECORD_LIMIT) records or
+    /// [`RECORD_BYTES`](crate::engine::records::RECORD_BYTES) bytes queued or not yet
+    /// acknowledged, and the record would pass either. Nothing was queued; records leave as
+    /// the client acknowledges them.
+    RecordQueueFull {
+        /// Records queued or not yet acknowledged.
+        records: usize,
+        /// Their bytes.
+        bytes: usize,
+    },
+    /// A record is longer than [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN).
+    RecordTooLong {
+        /// Its length.
+        len: usize,
+        /// The longest a record may be.
+        max: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -281,6 +299,13 @@ impl fmt::Display for Error {
             Error::UnknownClient { client } => write!(f, "client {client} is not connected"),
             Error::TooManyClients { max } => {
                 write!(f, "the server already has its {max} clients")
+            }
+            Error::RecordQueueFull { records, bytes } => write!(
+                f,
+                "the client's record queue is full: {records} records of {bytes} bytes are not yet acknowledged"
+            ),
+            Error::RecordTooLong { len, max } => {
+                write!(f, "a record of {len} bytes is longer than the {max} bytes allowed")
             }
             Error::TooManyPending { max } => {
                 write!(f, "the server already has {max} clients with no ack accepted yet")

@@ -18,6 +18,8 @@
 //! - [`client`]: decodes packets into its own archive, shows each entity's newest values,
 //!   yields [`Event`](client::Event)s and writes a proven [`Ack`](ack::Ack) ([`ack`]) for the
 //!   peer;
+//! - [`records`]: the record stream, bytes sent to one client once and repaired on loss,
+//!   inside the state packets;
 //! - [`input`]: the other direction, client inputs to the server: the sender, the receiver's
 //!   buffer keyed by tick and its acknowledgement;
 //! - [`handshake`]: the hello and welcome that refuse a mismatched schema, input schema, wire
@@ -42,5 +44,6 @@ mod pack;
 mod packet;
 pub mod peer;
 pub mod probe;
+pub mod records;
 mod slots;
 pub mod world;

@@ -12,6 +12,8 @@
 pub enum Part {
     /// The header: baseline, frame, model, history frames, and the "hold all" and mode flags.
     Header,
+    /// The record section ([`crate::engine::records`]): its flag and the records it carries.
+    Records,
     /// Whether each entity present at the baseline is kept.
     Kept,
     /// The list of entering entities: "one more" flags, handles, classes, handle ages and
@@ -29,8 +31,9 @@ pub enum Part {
 
 impl Part {
     /// Every part, in packet order.
-    pub const ALL: [Part; 7] = [
+    pub const ALL: [Part; 8] = [
         Part::Header,
+        Part::Records,
         Part::Kept,
         Part::Entering,
         Part::Held,
@@ -48,6 +51,7 @@ impl Part {
     pub const fn name(self) -> &'static str {
         match self {
             Part::Header => "header",
+            Part::Records => "records",
             Part::Kept => "kept flags",
             Part::Entering => "entering list",
             Part::Held => "held flags",

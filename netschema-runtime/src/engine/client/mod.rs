@@ -13,6 +13,7 @@ use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
 use crate::engine::models::{Book, End};
 use crate::engine::packet::{self, BASE_ID_BITS, FRAME_BITS, Refs};
 use crate::engine::probe::NoProbe;
+use crate::engine::records::{self, Inbox, Records};
 use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
@@ -79,6 +80,8 @@ pub(crate) struct ClientState {
     pub(super) seen: [u32; 2],
     /// The session packets' check values cover (see [`Client::set_session`]).
     pub(super) session: u64,
+    /// The record stream: the next record to apply, those waiting and those applied.
+    pub(super) records: Inbox,
 }
 
 impl ClientState {
@@ -148,6 +151,7 @@ impl<'a> Client<'a> {
             restarted: false,
             seen: [0; 2],
             session: 0,
+            records: Inbox::new(),
         };
         Ok(Client { schema, store, state })
     }
@@ -257,6 +261,7 @@ impl<'a> Client<'a> {
     /// coded from scratch. [`Client::decode`] does this itself after [`RESTART_AFTER`] genuine
     /// packets in a row refused as stale (a wedged session: for instance after a packet that
     /// named a frame far ahead); a game may call it when it detects a desync itself.
+    /// The record stream goes on: records are not frames, and none is applied twice.
     pub fn restart(&mut self) {
         self.store.classes.fill(NO_CLASS);
         self.state.slots = Slots::new();
@@ -325,6 +330,7 @@ impl<'a> Client<'a> {
         // it genuine: refusals of genuine packets are what drives a restart.
         let stale = self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0;
         packet::code_history(&mut dec, packet, &mut refs)?;
+        let records = records::read_records(&mut dec, packet, &mut self.state.records, frame)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
             *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
@@ -373,7 +379,7 @@ impl<'a> Client<'a> {
             models,
             &mut [],
             &refs,
-            false,
+            (records, false),
         )?;
         let max_lag = side.max_lag;
         if dec.direct(0, packet::check_bits(&refs)) != check {
@@ -386,6 +392,7 @@ impl<'a> Client<'a> {
             return Err(Error::StalePacket);
         }
         self.accept(&refs, (spare, check as u16, max_lag), base.map(|p| (reference, p)));
+        self.state.records.commit();
         Ok(frame)
     }
 
@@ -437,6 +444,21 @@ impl<'a> Client<'a> {
     /// What changed from the previous view to the current one, by handle.
     pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
         self.reader().events()
+    }
+
+    /// The records the last accepted packet applied, in order, each with its number and the
+    /// frame it belongs to (see [`Peer::queue_record`](crate::Peer::queue_record)): every
+    /// record the server queued comes here once, after every record before it. A record
+    /// that arrives after one still missing waits for it. The records stay until the next
+    /// packet is accepted; a refused packet changes nothing.
+    pub fn records(&self) -> Records<'_> {
+        self.state.records.applied()
+    }
+
+    /// The records received that wait for an earlier one still missing (its packet was lost
+    /// and is being repaired), by number: [`Client::records`] yields them once it arrives.
+    pub fn waiting_records(&self) -> Records<'_> {
+        self.state.records.waiting()
     }
 
     /// The rate of change of field `field` of the entity at `handle`, in raw steps per frame

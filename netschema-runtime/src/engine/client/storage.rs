@@ -3,6 +3,7 @@
 use super::{Client, row};
 use crate::engine::bitset::words;
 use crate::engine::models::{Book, End};
+use crate::engine::records::Inbox;
 use crate::engine::slots::SLOTS;
 use crate::model::{Model, ModelLayout};
 use crate::schema::Schema;
@@ -73,6 +74,9 @@ pub struct ClientSizes {
     pub models: usize,
     /// Length of [`ClientStorage::stored`].
     pub stored: usize,
+    /// Bytes of the record stream's inbox, which the client keeps inline rather than in a
+    /// slice (see [`crate::engine::records`]).
+    pub records: usize,
 }
 
 impl ClientSizes {
@@ -87,6 +91,7 @@ impl ClientSizes {
             + self.links * 4
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
+            + self.records
     }
 }
 
@@ -103,6 +108,7 @@ impl ClientStorage<'_> {
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Client),
+            records: core::mem::size_of::<Inbox>(),
         }
     }
 }

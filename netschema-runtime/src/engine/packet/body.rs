@@ -133,10 +133,11 @@ fn fits_with_tail(
         || budget.fits(len_bound, bits + held.bits(models, budget))
 }
 
-/// Codes the body of a packet (everything between the header and the check value) and
-/// returns the check value of the frame. `saved` is the encoder's room for models it may
-/// have to restore (empty on the decoder); `hold_all` is the encoder's choice of a packet that
-/// holds everything.
+/// Codes the body of a packet (everything between the record section and the check value)
+/// and returns the check value of the frame, which covers `records`, the digest of the
+/// packet's record section. `saved` is the encoder's room for models it may have to restore
+/// (empty on the decoder); `hold_all` is the encoder's choice of a packet that holds
+/// everything.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     coder: &mut C,
@@ -146,7 +147,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
     models: &mut [Model],
     saved: &mut [Model],
     refs: &Refs,
-    hold_all: bool,
+    (records, hold_all): (u32, bool),
 ) -> Result<u32> {
     let mut walk = Walk {
         probe,
@@ -162,6 +163,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
         pending_links: 0,
         handles: side.handles(),
     };
+    walk.check.add(records);
     let based = refs.base().is_some();
     if based && walk.hold_all(coder, side, models, hold_all) {
         return Ok(walk.check.value(CHECK_BITS));

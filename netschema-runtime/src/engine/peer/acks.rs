@@ -76,6 +76,7 @@ impl Peer<'_> {
         let holds = |f: u32| slots.find(f).is_some_and(|p| held[p]);
         self.state.book.acked(self.store.models, newest, holds);
         let latest = from_wire(newest, ack.latest);
+        self.state.records.acked(latest, holds);
         self.state.unacked_since = NO_FRAME;
         if self.state.acked_latest == NO_FRAME || (age(latest, self.state.acked_latest) as i32) > 0
         {
@@ -116,6 +117,7 @@ impl Peer<'_> {
         self.state.pending_view = None;
         self.state.floor = self.state.newest_sent;
         self.state.book.restart();
+        self.state.records.restart();
         self.state.stats.restarts += 1;
     }
 

@@ -13,6 +13,7 @@ use crate::engine::packet::{
     self, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, history_target, in_window,
 };
 use crate::engine::probe::{NoProbe, Part, Probe};
+use crate::engine::records::{self, Carry, RECORD_SHARE};
 use crate::engine::slots::split;
 use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
@@ -112,6 +113,8 @@ impl Peer<'_> {
             return Err(Error::StalePacket);
         }
         self.check_view(world);
+        let rtt = (self.state.acked_latest != NO_FRAME).then_some(self.state.stats.round_trip);
+        self.state.records.expire(frame, records::timeout(rtt));
         let (history, len, reach) = self.references(frame);
         let len = history[..len].iter().take_while(|&&t| world.holds(t)).count();
         let mut refs = Refs::new(self.state.session, frame, &history[..len]);
@@ -242,6 +245,7 @@ impl Peer<'_> {
             absent: (usize::MAX, 0),
         };
 
+        let limit = buf.len() / RECORD_SHARE;
         let mut enc = Encoder::new(buf);
         let mut header = Metered::new(&mut enc);
         header.direct(u32::from(refs.base().is_some()), 1);
@@ -268,6 +272,11 @@ impl Peer<'_> {
         }
         packet::code_history(&mut header, packet, &mut refs_coded)?;
         probe.structure(Part::Header, header.cost);
+        let before = enc.bits();
+        let packet = &mut models[ModelLayout::PACKET];
+        let (carried, records) =
+            records::write_records(&mut enc, packet, &self.state.records, refs.frame, limit);
+        probe.structure(Part::Records, ((enc.bits() - before) << COST_FRAC_BITS) as u32);
         let check = packet::code_body(
             &mut enc,
             &mut side,
@@ -276,7 +285,7 @@ impl Peer<'_> {
             models,
             saved,
             refs,
-            mode == Attempt::HoldAll,
+            (records, mode == Attempt::HoldAll),
         )?;
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
@@ -284,7 +293,8 @@ impl Peer<'_> {
         let check_bits = packet::check_bits(refs);
         enc.direct(check, check_bits);
         probe.structure(Part::Check, check_bits << COST_FRAC_BITS);
-        Ok(Written { len: enc.finish()?, max_lag, waited, scale, check: check as u16, shortfall })
+        let check = check as u16;
+        Ok(Written { len: enc.finish()?, max_lag, waited, scale, check, shortfall, carried })
     }
 
     /// Makes the packet just written for `refs`, whose datagram hash is `hash`, the newest
@@ -315,6 +325,7 @@ impl Peer<'_> {
             }
         }
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
+        self.state.records.carried(written.carried, frame);
         let models = (&mut *self.store.models, &mut *self.store.scratch.models);
         let sent = (frame, refs.base());
         let stored = &mut *self.store.stored;
@@ -362,4 +373,6 @@ struct Written {
     check: u16,
     /// The length it needed to carry an entity, if it carries none although one was tried.
     shortfall: Option<usize>,
+    /// The records it carries.
+    carried: Carry,
 }

@@ -10,6 +10,7 @@
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age};
 use crate::engine::models::{Book, End};
+use crate::engine::records::{Outbox, RecordStats};
 use crate::engine::slots::{SLOTS, Slots};
 use crate::engine::world::World;
 use crate::model::{Model, ModelLayout};
@@ -132,6 +133,8 @@ pub(crate) struct PeerState {
     stats: PeerStats,
     /// The session packets' check values cover (see [`Peer::set_session`]).
     session: u64,
+    /// The record stream's queued and unacknowledged records.
+    records: Outbox,
 }
 
 #[cfg(feature = "std")]
@@ -240,6 +243,7 @@ impl<'a> Peer<'a> {
             scale: 256,
             stats: PeerStats::default(),
             session: 0,
+            records: Outbox::new(),
         };
         Ok(Peer { schema, store, state })
     }
@@ -465,6 +469,43 @@ impl<'a> Peer<'a> {
     /// Counters.
     pub fn stats(&self) -> PeerStats {
         self.state.stats
+    }
+
+    /// Queues `bytes` as the next record of this client's record stream and returns its
+    /// number (0 for the first, then one more each). The next packet carries it, and another
+    /// only if that packet is known lost; the client applies the records in order, each once
+    /// ([`Client::records`](crate::Client::records)). Refused, with nothing queued, past
+    /// [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN) bytes
+    /// ([`Error::RecordTooLong`]) or when the records queued or not yet acknowledged would
+    /// pass [`RECORD_LIMIT`](crate::engine::records::RECORD_LIMIT) or
+    /// [`RECORD_BYTES`](crate::engine::records::RECORD_BYTES) ([`Error::RecordQueueFull`]).
+    ///
+    /// ```
+    /// # use netschema_runtime::owned::{PeerBuffers};
+    /// # use netschema_runtime::schema::{Class, Field, Schema};
+    /// # static F: [Field; 1] = [Field::categorical("on", 2)];
+    /// # static C: [Class; 1] = [Class::new("c", &F)];
+    /// # static S: Schema = Schema::new("s", &C);
+    /// # let mut buffers = PeerBuffers::new(&S, 4, 4);
+    /// # let mut peer = buffers.peer(&S, 4, 4).unwrap();
+    /// assert_eq!(peer.queue_record(b"door 7 opened"), Ok(0));
+    /// assert_eq!(peer.queue_record(b"score 3:1"), Ok(1));
+    /// assert_eq!(peer.unacked_records(), (2, 22));
+    /// ```
+    pub fn queue_record(&mut self, bytes: &[u8]) -> Result<u32> {
+        self.state.records.push(bytes)
+    }
+
+    /// Records queued or sent and not yet acknowledged, and their bytes: what counts against
+    /// [`RECORD_LIMIT`](crate::engine::records::RECORD_LIMIT) and
+    /// [`RECORD_BYTES`](crate::engine::records::RECORD_BYTES).
+    pub fn unacked_records(&self) -> (usize, usize) {
+        (self.state.records.len(), self.state.records.bytes())
+    }
+
+    /// Counters of the record stream.
+    pub fn record_stats(&self) -> RecordStats {
+        self.state.records.stats()
     }
 
     /// Digest of the models the packet for `frame` ended with, while they are kept (for

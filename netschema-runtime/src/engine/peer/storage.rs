@@ -5,6 +5,7 @@ use super::Peer;
 use super::ids::{IdSlot, table_len};
 use crate::engine::bitset::words;
 use crate::engine::models::{Book, End, SCRATCH_SETS};
+use crate::engine::records::Outbox;
 use crate::engine::slots::SLOTS;
 use crate::model::{Model, ModelLayout};
 use crate::schema::Schema;
@@ -140,6 +141,9 @@ pub struct PeerSizes {
     pub models: usize,
     /// Length of [`PeerStorage::stored`].
     pub stored: usize,
+    /// Bytes of the record stream's outbox, which the peer keeps inline rather than in a
+    /// slice (see [`crate::engine::records`]).
+    pub records: usize,
     /// Lengths of [`PeerStorage::scratch`].
     pub scratch: ScratchSizes,
 }
@@ -157,6 +161,7 @@ impl PeerSizes {
             + self.links * 4
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
+            + self.records
     }
 }
 
@@ -175,6 +180,7 @@ impl PeerStorage<'_> {
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Server),
+            records: core::mem::size_of::<Outbox>(),
             scratch: PeerScratch::sizes(schema, handles),
         }
     }

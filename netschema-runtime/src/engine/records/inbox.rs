@@ -1,0 +1,237 @@
+//! The client's inbox: the records of the packet being decoded, staged until it is accepted;
+//! those that arrived after a lost one, waiting; and those the last accepted packet applied.
+
+use super::{RECORD_BYTES, RECORD_LIMIT, Record};
+use crate::{Error, Result};
+
+/// Records the inbox holds at once: those the last packet applied and those waiting (at most
+/// [`RECORD_LIMIT`]: every one is in the server's outbox when a packet is sent), and those
+/// staged (as many again).
+const HELD: usize = 2 * RECORD_LIMIT;
+/// Bytes of the records the inbox holds at once (see [`HELD`]).
+const HELD_BYTES: usize = 2 * RECORD_BYTES;
+
+/// A record the inbox holds.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    number: u32,
+    frame: u32,
+    /// Where its bytes start in the inbox's bytes.
+    start: u16,
+    len: u16,
+}
+
+const EMPTY: Held = Held { number: 0, frame: 0, start: 0, len: 0 };
+
+/// What a client keeps of the record stream: the next number to apply, and the records it
+/// holds in `held`: the `applied` ones the last accepted packet applied, in order; then the
+/// `waiting` ones, which came after a record still missing, by number; then the `staged` ones
+/// of the packet being decoded. The bytes of the applied and waiting ones are packed from the
+/// start of `bytes`, `used` in all; those staged follow.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inbox {
+    next: u32,
+    held: [Held; HELD],
+    applied: usize,
+    waiting: usize,
+    staged: usize,
+    bytes: [u8; HELD_BYTES],
+    used: usize,
+    /// The end of the staged bytes.
+    staged_end: usize,
+    /// Whether the record being staged is kept (else it is one the client has, whose bytes
+    /// are read past).
+    keeping: bool,
+}
+
+impl Inbox {
+    /// An empty inbox that expects record 0 first.
+    pub(crate) const fn new() -> Inbox {
+        Inbox {
+            next: 0,
+            held: [EMPTY; HELD],
+            applied: 0,
+            waiting: 0,
+            staged: 0,
+            bytes: [0; HELD_BYTES],
+            used: 0,
+            staged_end: 0,
+            keeping: false,
+        }
+    }
+
+    /// The number of the next record to apply.
+    pub(crate) fn next(&self) -> u32 {
+        self.next
+    }
+
+    /// Forgets what a packet not accepted staged.
+    pub(crate) fn begin_staging(&mut self) {
+        (self.staged, self.staged_end, self.keeping) = (0, self.used, false);
+    }
+
+    /// Whether record `number` is applied or held.
+    fn has(&self, number: u32) -> bool {
+        let live = self.applied + self.waiting;
+        (number.wrapping_sub(self.next) as i32) < 0
+            || self.held[self.applied..live + self.staged].iter().any(|h| h.number == number)
+    }
+
+    /// Stages record `number` of `len` bytes, belonging to `frame`: its bytes follow
+    /// ([`Inbox::put`]). A record held already is read past. One at or past [`RECORD_LIMIT`]
+    /// after the next to apply, or past the room, is [`Error::Corrupt`]: no honest server
+    /// sends it.
+    pub(crate) fn stage(&mut self, number: u32, frame: u32, len: usize) -> Result<()> {
+        self.keeping = false;
+        if self.has(number) {
+            return Ok(());
+        }
+        let at = self.applied + self.waiting + self.staged;
+        if number.wrapping_sub(self.next) >= RECORD_LIMIT as u32
+            || at >= HELD
+            || self.staged_end + len > HELD_BYTES
+        {
+            return Err(Error::Corrupt);
+        }
+        self.held[at] = Held { number, frame, start: self.staged_end as u16, len: len as u16 };
+        self.staged += 1;
+        self.keeping = true;
+        Ok(())
+    }
+
+    /// The next byte of the record staged last.
+    pub(crate) fn put(&mut self, b: u8) {
+        if let (true, Some(slot)) = (self.keeping, self.bytes.get_mut(self.staged_end)) {
+            *slot = b;
+            self.staged_end += 1;
+        }
+    }
+
+    /// The packet whose records were staged is accepted: the records the previous packet
+    /// applied go, the staged ones join the waiting ones, and those that follow the last
+    /// applied without a gap are applied, in order.
+    pub(crate) fn commit(&mut self) {
+        let (old, live) = (self.applied, self.applied + self.waiting + self.staged);
+        self.held.copy_within(old..live, 0);
+        let n = live - old;
+        let next = self.next;
+        let key = |h: &Held| h.number.wrapping_sub(next);
+        // Insertion sort: the waiting ones are in order, the staged ones too.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && key(&self.held[j - 1]) > key(&self.held[j]) {
+                self.held.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let applied = self.held[..n]
+            .iter()
+            .enumerate()
+            .take_while(|(i, h)| h.number == next.wrapping_add(*i as u32))
+            .count();
+        self.next = next.wrapping_add(applied as u32);
+        (self.applied, self.waiting, self.staged) = (applied, n - applied, 0);
+        self.pack();
+        self.begin_staging();
+    }
+
+    /// Packs the bytes of the applied and waiting records at the start of `bytes`, in the
+    /// order they lie there (each moves down, never over bytes still to move).
+    fn pack(&mut self) {
+        let live = self.applied + self.waiting;
+        let mut moved: u128 = 0;
+        let mut cursor = 0;
+        for _ in 0..live {
+            let Some(i) =
+                (0..live).filter(|&i| moved >> i & 1 == 0).min_by_key(|&i| (self.held[i].start, i))
+            else {
+                break;
+            };
+            moved |= 1 << i;
+            let h = &mut self.held[i];
+            let (start, len) = (usize::from(h.start), usize::from(h.len));
+            self.bytes.copy_within(start..start + len, cursor);
+            h.start = cursor as u16;
+            cursor += len;
+        }
+        self.used = cursor;
+    }
+
+    /// The records the last accepted packet applied, in order.
+    pub(crate) fn applied(&self) -> Records<'_> {
+        Records { inbox: self, at: 0, end: self.applied }
+    }
+
+    /// The records received that wait for an earlier one, by number.
+    pub(crate) fn waiting(&self) -> Records<'_> {
+        Records { inbox: self, at: self.applied, end: self.applied + self.waiting }
+    }
+}
+
+const _: () = assert!(HELD <= 128 && HELD_BYTES <= u16::MAX as usize);
+
+/// Records a client holds, by number: those the last packet it accepted applied
+/// ([`Client::records`](crate::Client::records)) or those waiting for an earlier one
+/// ([`Client::waiting_records`](crate::Client::waiting_records)).
+#[derive(Clone, Debug)]
+pub struct Records<'c> {
+    inbox: &'c Inbox,
+    at: usize,
+    end: usize,
+}
+
+impl<'c> Iterator for Records<'c> {
+    type Item = Record<'c>;
+
+    fn next(&mut self) -> Option<Record<'c>> {
+        if self.at >= self.end {
+            return None;
+        }
+        let h = self.inbox.held.get(self.at)?;
+        self.at += 1;
+        let (start, len) = (usize::from(h.start), usize::from(h.len));
+        let bytes = self.inbox.bytes.get(start..start + len).unwrap_or(&[]);
+        Some(Record { number: h.number, frame: h.frame, bytes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    fn deliver(inbox: &mut Inbox, records: &[(u32, &[u8])], accept: bool) -> Vec<(u32, Vec<u8>)> {
+        inbox.begin_staging();
+        for &(number, bytes) in records {
+            inbox.stage(number, 7, bytes.len()).unwrap();
+            bytes.iter().for_each(|&b| inbox.put(b));
+        }
+        if accept {
+            inbox.commit();
+        }
+        inbox.applied().map(|r| (r.number, r.bytes.to_vec())).collect()
+    }
+
+    #[test]
+    fn records_apply_in_order_once() {
+        let mut inbox = Inbox::new();
+        assert_eq!(deliver(&mut inbox, &[(0, b"a"), (1, b"bc")], true).len(), 2);
+        // 2 is lost: 3 and 4 wait.
+        assert!(deliver(&mut inbox, &[(3, b"ddd"), (4, b"")], true).is_empty());
+        // A packet not accepted changes nothing.
+        assert!(deliver(&mut inbox, &[(2, b"x")], false).is_empty());
+        let got = deliver(&mut inbox, &[(1, b"bc"), (2, b"ee"), (3, b"ddd")], true);
+        assert_eq!(got, [(2, b"ee".to_vec()), (3, b"ddd".to_vec()), (4, Vec::new())]);
+        assert_eq!((inbox.next(), inbox.waiting, inbox.used), (5, 0, 5));
+        assert!(deliver(&mut inbox, &[(4, b"")], true).is_empty());
+        assert_eq!(inbox.used, 0);
+    }
+
+    #[test]
+    fn records_beyond_the_window_are_corrupt() {
+        let mut inbox = Inbox::new();
+        inbox.begin_staging();
+        assert_eq!(inbox.stage(RECORD_LIMIT as u32, 0, 1), Err(Error::Corrupt));
+        assert_eq!(inbox.stage(3, 0, HELD_BYTES + 1), Err(Error::Corrupt));
+    }
+}

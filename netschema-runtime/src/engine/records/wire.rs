@@ -1,0 +1,167 @@
+//! The record section of a packet, right after the header, coded by both ends in one walk.
+//!
+//! | part | coded as |
+//! | --- | --- |
+//! | any? | an adaptive integer of the packet model, 0 or 1: 0 ends the section |
+//! | number | the first record's number, its low [`NUMBER_BITS`] bits |
+//! | records | each: after the first a "one more" direct bit then its number's gap after the previous less one (gamma); its age, the packet's frame less the frame it belongs to (gamma, 0 when first sent); its length in [`LEN_BITS`] direct bits; its bytes, 8 direct bits each. A 0 "one more" bit ends the list |
+//!
+//! Gamma codes `v + 1` as `k` zero bits and then `v + 1` in `k + 1` bits. The section's
+//! digest joins the packet's check value.
+
+use super::{Inbox, Outbox, RECORD_LIMIT};
+use crate::codec::coder::{BinaryCoder, Decoder, Encoder};
+use crate::engine::ack::fnv;
+use crate::engine::frame::{NO_FRAME, age};
+use crate::model::Model;
+use crate::{Error, Result};
+
+/// Bits of the first record's number in a packet: the client takes the number nearest the
+/// next it expects with these low bits.
+pub(crate) const NUMBER_BITS: u32 = 16;
+/// Bits of a record's length.
+pub(crate) const LEN_BITS: u32 = 8;
+/// The packet-model integer that says whether a packet carries records.
+pub(crate) const COUNT_RECORDS: usize = 6;
+const _: () = assert!(COUNT_RECORDS < crate::model::COUNT_SLOTS);
+
+/// The digest of a section without records.
+const NO_RECORDS: u32 = 0;
+
+/// Which records a packet carries, from the encoder: bit `i` for the record `i` places after
+/// the oldest in the outbox.
+pub(crate) type Carry = u64;
+
+/// Codes `v + 1` as an Elias gamma code in direct bits.
+fn put_gamma<C: BinaryCoder>(coder: &mut C, v: u32) {
+    let v = u64::from(v) + 1;
+    let bits = 64 - v.leading_zeros();
+    coder.direct(0, bits - 1);
+    for shift in (0..bits).rev() {
+        coder.direct((v >> shift) as u32 & 1, 1);
+    }
+}
+
+/// Reads a value [`put_gamma`] wrote; more than 32 leading zeros are [`Error::Corrupt`].
+fn get_gamma<C: BinaryCoder>(coder: &mut C) -> Result<u32> {
+    let mut zeros = 0;
+    while coder.direct(0, 1) == 0 {
+        zeros += 1;
+        if zeros > 32 {
+            return Err(Error::Corrupt);
+        }
+    }
+    let v = (1u64 << zeros) | u64::from(coder.direct(0, zeros));
+    u32::try_from(v - 1).map_err(|_| Error::Corrupt)
+}
+
+/// Running digest of the records a section carries.
+struct Digest(u32);
+
+impl Digest {
+    fn record(&mut self, number: u32, frame: u32, len: usize) {
+        self.0 = fnv(fnv(fnv(self.0, number), frame), len as u32);
+    }
+
+    fn byte(&mut self, b: u8) {
+        self.0 = fnv(self.0, u32::from(b));
+    }
+}
+
+/// Writes the records `outbox` has due into the packet for `frame` after its header, in
+/// order, while the packet stays within `limit` bytes with one bit more; returns those it
+/// carries and the section's digest. `packet` is the packet model.
+pub(crate) fn write_records(
+    enc: &mut Encoder<'_>,
+    packet: &mut Model,
+    outbox: &Outbox,
+    frame: u32,
+    limit: usize,
+) -> (Carry, u32) {
+    let mut due = outbox.due();
+    let Some(first) = due.next() else {
+        packet.code_count(enc, COUNT_RECORDS, 0);
+        return (0, NO_RECORDS);
+    };
+    let (start, saved) = (enc.mark(), *packet);
+    packet.code_count(enc, COUNT_RECORDS, 1);
+    enc.direct(outbox.number(first), NUMBER_BITS);
+    let mut digest = Digest(0x811c_9dc5);
+    let (mut carry, mut previous) = (0, first);
+    for i in core::iter::once(first).chain(due) {
+        let mark = enc.mark();
+        if i != first {
+            enc.direct(1, 1);
+            put_gamma(enc, (i - previous - 1) as u32);
+        }
+        let e = outbox.entry(i);
+        let tag = if e.frame == NO_FRAME { frame } else { e.frame };
+        put_gamma(enc, age(frame, tag));
+        enc.direct(u32::from(e.len), LEN_BITS);
+        for k in 0..usize::from(e.len) {
+            enc.direct(u32::from(outbox.byte(e, k)), 8);
+        }
+        if enc.len_bound() + 1 > limit {
+            enc.rewind(mark);
+            break;
+        }
+        digest.record(outbox.number(i), tag, usize::from(e.len));
+        (0..usize::from(e.len)).for_each(|k| digest.byte(outbox.byte(e, k)));
+        (carry, previous) = (carry | 1 << i, i);
+    }
+    if carry == 0 {
+        // Not even the first record fits: the packet carries none.
+        enc.rewind(start);
+        *packet = saved;
+        packet.code_count(enc, COUNT_RECORDS, 0);
+        return (0, NO_RECORDS);
+    }
+    enc.direct(0, 1);
+    (carry, digest.0)
+}
+
+/// Reads the record section of the packet for `frame` after its header into `inbox`'s
+/// staging room and returns its digest. A count, number, length or size past what an honest
+/// server sends is [`Error::Corrupt`]; input that runs out is [`Error::UnexpectedEnd`].
+pub(crate) fn read_records(
+    dec: &mut Decoder<'_>,
+    packet: &mut Model,
+    inbox: &mut Inbox,
+    frame: u32,
+) -> Result<u32> {
+    inbox.begin_staging();
+    match packet.code_count(dec, COUNT_RECORDS, 0) {
+        0 => return Ok(NO_RECORDS),
+        1 => {}
+        _ => return Err(Error::Corrupt),
+    }
+    let low = dec.direct(0, NUMBER_BITS);
+    let near = inbox.next();
+    let mut number = near.wrapping_add(low.wrapping_sub(near) as u16 as i16 as u32);
+    let mut digest = Digest(0x811c_9dc5);
+    for i in 0.. {
+        if i > 0 {
+            if dec.direct(0, 1) == 0 {
+                break;
+            }
+            let gap = get_gamma(dec)?;
+            number = number.wrapping_add(gap).wrapping_add(1);
+        }
+        if i >= RECORD_LIMIT {
+            return Err(Error::Corrupt);
+        }
+        let tag = frame.wrapping_sub(get_gamma(dec)?);
+        let len = dec.direct(0, LEN_BITS) as usize;
+        inbox.stage(number, tag, len)?;
+        digest.record(number, tag, len);
+        for _ in 0..len {
+            let b = dec.direct(0, 8) as u8;
+            inbox.put(b);
+            digest.byte(b);
+        }
+        if dec.exhausted() {
+            return Err(Error::UnexpectedEnd);
+        }
+    }
+    Ok(digest.0)
+}
