@@ -11,6 +11,7 @@ use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::client::{self, ClientState, Reader};
 use crate::engine::handshake;
 use crate::engine::input::{MAX_INPUT_FIELDS, SenderStats, SyncStats, check_schema};
+use crate::engine::records::Records;
 use crate::model::predict::{Predictor, Rate};
 use crate::schema::Schema;
 use crate::{ClassOf, Error, Input, Protocol, Ref, Result, Target};
@@ -368,6 +369,20 @@ impl<P: Protocol> Client<P> {
     /// See [`Client::frame_view`](crate::Client::frame_view).
     pub fn frame_view(&self) -> impl Iterator<Item = (u32, usize, &[i32])> + '_ {
         self.reader().frame_view()
+    }
+
+    /// The records the last accepted packet applied, in order, each with its number and the
+    /// frame it belongs to (sent by [`Server::send_record`](super::Server::send_record)); see
+    /// [`Client::records`](crate::Client::records). Read them after each packet: the next
+    /// accepted packet replaces them.
+    pub fn records(&self) -> Records<'_> {
+        self.state.records()
+    }
+
+    /// The records received that wait for an earlier one still missing; see
+    /// [`Client::waiting_records`](crate::Client::waiting_records).
+    pub fn waiting_records(&self) -> Records<'_> {
+        self.state.waiting_records()
     }
 
     /// What changed from the previous view to the current one, by handle.

@@ -17,6 +17,7 @@ use crate::engine::frame::WINDOW;
 use crate::engine::handshake::{self, Welcome};
 use crate::engine::input::{InputStats, Taken, Timing, check_schema};
 use crate::engine::peer::{PeerScratch, PeerState, PeerStats};
+use crate::engine::records::RecordStats;
 use crate::engine::world::WorldState;
 use crate::schema::{MAX_LINKS, Schema};
 use crate::{ClassOf, Error, Input, Peer, PeerStorage, Protocol, Result, Value, World};
@@ -792,6 +793,26 @@ impl<P: Protocol> Server<P> {
     /// `client`'s counters.
     pub fn stats(&mut self, client: ClientId) -> Result<PeerStats> {
         self.with_peer(client, |p| p.stats())
+    }
+
+    /// Queues `bytes` as the next record of `client`'s record stream and returns its number:
+    /// its next packet carries it, another only if that one is lost, and the client applies
+    /// the records in order, each once ([`Client::records`](super::Client::records)). Refused
+    /// with [`Error::RecordTooLong`] or [`Error::RecordQueueFull`], queuing nothing; see
+    /// [`Peer::queue_record`].
+    pub fn send_record(&mut self, client: ClientId, bytes: &[u8]) -> Result<u32> {
+        self.with_peer(client, |p| p.queue_record(bytes))?
+    }
+
+    /// `client`'s records queued or not yet acknowledged, and their bytes; see
+    /// [`Peer::unacked_records`].
+    pub fn unacked_records(&mut self, client: ClientId) -> Result<(usize, usize)> {
+        self.with_peer(client, |p| p.unacked_records())
+    }
+
+    /// The counters of `client`'s record stream.
+    pub fn record_stats(&mut self, client: ClientId) -> Result<RecordStats> {
+        self.with_peer(client, |p| p.record_stats())
     }
 
     /// Values clamped by [`Server::set_clamped`] so far, per scalar field that had any:

@@ -90,6 +90,16 @@ impl ClientState {
         (self.newest != NO_FRAME).then_some(self.newest)
     }
 
+    /// The records the last accepted packet applied (see [`Client::records`]).
+    pub(crate) fn records(&self) -> Records<'_> {
+        self.records.applied()
+    }
+
+    /// The records waiting for an earlier one (see [`Client::waiting_records`]).
+    pub(crate) fn waiting_records(&self) -> Records<'_> {
+        self.records.waiting()
+    }
+
     /// Whether the client forgot what it held and waits for the server to start over.
     pub(crate) fn restarting(&self) -> bool {
         self.newest == NO_FRAME && self.restarted
@@ -452,13 +462,13 @@ impl<'a> Client<'a> {
     /// that arrives after one still missing waits for it. The records stay until the next
     /// packet is accepted; a refused packet changes nothing.
     pub fn records(&self) -> Records<'_> {
-        self.state.records.applied()
+        self.state.records()
     }
 
     /// The records received that wait for an earlier one still missing (its packet was lost
     /// and is being repaired), by number: [`Client::records`] yields them once it arrives.
     pub fn waiting_records(&self) -> Records<'_> {
-        self.state.records.waiting()
+        self.state.waiting_records()
     }
 
     /// The rate of change of field `field` of the entity at `handle`, in raw steps per frame
