@@ -1,6 +1,7 @@
 //! Writes the committed seed corpora of `client_decode`, `residual_decode`, `trace_read`,
-//! `idl_parse` and `timeline` into `seeds/` (the session target's seeds come from fuzzing it). Run from
-//! `fuzz/`: `cargo run --example seeds`. Deterministic: the same files every run.
+//! `idl_parse` and `timeline` into `seeds/`, and the `session` target's sessions that queue
+//! records (its other seeds come from fuzzing it). Run from `fuzz/`: `cargo run --example
+//! seeds`. Deterministic: the same files every run.
 
 use std::fs;
 use std::path::Path;
@@ -29,7 +30,7 @@ impl Rng {
 
 /// The datagrams a client of `CLIENT_SCHEMA` accepts over `frames` frames of a moving world,
 /// each at most 255 bytes (one length byte in `client_decode`'s input), a few lost on the
-/// way: cold packets, then warm ones with baselines, history and held entities.
+/// way: cold packets, then warm ones with baselines, history, held entities and records.
 fn session(seed: u64, frames: u32, lose_one_in: u64) -> Vec<Vec<u8>> {
     let schema = &CLIENT_SCHEMA;
     let mut rng = Rng(seed);
@@ -70,6 +71,11 @@ fn session(seed: u64, frames: u32, lose_one_in: u64) -> Vec<Vec<u8>> {
                 _ => Some(ball.1),
             };
             world.set_link(id, 0, target.filter(|&b| b % 6 != 5)).unwrap();
+        }
+        if step % 2 == 0 {
+            let record: Vec<u8> = (0..step % 9 * 2).map(|k| (step * 5 + k) as u8).collect();
+            // Refused while acks lag: the queue is full.
+            let _ = peer.queue_record(&record);
         }
         let len = peer.encode(&world, &mut buf).unwrap();
         if rng.below(lose_one_in) == 0 {
@@ -138,6 +144,9 @@ fn main() {
             write("residual_decode", &format!("packet-{i}-{j}"), p);
         }
     }
+    for (i, steps) in [20u8, 60].into_iter().enumerate() {
+        write("session", &format!("records-{i}"), &session_with_records(steps, i as u8));
+    }
     for (i, text) in traces().iter().enumerate() {
         write("trace_read", &format!("trace-{i}.jsonl"), text.as_bytes());
     }
@@ -153,6 +162,25 @@ fn main() {
     for (mode, name) in [(0u8, "step"), (1, "linear"), (2, "cubic")] {
         write("timeline", &format!("walk-{name}"), &timeline_walk(mode, 3 + u64::from(mode)));
     }
+}
+
+/// The `session` target's input for `steps` frames of moving, visible units in which packets
+/// and acks are delivered (but for one frame in five if `lossy` is not 0) and up to three
+/// records are queued each frame (see `fuzz_targets/session.rs` for the bytes' meaning).
+fn session_with_records(steps: u8, lossy: u8) -> Vec<u8> {
+    let mut out = vec![0x40];
+    for step in 0..steps {
+        out.extend((0..ENTITIES as u8).map(|id| 2 + (id + step) % 5 * 8));
+        let records = step % 4;
+        if lossy > 0 && step % 5 == 4 {
+            // The packet stays in flight, and no ack is taken.
+            out.extend([1 | records << 2, 1]);
+        } else {
+            // The oldest packet in flight is delivered, and the oldest ack.
+            out.extend([records << 2, 0, 0, 0]);
+        }
+    }
+    out
 }
 
 /// Timeline commands (see `fuzz_targets/timeline.rs`) of a walk planned ahead: keyframes

@@ -2,7 +2,8 @@
 //! and damages, under a byte budget and model policy the input picks: the client never panics,
 //! every packet it accepts decodes to exactly what the server records that client holds, and a
 //! refused packet changes nothing. Reaches warm packets, held entities and restarts that `client_decode`'s
-//! random bytes do not.
+//! random bytes do not. The input also queues records: the client applies them in order, each
+//! once, with the bytes queued.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -36,6 +37,11 @@ static BATCHED: Schema =
 const ENTITIES: usize = 24;
 const HANDLES: usize = 16;
 
+/// The bytes of record `n`: 0 to 39 of them, following from its number.
+fn record_bytes(n: u32) -> Vec<u8> {
+    (0..n % 40).map(|k| (n.wrapping_mul(31) + k) as u8).collect()
+}
+
 /// Reads the input a byte at a time, zeros once it runs out.
 struct Input<'a>(&'a [u8]);
 
@@ -66,6 +72,9 @@ fuzz_target!(|data: &[u8]| {
     // Set once a damaged packet is accepted (a collision of the 16-bit check): the client may
     // then differ from the record, so the comparisons stop.
     let mut poisoned = false;
+    // The next record the client should apply; `None` once a damaged packet was accepted,
+    // whose records the check may have let through altered.
+    let mut next_record = Some(0u32);
     for step in 0..64u32 {
         if input.0.is_empty() {
             break;
@@ -100,8 +109,13 @@ fuzz_target!(|data: &[u8]| {
         sent.insert(frame, record);
         down.push(buf[..len].to_vec());
 
-        // The link: deliver, drop, duplicate, damage or cut what is in flight.
+        // The link: deliver, drop, duplicate, damage or cut what is in flight; bits 2 and 3
+        // queue up to three records for the next packet (refused while the queue is full).
         let action = input.byte();
+        for _ in 0..(action >> 2) & 3 {
+            let number = peer.record_stats().queued as u32;
+            let _ = peer.queue_record(&record_bytes(number));
+        }
         let mut deliver = Vec::new();
         if action & 1 == 0 && !down.is_empty() {
             let i = usize::from(input.byte()) % down.len();
@@ -134,6 +148,12 @@ fuzz_target!(|data: &[u8]| {
                         assert_eq!(&view, want, "frame {f}");
                     }
                     let _ = client.view().count() + client.events().count();
+                    next_record = next_record.filter(|_| action >> 4 == 0);
+                    for r in client.records() {
+                        let Some(n) = next_record.as_mut() else { break };
+                        assert_eq!((r.number, r.bytes), (*n, &record_bytes(r.number)[..]));
+                        *n += 1;
+                    }
                     up.extend(client.ack());
                 }
                 Err(_) => {

@@ -6,6 +6,8 @@
 
 mod support;
 
+use netschema_runtime::codec::prob::COST_ONE_BIT;
+use netschema_runtime::engine::probe::{Part, Probe};
 use netschema_runtime::engine::records::{RECORD_BYTES, RECORD_LIMIT};
 use netschema_runtime::{Ack, Error};
 use std::collections::BTreeMap;
@@ -333,4 +335,44 @@ fn hostile_record_sections_never_panic() {
         }
     }
     assert!(next > 100, "{next} records applied");
+}
+
+/// Adds up the ideal cost of the record section of each packet.
+#[derive(Default)]
+struct RecordCost(u32);
+
+impl Probe for RecordCost {
+    fn field(&mut self, _: usize, _: usize, _: u32, _: Option<u8>, _: bool) {}
+
+    fn structure(&mut self, part: Part, cost: u32) {
+        if part == Part::Records {
+            self.0 += cost;
+        }
+    }
+}
+
+/// A packet without records pays for one adaptive flag: at most a bit, on a cold start, and a
+/// small fraction of a bit once its model has learned.
+#[test]
+fn a_packet_without_records_costs_at_most_a_bit_more() {
+    let (mut world, mut peer, mut client) = session(&SCHEMA, ENTITIES, HANDLES);
+    let mut sim = Sim::new(21, ENTITIES);
+    let mut buf = vec![0u8; 1200];
+    (0..ENTITIES).for_each(|id| peer.set_visible(id, true).unwrap());
+    let mut warm = 0;
+    for now in 0..300u32 {
+        sim.step(&mut world);
+        let mut cost = RecordCost::default();
+        let len = peer.encode_probed(&world, &mut buf, &mut cost).unwrap();
+        assert!(cost.0 <= COST_ONE_BIT, "frame {now}: {} units", cost.0);
+        if now >= 100 {
+            warm += cost.0;
+        }
+        if now % 10 != 3 && client.decode(&buf[..len]).is_ok() {
+            peer.receive_ack(&client.ack().unwrap());
+        }
+    }
+    let mean = f64::from(warm) / 200.0 / f64::from(COST_ONE_BIT);
+    println!("a packet without records: {mean:.4} bits for the record section once warm");
+    assert!(mean < 0.01, "{mean} bits");
 }

@@ -272,11 +272,10 @@ impl Peer<'_> {
         }
         packet::code_history(&mut header, packet, &mut refs_coded)?;
         probe.structure(Part::Header, header.cost);
-        let before = enc.bits();
         let packet = &mut models[ModelLayout::PACKET];
-        let (carried, records) =
+        let section =
             records::write_records(&mut enc, packet, &self.state.records, refs.frame, limit);
-        probe.structure(Part::Records, ((enc.bits() - before) << COST_FRAC_BITS) as u32);
+        probe.structure(Part::Records, section.cost);
         let check = packet::code_body(
             &mut enc,
             &mut side,
@@ -285,7 +284,7 @@ impl Peer<'_> {
             models,
             saved,
             refs,
-            (records, mode == Attempt::HoldAll),
+            (section.digest, mode == Attempt::HoldAll),
         )?;
         let (max_lag, waited, scale) =
             (side.max_lag, side.budget.waited(), side.budget.next_scale());
@@ -294,6 +293,7 @@ impl Peer<'_> {
         enc.direct(check, check_bits);
         probe.structure(Part::Check, check_bits << COST_FRAC_BITS);
         let check = check as u16;
+        let carried = section.carried;
         Ok(Written { len: enc.finish()?, max_lag, waited, scale, check, shortfall, carried })
     }
 

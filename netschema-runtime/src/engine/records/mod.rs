@@ -16,6 +16,29 @@
 //! - `inbox`: the client's [`Inbox`], which stages the records of a packet being decoded,
 //!   keeps those that arrive out of order and yields those applied.
 //!
+//! ```
+//! # use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
+//! # use netschema_runtime::schema::{Class, Field, Schema};
+//! # static F: [Field; 1] = [Field::categorical("on", 2)];
+//! # static C: [Class; 1] = [Class::new("c", &F)];
+//! # static S: Schema = Schema::new("s", &C);
+//! # let (mut wb, mut pb, mut cb) =
+//! #     (WorldBuffers::new(&S, 4), PeerBuffers::new(&S, 4, 4), ClientBuffers::new(&S, 4));
+//! # let (mut world, mut peer) = (wb.world(&S, 4)?, pb.peer(&S, 4, 4)?);
+//! # let mut client = cb.client(&S, 4)?;
+//! world.begin_frame();
+//! peer.queue_record(b"door 7 opened")?;
+//! let mut packet = [0u8; 256];
+//! let len = peer.encode(&world, &mut packet)?;
+//! let frame = client.decode(&packet[..len])?;
+//! let record = client.records().next().unwrap();
+//! assert_eq!((record.number, record.frame, record.bytes), (0, frame, &b"door 7 opened"[..]));
+//! // Once an ack shows the packet received, the record leaves the peer's queue.
+//! peer.receive_ack(&client.ack().unwrap());
+//! assert_eq!(peer.unacked_records(), (0, 0));
+//! # Ok::<(), netschema_runtime::Error>(())
+//! ```
+//!
 //! Everything is fixed capacity and inline: a peer's outbox takes about 2.3 KB and a
 //! client's inbox about 3.6 KB, whatever the schema (reported in
 //! [`PeerSizes::records`](crate::engine::peer::PeerSizes::records) and

@@ -10,7 +10,8 @@
 //! digest joins the packet's check value.
 
 use super::{Inbox, Outbox, RECORD_LIMIT};
-use crate::codec::coder::{BinaryCoder, Decoder, Encoder};
+use crate::codec::coder::{BinaryCoder, Decoder, Encoder, Metered};
+use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::fnv;
 use crate::engine::frame::{NO_FRAME, age};
 use crate::model::Model;
@@ -68,56 +69,88 @@ impl Digest {
     }
 }
 
+/// What the encoder's record section carries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Section {
+    /// The records it carries.
+    pub(crate) carried: Carry,
+    /// Its digest, which the check value covers.
+    pub(crate) digest: u32,
+    /// Its ideal cost, in cost units.
+    pub(crate) cost: u32,
+}
+
+/// Codes the flag that says whether a packet carries records; returns its ideal cost.
+fn code_any(enc: &mut Encoder<'_>, packet: &mut Model, any: bool) -> u32 {
+    let mut meter = Metered::new(enc);
+    packet.code_count(&mut meter, COUNT_RECORDS, i32::from(any));
+    meter.cost
+}
+
+/// Codes record `i` of `outbox` (its gap after record `previous` unless it is the first of
+/// the packet) into the packet for `frame`; returns its ideal cost and the frame it belongs to.
+fn code_record(
+    enc: &mut Encoder<'_>,
+    outbox: &Outbox,
+    (i, previous): (usize, Option<usize>),
+    frame: u32,
+) -> (u32, u32) {
+    let mut meter = Metered::new(enc);
+    if let Some(previous) = previous {
+        meter.direct(1, 1);
+        put_gamma(&mut meter, (i - previous - 1) as u32);
+    }
+    let e = outbox.entry(i);
+    let tag = if e.frame == NO_FRAME { frame } else { e.frame };
+    put_gamma(&mut meter, age(frame, tag));
+    meter.direct(u32::from(e.len), LEN_BITS);
+    for k in 0..usize::from(e.len) {
+        meter.direct(u32::from(outbox.byte(e, k)), 8);
+    }
+    (meter.cost, tag)
+}
+
 /// Writes the records `outbox` has due into the packet for `frame` after its header, in
-/// order, while the packet stays within `limit` bytes with one bit more; returns those it
-/// carries and the section's digest. `packet` is the packet model.
+/// order, while the packet stays within `limit` bytes with one bit more. `packet` is the
+/// packet model.
 pub(crate) fn write_records(
     enc: &mut Encoder<'_>,
     packet: &mut Model,
     outbox: &Outbox,
     frame: u32,
     limit: usize,
-) -> (Carry, u32) {
-    let mut due = outbox.due();
-    let Some(first) = due.next() else {
-        packet.code_count(enc, COUNT_RECORDS, 0);
-        return (0, NO_RECORDS);
+) -> Section {
+    let none = |enc: &mut Encoder<'_>, packet: &mut Model| {
+        let cost = code_any(enc, packet, false);
+        Section { carried: 0, digest: NO_RECORDS, cost }
     };
+    let mut due = outbox.due().peekable();
+    let Some(&first) = due.peek() else { return none(enc, packet) };
     let (start, saved) = (enc.mark(), *packet);
-    packet.code_count(enc, COUNT_RECORDS, 1);
+    let mut cost = code_any(enc, packet, true) + ((NUMBER_BITS + 1) << COST_FRAC_BITS);
     enc.direct(outbox.number(first), NUMBER_BITS);
     let mut digest = Digest(0x811c_9dc5);
-    let (mut carry, mut previous) = (0, first);
-    for i in core::iter::once(first).chain(due) {
+    let (mut carried, mut previous) = (0, None);
+    for i in due {
         let mark = enc.mark();
-        if i != first {
-            enc.direct(1, 1);
-            put_gamma(enc, (i - previous - 1) as u32);
-        }
-        let e = outbox.entry(i);
-        let tag = if e.frame == NO_FRAME { frame } else { e.frame };
-        put_gamma(enc, age(frame, tag));
-        enc.direct(u32::from(e.len), LEN_BITS);
-        for k in 0..usize::from(e.len) {
-            enc.direct(u32::from(outbox.byte(e, k)), 8);
-        }
+        let (bits, tag) = code_record(enc, outbox, (i, previous), frame);
         if enc.len_bound() + 1 > limit {
             enc.rewind(mark);
             break;
         }
+        let e = outbox.entry(i);
         digest.record(outbox.number(i), tag, usize::from(e.len));
         (0..usize::from(e.len)).for_each(|k| digest.byte(outbox.byte(e, k)));
-        (carry, previous) = (carry | 1 << i, i);
+        (carried, previous, cost) = (carried | 1 << i, Some(i), cost + bits);
     }
-    if carry == 0 {
+    if carried == 0 {
         // Not even the first record fits: the packet carries none.
         enc.rewind(start);
         *packet = saved;
-        packet.code_count(enc, COUNT_RECORDS, 0);
-        return (0, NO_RECORDS);
+        return none(enc, packet);
     }
     enc.direct(0, 1);
-    (carry, digest.0)
+    Section { carried, digest: digest.0, cost }
 }
 
 /// Reads the record section of the packet for `frame` after its header into `inbox`'s
