@@ -5,15 +5,15 @@
 //! information rides in every packet until one is acknowledged. Records are different: each
 //! is sent in the next packet after it is queued and again only when an ack shows a later
 //! packet received and the one that carried it not, or when acks stop for longer than a
-//! round trip allows (see [`repair`]). The client applies them in order, exactly once, and
-//! buffers those that arrive after a lost one (see [`Inbox`]).
+//! round trip allows (see `repair`). The client applies them in order, exactly once, and
+//! buffers those that arrive after a lost one (see `inbox`).
 //!
 //! One module per job:
-//! - `queue`: the peer's [`Outbox`], a fixed ring of records queued or not yet
+//! - `queue`: the peer's outbox, a fixed ring of records queued or not yet
 //!   acknowledged, limited to [`RECORD_LIMIT`] records and [`RECORD_BYTES`] bytes;
 //! - `repair`: what acks and silence tell the outbox — records delivered, records due again;
-//! - `wire`: the record section of a packet, coded by both ends in one walk;
-//! - `inbox`: the client's [`Inbox`], which stages the records of a packet being decoded,
+//! - `wire`: the record section of a packet, as the encoder writes it and the decoder reads it;
+//! - `inbox`: the client's inbox, which stages the records of a packet being decoded,
 //!   keeps those that arrive out of order and yields those applied.
 //!
 //! ```

@@ -1,4 +1,5 @@
-//! The record section of a packet, right after the header, coded by both ends in one walk.
+//! The record section of a packet, right after the header: the encoder writes it, the decoder
+//! reads it the same way.
 //!
 //! | part | coded as |
 //! | --- | --- |
