@@ -14,10 +14,10 @@ use crate::engine::packet::{
 };
 use crate::engine::probe::{NoProbe, Part, Probe};
 use crate::engine::records::{self, Carry, RECORD_SHARE};
-use crate::engine::slots::split;
+use crate::engine::slots::{Slots, split};
 use crate::engine::world::World;
 use crate::model::predict::MAX_SAMPLES;
-use crate::model::{ModelLayout, ModelPolicy};
+use crate::model::{Model, ModelLayout, ModelPolicy};
 
 use crate::{Error, Result};
 
@@ -247,32 +247,12 @@ impl Peer<'_> {
 
         let limit = buf.len() / RECORD_SHARE;
         let mut enc = Encoder::new(buf);
-        let mut header = Metered::new(&mut enc);
-        header.direct(u32::from(refs.base().is_some()), 1);
-        let reference = match refs.base() {
-            // The baseline is named by the low bits of its name (see `BASE_ID_BITS`).
-            Some(b) => {
-                header.direct(base.map_or(0, |p| self.state.slots.name(p)), BASE_ID_BITS);
-                b
-            }
-            None => {
-                header.direct(refs.frame, FRAME_BITS);
-                packet::code_cold_reach(&mut header, refs.reach)?;
-                refs.frame
-            }
-        };
-        let mut refs_coded = *refs;
-        if self.schema.policy != ModelPolicy::PerFrame {
-            packet::code_model(&mut header, &mut refs_coded.model, reference)?;
-        }
         let packet = &mut models[ModelLayout::PACKET];
-        if let Some(p) = base {
-            let before = self.state.slots.distance(p);
-            packet::code_distance(&mut header, packet, refs.distance(), before)?;
-        }
-        packet::code_history(&mut header, packet, &mut refs_coded)?;
-        probe.structure(Part::Header, header.cost);
-        let packet = &mut models[ModelLayout::PACKET];
+        let slots = (&self.state.slots, base);
+        probe.structure(
+            Part::Header,
+            write_header(&mut enc, packet, refs, slots, self.schema.policy)?,
+        );
         let section =
             records::write_records(&mut enc, packet, &self.state.records, refs.frame, limit);
         probe.structure(Part::Records, section.cost);
@@ -345,6 +325,41 @@ impl Peer<'_> {
             u64::from(refs.len == 0 && self.state.stats.round_trip >= REACH);
         self.state.stats.held_packets += u64::from(held_all);
     }
+}
+
+/// Writes the header of the packet for `refs` (against the baseline in slot `base` of
+/// `slots`, if any) with `packet`, the packet model it starts from, under the schema's model
+/// `policy`; returns its ideal cost.
+fn write_header(
+    enc: &mut Encoder<'_>,
+    packet: &mut Model,
+    refs: &Refs,
+    (slots, base): (&Slots, Option<usize>),
+    policy: ModelPolicy,
+) -> Result<u32> {
+    let mut header = Metered::new(enc);
+    header.direct(u32::from(refs.base().is_some()), 1);
+    let reference = match refs.base() {
+        // The baseline is named by the low bits of its name (see `BASE_ID_BITS`).
+        Some(b) => {
+            header.direct(base.map_or(0, |p| slots.name(p)), BASE_ID_BITS);
+            b
+        }
+        None => {
+            header.direct(refs.frame, FRAME_BITS);
+            packet::code_cold_reach(&mut header, refs.reach)?;
+            refs.frame
+        }
+    };
+    let mut refs_coded = *refs;
+    if policy != ModelPolicy::PerFrame {
+        packet::code_model(&mut header, &mut refs_coded.model, reference)?;
+    }
+    if let Some(p) = base {
+        packet::code_distance(&mut header, packet, refs.distance(), slots.distance(p))?;
+    }
+    packet::code_history(&mut header, packet, &mut refs_coded)?;
+    Ok(header.cost)
 }
 
 /// How [`Peer::write`] tries a packet.
