@@ -199,3 +199,69 @@ pub(crate) fn read_records(
     }
     Ok(digest.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    /// A record section written by hand, as a hostile server might: the first number, then
+    /// each record's gap (after the first), age and length; its bytes are `0, 1, 2, …`.
+    fn section(first: u32, records: &[(u32, u32, u32)]) -> Vec<u8> {
+        let mut buf = [0u8; 8192];
+        let mut enc = Encoder::new(&mut buf);
+        Model::default().code_count(&mut enc, COUNT_RECORDS, 1);
+        enc.direct(first, NUMBER_BITS);
+        for (i, &(gap, age, len)) in records.iter().enumerate() {
+            if i > 0 {
+                enc.direct(1, 1);
+                put_gamma(&mut enc, gap);
+            }
+            put_gamma(&mut enc, age);
+            enc.direct(len, LEN_BITS);
+            for k in 0..len {
+                enc.direct(k, 8);
+            }
+        }
+        enc.direct(0, 1);
+        let n = enc.finish().unwrap();
+        buf[..n].to_vec()
+    }
+
+    /// Reads `bytes` as the section of the packet for frame 100 into a new inbox: the records
+    /// applied (number and frame).
+    fn read(bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
+        let mut inbox = Inbox::new();
+        read_records(&mut Decoder::new(bytes), &mut Model::default(), &mut inbox, 100)?;
+        inbox.commit();
+        Ok(inbox.applied().map(|r| (r.number, r.frame)).collect())
+    }
+
+    #[test]
+    fn honest_sections_read_back() {
+        assert_eq!(
+            read(&section(0, &[(0, 0, 3), (0, 7, 0), (2, 1, 255)])),
+            Ok(vec![(0, 100), (1, 93)])
+        );
+        assert_eq!(read(&section(1, &[(0, 0, 3)])), Ok(vec![]), "waits for record 0");
+    }
+
+    #[test]
+    fn hostile_sections_are_refused() {
+        // A number past the window, directly or by its gap.
+        assert_eq!(read(&section(64, &[(0, 0, 1)])), Err(Error::Corrupt));
+        assert_eq!(read(&section(0, &[(0, 0, 1), (100, 0, 1)])), Err(Error::Corrupt));
+        // More records than a queue holds, and more bytes than the inbox's room.
+        assert_eq!(read(&section(0, &[(0, 0, 0); 65])), Err(Error::Corrupt));
+        assert_eq!(read(&section(0, &[(0, 0, 255); 9])), Err(Error::Corrupt));
+        // No record after the number: the age's code runs into zeros.
+        assert_eq!(read(&section(0, &[])), Err(Error::Corrupt));
+        // A gap far behind is a record the client has: read past.
+        assert_eq!(read(&section(0, &[(0, 0, 1), (u32::MAX - 1, 0, 1)])), Ok(vec![(0, 100)]));
+        // Cut anywhere: an error, never a panic.
+        let whole = section(0, &[(0, 0, 200), (0, 3, 40)]);
+        for cut in 0..whole.len() {
+            let _ = read(&whole[..cut]);
+        }
+    }
+}
