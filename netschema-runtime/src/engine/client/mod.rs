@@ -238,7 +238,9 @@ impl<'a> Client<'a> {
     /// Decodes a packet and makes its frame the current view; returns the frame number.
     ///
     /// A packet that is truncated, corrupted, refers to a frame this client does not hold,
-    /// or is not newer than the current view is rejected with an error and changes nothing.
+    /// or is not newer than the current view is rejected with an error and changes nothing,
+    /// but that the records of a genuine packet refused as stale wait, to be applied with the
+    /// next packet accepted ([`Client::records`]).
     pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
         self.state.seen = [datagram_hash(self.state.session, packet), self.state.seen[0]];
         let decoded = self.decode_packet(packet);
@@ -399,6 +401,8 @@ impl<'a> Client<'a> {
             return Err(Error::Corrupt);
         }
         if stale {
+            // Its records are genuine: they wait, to be applied with the next packet accepted.
+            self.state.records.keep_staged();
             return Err(Error::StalePacket);
         }
         self.accept(&refs, (spare, check as u16, max_lag), base.map(|p| (reference, p)));
@@ -460,13 +464,15 @@ impl<'a> Client<'a> {
     /// frame it belongs to (see [`Peer::queue_record`](crate::Peer::queue_record)): every
     /// record the server queued comes here once, after every record before it. A record
     /// that arrives after one still missing waits for it. The records stay until the next
-    /// packet is accepted; a refused packet changes nothing.
+    /// packet is accepted; a refused packet does not change them.
     pub fn records(&self) -> Records<'_> {
         self.state.records()
     }
 
     /// The records received that wait for an earlier one still missing (its packet was lost
-    /// and is being repaired), by number: [`Client::records`] yields them once it arrives.
+    /// and is being repaired), or that a genuine packet refused as stale brought, by number:
+    /// [`Client::records`] yields them with the next packet accepted that leaves none missing
+    /// before them.
     pub fn waiting_records(&self) -> Records<'_> {
         self.state.waiting_records()
     }

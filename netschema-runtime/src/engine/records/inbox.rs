@@ -115,15 +115,7 @@ impl Inbox {
         self.held.copy_within(old..live, 0);
         let n = live - old;
         let next = self.next;
-        let key = |h: &Held| h.number.wrapping_sub(next);
-        // Insertion sort: the waiting ones are in order, the staged ones too.
-        for i in 1..n {
-            let mut j = i;
-            while j > 0 && key(&self.held[j - 1]) > key(&self.held[j]) {
-                self.held.swap(j - 1, j);
-                j -= 1;
-            }
-        }
+        self.sort(0, n);
         let applied = self.held[..n]
             .iter()
             .enumerate()
@@ -133,6 +125,31 @@ impl Inbox {
         (self.applied, self.waiting, self.staged) = (applied, n - applied, 0);
         self.pack();
         self.begin_staging();
+    }
+
+    /// The packet whose records were staged is genuine but refused as stale (it came after a
+    /// newer one): its records join the waiting ones, to be applied with the next packet
+    /// accepted, and what the last accepted packet applied stays as it is.
+    pub(crate) fn keep_staged(&mut self) {
+        let n = self.waiting + self.staged;
+        self.sort(self.applied, n);
+        (self.waiting, self.staged, self.used) = (n, 0, self.staged_end);
+        self.begin_staging();
+    }
+
+    /// Sorts the `n` records held from `from` by number, from the next to apply on (an
+    /// insertion sort: they are two runs in order, the waiting ones and the staged ones).
+    fn sort(&mut self, from: usize, n: usize) {
+        let next = self.next;
+        let key = |h: &Held| h.number.wrapping_sub(next);
+        let held = &mut self.held[from..from + n];
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && key(&held[j - 1]) > key(&held[j]) {
+                held.swap(j - 1, j);
+                j -= 1;
+            }
+        }
     }
 
     /// Packs the bytes of the applied and waiting records at the start of `bytes`, in the
@@ -225,6 +242,21 @@ mod tests {
         assert_eq!((inbox.next(), inbox.waiting, inbox.used), (5, 0, 5));
         assert!(deliver(&mut inbox, &[(4, b"")], true).is_empty());
         assert_eq!(inbox.used, 0);
+    }
+
+    #[test]
+    fn records_of_a_stale_packet_wait_for_the_next_accepted() {
+        let mut inbox = Inbox::new();
+        assert_eq!(deliver(&mut inbox, &[(0, b"a")], true).len(), 1);
+        assert!(deliver(&mut inbox, &[(2, b"cc")], true).is_empty());
+        // A stale packet brings 1: the records applied last stay, 1 and 2 wait.
+        inbox.begin_staging();
+        inbox.stage(1, 7, 1).unwrap();
+        inbox.put(b'b');
+        inbox.keep_staged();
+        assert_eq!((inbox.applied, inbox.waiting, inbox.used), (0, 2, 3));
+        let got = deliver(&mut inbox, &[], true);
+        assert_eq!(got, [(1, b"b".to_vec()), (2, b"cc".to_vec())]);
     }
 
     #[test]
