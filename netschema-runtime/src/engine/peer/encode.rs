@@ -85,7 +85,8 @@ impl Peer<'_> {
     ///
     /// The packet never exceeds `buf.len()` bytes, its byte budget ([`DEFAULT_BUDGET`](super::DEFAULT_BUDGET) is the
     /// usual choice). It is coded against the newest frame the client has acknowledged (or from
-    /// scratch if there is none within the window). When not everything fits, entering
+    /// scratch if there is none within the window). Records due ([`Peer::queue_record`]) go
+    /// first, in order, up to half the budget ([`RECORD_SHARE`]). When not everything fits, entering
     /// entities and updates go in order of urgency and priority (frames waited times weight,
     /// see [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
     /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, with
