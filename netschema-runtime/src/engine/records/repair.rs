@@ -12,7 +12,7 @@ use crate::engine::frame::{NO_FRAME, WINDOW, age};
 
 /// Frames of slack past two round trips before a record whose packet no ack settled is sent
 /// again.
-pub(crate) const RESEND_SLACK: u32 = 8;
+const RESEND_SLACK: u32 = 8;
 
 /// Frames after which a record whose packet no ack settled is sent again: twice the round
 /// trip the newest ack showed and [`RESEND_SLACK`], or [`WINDOW`] before any ack.

@@ -20,11 +20,11 @@ use crate::{Error, Result};
 
 /// Bits of the first record's number in a packet: the client takes the number nearest the
 /// next it expects with these low bits.
-pub(crate) const NUMBER_BITS: u32 = 16;
+const NUMBER_BITS: u32 = 16;
 /// Bits of a record's length.
-pub(crate) const LEN_BITS: u32 = 8;
+const LEN_BITS: u32 = 8;
 /// The packet-model integer that says whether a packet carries records.
-pub(crate) const COUNT_RECORDS: usize = 6;
+const COUNT_RECORDS: usize = 6;
 const _: () = assert!(COUNT_RECORDS < crate::model::COUNT_SLOTS);
 
 /// The digest of a section without records.
