@@ -80,6 +80,22 @@ fn values_round_trip_through_a_row() {
     assert_eq!((0..raw.len()).filter(|&i| raw[i] != before[i]).count(), 1);
 }
 
+/// An empty row (a new entity's) reads as empty lists, and a list written over it takes its
+/// slots in order: what a trace reads back, and what the owned server starts an entity from.
+#[test]
+fn an_empty_row_holds_empty_lists_and_fills_in_order() {
+    let class = <Row as Snapshot>::CLASS;
+    let mut raw = vec![-1; class.fields.len()];
+    class.empty_row(&mut raw);
+    assert_eq!(raw[0], 8, "the head is the end");
+    assert!((0..8).all(|s| raw[1 + 2 * s] == 8 && raw[2 + 2 * s] == 0), "{raw:?}");
+    assert!(Row::dequantise(&raw).values.is_empty());
+    let row = Row { values: List::try_from(&[7, 7, 3][..]).unwrap() };
+    row.quantise(&mut raw);
+    assert_eq!(raw[..7], [0, 1, 7, 2, 7, 8, 3]);
+    assert_eq!(Row::dequantise(&raw), row);
+}
+
 /// Writing a list over the previous row and reading it back allocate nothing.
 #[test]
 fn lists_are_written_and_read_without_allocating() {

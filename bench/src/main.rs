@@ -286,7 +286,9 @@ fn parse_args() -> Result<Options, String> {
     Ok(o)
 }
 
-/// Appends entity `id` of class `class` to `snapshot`, quantised by its generated code.
+/// Appends entity `id` of class `class` to `snapshot`, quantised by its generated code over
+/// an empty row (its lists in slots in order, as a trace reads them back), with the ids its
+/// references name.
 pub(crate) fn push<T: netschema::Snapshot>(
     snapshot: &mut Snapshot,
     id: u32,
@@ -294,8 +296,12 @@ pub(crate) fn push<T: netschema::Snapshot>(
     value: &T,
 ) {
     let mut row = vec![0; T::CLASS.fields.len()];
+    T::CLASS.empty_row(&mut row);
     value.quantise(&mut row);
-    snapshot.push(id, class as u16, &row);
+    let links: Vec<Option<u32>> = (0..T::CLASS.links.len())
+        .map(|r| value.link(r).and_then(|target| u32::try_from(target).ok()))
+        .collect();
+    snapshot.push_linked(id, class as u16, &row, &links);
 }
 
 /// The `.netidl` source of scenario `name`.

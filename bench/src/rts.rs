@@ -5,11 +5,16 @@
 //! Workers walk between their base and a mine; soldiers and archers march along jittered paths
 //! through the centre towards an enemy base, and fight any enemy unit they see: they close in,
 //! strike when in range and their cooldown has run out, and a unit whose hit points reach zero
-//! dies. Bases train workers and barracks train soldiers and archers, which replace the dead
-//! (each player keeps at most 110 units). The client is player 0: it sees its own units and
-//! buildings, and enemies within sight of them (10 m of a unit, 20 m of a building).
+//! dies; each unit names the enemy it engages (a reference). Bases train workers and barracks
+//! train soldiers and archers from a queue of up to five orders (a list: the head is trained,
+//! new orders join the tail), which replace the dead (each player keeps at most 110 units).
+//! The client is player 0: it sees its own units and buildings, and enemies within sight of
+//! them (10 m of a unit, 20 m of a building); a reference to a unit it does not see names
+//! nothing.
 
-use netschema::SnapshotEnum as _;
+use std::collections::HashSet;
+
+use netschema::{List, Ref, SnapshotEnum as _};
 use netschema_lab::trace::TraceFrame;
 use netschema_lab::{Rng, Snapshot};
 
@@ -35,6 +40,10 @@ const SIGHT: f64 = 10.0;
 const BUILDING_SIGHT: f64 = 20.0;
 const CELL: f64 = 16.0;
 const CELLS: usize = (MAP / CELL) as usize;
+/// Most orders a building's queue holds.
+const QUEUE: usize = 5;
+/// Chance per frame that a building with room in its queue takes a new order.
+const ORDER_CHANCE: f64 = 1.0 / 45.0;
 
 /// Speed (m/s), hit points, range (m), damage and cooldown (frames) of a kind of unit.
 fn stats(kind: UnitKind) -> (f64, i32, f64, i32, i32) {
@@ -54,6 +63,8 @@ struct Unit {
     hp: i32,
     cooldown: i32,
     state: UnitState,
+    /// The id of the enemy unit it engages.
+    target: Option<u32>,
     path: Vec<[f64; 2]>,
     next: usize,
     wait: u32,
@@ -69,6 +80,39 @@ struct Building {
     progress: i32,
     rate: i32,
     trains_workers: bool,
+    /// The units ordered, the next to train first.
+    queue: Vec<UnitKind>,
+}
+
+impl Building {
+    fn new(id: u32, owner: usize, pos: [f64; 2], hp: i32, rate: i32, trains_workers: bool) -> Self {
+        let queue = Vec::with_capacity(QUEUE);
+        Building { id, owner, pos, hp, progress: 0, rate, trains_workers, queue }
+    }
+
+    /// A kind of unit this building trains, drawn from `rng`.
+    fn order(&self, rng: &mut Rng) -> UnitKind {
+        if self.trains_workers {
+            UnitKind::Worker
+        } else if rng.chance(0.5) {
+            UnitKind::Soldier
+        } else {
+            UnitKind::Archer
+        }
+    }
+
+    /// What a client is sent of it. Its queue is written from scratch, its orders in their
+    /// slots in order (as a trace reads a list back), rather than over the row last sent:
+    /// training the head moves every later order up a slot.
+    fn sent(&self) -> wire::Building {
+        wire::Building {
+            owner: Player::ALL[self.owner],
+            pos: self.pos,
+            hp: self.hp,
+            progress: self.progress,
+            queue: List::try_from(&self.queue[..]).unwrap_or_default(),
+        }
+    }
 }
 
 fn corner(p: usize) -> [f64; 2] {
@@ -123,6 +167,7 @@ fn new_unit(rng: &mut Rng, id: u32, owner: usize, kind: UnitKind, at: [f64; 2]) 
         hp,
         cooldown: 0,
         state: UnitState::Idle,
+        target: None,
         path: Vec::new(),
         next: 0,
         wait: rng.below(120) as u32,
@@ -177,24 +222,8 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
     for p in 0..PLAYERS {
         let c = corner(p);
         let barracks = toward(c, [MAP / 2.0, MAP / 2.0], 14.0);
-        buildings.push(Building {
-            id: (2 * p) as u32,
-            owner: p,
-            pos: c,
-            hp: 2000,
-            progress: 0,
-            rate: 1,
-            trains_workers: true,
-        });
-        buildings.push(Building {
-            id: (2 * p + 1) as u32,
-            owner: p,
-            pos: barracks,
-            hp: 1500,
-            progress: 0,
-            rate: 3,
-            trains_workers: false,
-        });
+        buildings.push(Building::new((2 * p) as u32, p, c, 2000, 1, true));
+        buildings.push(Building::new((2 * p + 1) as u32, p, barracks, 1500, 3, false));
     }
     let mut next_id = 100u32;
     let mut units = Vec::new();
@@ -241,9 +270,11 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
             })
             .collect();
         let positions: Vec<[f64; 2]> = units.iter().map(|u| u.pos).collect();
+        let ids: Vec<u32> = units.iter().map(|u| u.id).collect();
         for (i, target) in decisions.into_iter().enumerate() {
             let (speed, _, range, hit, cd) = stats(units[i].kind);
             let u = &mut units[i];
+            u.target = target.map(|e| ids[e]);
             u.cooldown = (u.cooldown - 1).max(0);
             match target {
                 Some(e) => {
@@ -293,20 +324,25 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
             u.hp -= d;
         }
         units.retain(|u| u.hp > 0);
-        // Training.
+        // A unit whose target died engages nothing.
+        let alive: HashSet<u32> = units.iter().map(|u| u.id).collect();
+        for u in units.iter_mut() {
+            u.target = u.target.filter(|t| alive.contains(t));
+        }
+        // Orders and training: a building trains the head of its queue.
         for b in buildings.iter_mut() {
-            b.progress += b.rate;
+            if b.queue.len() < QUEUE && rng.chance(ORDER_CHANCE) {
+                let kind = b.order(&mut rng);
+                b.queue.push(kind);
+            }
+            if !b.queue.is_empty() {
+                b.progress += b.rate;
+            }
             if b.progress >= 255 {
                 b.progress = 0;
+                let kind = b.queue.remove(0);
                 let count = units.iter().filter(|u| u.owner == b.owner).count();
                 if count < MAX_UNITS {
-                    let kind = if b.trains_workers {
-                        UnitKind::Worker
-                    } else if rng.chance(0.5) {
-                        UnitKind::Soldier
-                    } else {
-                        UnitKind::Archer
-                    };
                     units.push(new_unit(&mut rng, next_id, b.owner, kind, b.pos));
                     next_id += 1;
                 }
@@ -381,14 +417,10 @@ fn view(
 ) -> Snapshot {
     let mut s = Snapshot::new();
     for (b, _) in buildings.iter().zip(buildings_seen).filter(|(_, v)| **v) {
-        let sent = wire::Building {
-            owner: Player::ALL[b.owner],
-            pos: b.pos,
-            hp: b.hp,
-            progress: b.progress,
-        };
-        push(&mut s, b.id, wire::Building::CLASS_INDEX, &sent);
+        push(&mut s, b.id, wire::Building::CLASS_INDEX, &b.sent());
     }
+    let seen: HashSet<u32> =
+        units.iter().zip(units_seen).filter(|(_, v)| **v).map(|(u, _)| u.id).collect();
     for (u, _) in units.iter().zip(units_seen).filter(|(_, v)| **v) {
         let sent = wire::Unit {
             owner: Player::ALL[u.owner],
@@ -398,6 +430,7 @@ fn view(
             hp: u.hp,
             cooldown: u.cooldown,
             state: u.state,
+            target: u.target.filter(|t| seen.contains(t)).map_or(Ref::NONE, |t| Ref::to(t.into())),
         };
         push(&mut s, u.id, wire::Unit::CLASS_INDEX, &sent);
     }

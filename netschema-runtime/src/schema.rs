@@ -179,6 +179,17 @@ impl Field {
         64 - self.span().saturating_sub(1).leading_zeros()
     }
 
+    /// The raw value the field holds in a row nothing was written to yet: its lowest value,
+    /// or for a list's link ([`list_link_meaning`]) the end, so that the list reads empty.
+    #[inline]
+    pub const fn empty(&self) -> i32 {
+        if self.min == 0 && self.max > 0 && self.meaning == list_link_meaning(self.max as u32) {
+            self.max
+        } else {
+            self.min
+        }
+    }
+
     /// Clamps a raw value into the field's range (wrapping it for wrapping fields).
     #[inline]
     pub fn clamp(&self, v: i64) -> i32 {
@@ -351,6 +362,14 @@ impl Class {
     pub const fn with_groups(mut self, groups: &'static [Group]) -> Class {
         self.groups = groups;
         self
+    }
+
+    /// Fills `row` with each field's [`Field::empty`] value: the row to quantise a new
+    /// entity's first value over (its lists start empty).
+    pub fn empty_row(&self, row: &mut [i32]) {
+        for (r, f) in row.iter_mut().zip(self.fields) {
+            *r = f.empty();
+        }
     }
 
     /// Number of update groups (at least 1).

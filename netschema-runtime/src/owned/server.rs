@@ -417,18 +417,19 @@ impl<P: Protocol> Server<P> {
     }
 
     /// Fills the scratch row with entity `id`'s raw values in the current frame if it is of
-    /// `class`, else with each field's lowest value, for quantising a new value of `class` over
-    /// (a list reads its previous slots there); returns the class's field count.
+    /// `class`, else with an empty row ([`Class::empty_row`](crate::schema::Class::empty_row)),
+    /// for quantising a new value of `class` over (a list reads its previous slots there);
+    /// returns the class's field count.
     fn previous_row(&mut self, id: u64, class: usize) -> usize {
-        let fields = P::SCHEMA.classes.get(class).map_or(&[][..], |c| c.fields);
-        let row = &mut self.row[..fields.len()];
+        let Some(c) = P::SCHEMA.classes.get(class) else { return 0 };
+        let row = &mut self.row[..c.fields.len()];
         let world = self.world.resume(P::SCHEMA, self.world_state);
         let now = self.ids.get(id).zip(self.world_state.frame());
         match now.and_then(|(slot, frame)| world.get(frame, slot)) {
-            Some((c, previous)) if c == class => row.copy_from_slice(previous),
-            _ => row.iter_mut().zip(fields).for_each(|(r, f)| *r = f.min),
+            Some((was, previous)) if was == class => row.copy_from_slice(previous),
+            _ => c.empty_row(row),
         }
-        fields.len()
+        c.fields.len()
     }
 
     /// The world ids of the targets the links of `class` name (`link` gives each one's game
