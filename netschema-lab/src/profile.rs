@@ -114,6 +114,8 @@ pub struct FieldCosts {
     counting: bool,
     frames: usize,
     classes: Vec<Vec<FieldCost>>,
+    /// Per class, the sums of each link (reference) coded.
+    links: Vec<Vec<FieldCost>>,
     /// Ideal cost of each part of the structure, in [`Part::ALL`] order, in 1/256 bit.
     parts: [u64; Part::ALL.len()],
     /// Reports counted in the current frame, so that a withdrawn one can be taken back out.
@@ -125,6 +127,8 @@ pub struct FieldCosts {
 enum Report {
     Field(FieldReportEntry),
     Structure(Part, u32),
+    /// A link: class, link, cost.
+    Link(usize, usize, u32),
 }
 
 /// One report of a field value.
@@ -148,6 +152,11 @@ impl FieldCosts {
                 .classes
                 .iter()
                 .map(|c| vec![FieldCost::default(); c.fields.len()])
+                .collect(),
+            links: schema
+                .classes
+                .iter()
+                .map(|c| vec![FieldCost::default(); c.links.len()])
                 .collect(),
             parts: [0; Part::ALL.len()],
             journal: Vec::new(),
@@ -174,6 +183,12 @@ impl FieldCosts {
         self.classes.get(class)?.get(field)
     }
 
+    /// The sums of link `link` of class `class` (its reference's values coded; `units` and
+    /// `coded` only).
+    pub fn link(&self, class: usize, link: usize) -> Option<&FieldCost> {
+        self.links.get(class)?.get(link)
+    }
+
     /// Total ideal cost of structure part `part`, in 1/256 bit.
     pub fn part(&self, part: Part) -> u64 {
         self.parts[part.index()]
@@ -195,6 +210,10 @@ impl Probe for FieldCosts {
 
     fn structure(&mut self, part: Part, cost: u32) {
         self.report(Report::Structure(part, cost));
+    }
+
+    fn link(&mut self, class: usize, link: usize, cost: u32) {
+        self.report(Report::Link(class, link, cost));
     }
 
     fn mark(&self) -> usize {
@@ -226,6 +245,13 @@ impl FieldCosts {
             Report::Field(entry) => entry,
             Report::Structure(part, cost) => {
                 add(&mut self.parts[part.index()], u64::from(cost));
+                return;
+            }
+            Report::Link(class, link, cost) => {
+                if let Some(sums) = self.links.get_mut(class).and_then(|c| c.get_mut(link)) {
+                    add(&mut sums.units, u64::from(cost));
+                    add(&mut sums.coded, 1);
+                }
                 return;
             }
         };
@@ -287,7 +313,8 @@ pub struct FieldReport {
     /// Mean bits per frame of each part of the structure (see [`Part::name`]), then of the
     /// coder's termination (the structure less the parts).
     pub parts: Vec<(&'static str, f64)>,
-    /// One row per scalar field of every class, in schema order.
+    /// One row per scalar field of every class, then per reference (link) of the class, in
+    /// schema order.
     pub rows: Vec<FieldRow>,
 }
 
@@ -341,11 +368,30 @@ impl FieldReport {
                     tolerance: field.tolerance,
                 });
             }
+            for (l, link) in class.links.iter().enumerate() {
+                let sums = costs.link(c, l).copied().unwrap_or_default();
+                let (coded, bits) = (sums.coded as f64, sums.units as f64 / 256.0);
+                rows.push(FieldRow {
+                    field: format!("{}.{}", class.name, link.name),
+                    bits_per_frame: ratio(bits, frames),
+                    share: ratio(ratio(bits, frames), total_bits),
+                    values_per_frame: ratio(coded, frames),
+                    bits_per_value: ratio(bits, coded),
+                    unchanged: 0.0,
+                    // A reference is predicted as held: the target it named, if still there.
+                    predictors: vec![("hold", if coded > 0.0 { 1.0 } else { 0.0 })],
+                    unpredicted: 0.0,
+                    unpredicted_bits: 0.0,
+                    tolerance: 0,
+                });
+            }
         }
         let fields: f64 = rows.iter().map(|r| r.bits_per_frame).sum();
         let structure_bits = total_bits - fields;
+        // Links have rows of their own.
         let mut parts: Vec<(&'static str, f64)> = Part::ALL
             .iter()
+            .filter(|&&p| p != Part::Links)
             .map(|&p| (p.name(), ratio(costs.part(p) as f64 / 256.0, frames)))
             .collect();
         let named: f64 = parts.iter().map(|(_, bits)| bits).sum();
@@ -517,7 +563,9 @@ mod tests {
         assert_eq!(report.structure_bits, 6.5);
         let part = |name| report.parts.iter().find(|(n, _)| *n == name).unwrap().1;
         assert_eq!((part("header"), part("unchanged flags"), part("termination")), (4.0, 0.0, 2.5));
-        assert_eq!(report.parts.len(), Part::ALL.len() + 1);
+        // Every part but the links (rows of their own), then the termination.
+        assert_eq!(report.parts.len(), Part::ALL.len());
+        assert!(report.parts.iter().all(|(name, _)| *name != Part::Links.name()));
 
         let table = report.table();
         assert!(table.contains("hold 50% linear 50% linear fit 0%"), "{table}");

@@ -97,6 +97,14 @@ pub trait Probe {
         let _ = (part, cost);
     }
 
+    /// Link `link` (an index into the class's [`Class::links`](crate::schema::Class)) of an
+    /// entity of class `class` was coded at an ideal cost of `cost` units. By default it counts
+    /// as structure part [`Part::Links`].
+    fn link(&mut self, class: usize, link: usize, cost: u32) {
+        let _ = (class, link);
+        self.structure(Part::Links, cost);
+    }
+
     /// A position in the stream of reports, for [`Probe::rewind`].
     fn mark(&self) -> usize {
         0

@@ -371,7 +371,7 @@ impl<P: Probe> Walk<'_, '_, P> {
             self.check.add(h);
             self.update(coder, side, models, class, h, k, due)?;
             if !c.links.is_empty() {
-                self.links(coder, side, models, (c, h), true)?;
+                self.links(coder, side, models, (class, h), true)?;
             }
             if let Some(b) = side.packer() {
                 // Nothing may be held: an entity that does not fit fails the attempt.
@@ -407,7 +407,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         let start = coder.bits();
         self.update(coder, side, models, class, h, k, due)?;
         if !c.links.is_empty() {
-            self.links(coder, side, models, (c, h), true)?;
+            self.links(coder, side, models, (class, h), true)?;
         }
         if let Some(b) = side.packer()
             && self.settle(coder, b, models, saved, attempt, (h, start), 0)

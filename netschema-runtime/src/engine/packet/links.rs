@@ -15,7 +15,7 @@
 
 use super::{MAX_FLAG_BITS, Side, walk::Walk};
 use crate::codec::coder::{BinaryCoder, Metered};
-use crate::engine::probe::{Part, Probe};
+use crate::engine::probe::Probe;
 use crate::model::{Model, ModelLayout};
 use crate::schema::Class;
 use crate::{Error, Result};
@@ -71,8 +71,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         if self.schema.max_links > 0 {
             for h in 0..side.handles() {
                 if side.present(h) && !side.kept(h) {
-                    let class = self.schema.classes.get(side.new_class(h)).ok_or(Error::Corrupt)?;
-                    self.links(coder, side, models, (class, h), false)?;
+                    self.links(coder, side, models, (side.new_class(h), h), false)?;
                 }
             }
         }
@@ -80,27 +79,28 @@ impl<P: Probe> Walk<'_, '_, P> {
         Ok(())
     }
 
-    /// Codes the links of `h`, of `class`, sent in this packet: entering (predicted none) or
-    /// `kept` (predicted as [`held`]).
+    /// Codes the links of `h`, of class index `class`, sent in this packet: entering
+    /// (predicted none) or `kept` (predicted as [`held`]).
     #[inline(never)]
     pub(super) fn links<'s, C: BinaryCoder, S: Side<'s>>(
         &mut self,
         coder: &mut C,
         side: &mut S,
         models: &mut [Model],
-        (class, h): (&Class, u32),
+        (class, h): (usize, u32),
         kept: bool,
     ) -> Result<()> {
-        if class.links.is_empty() {
+        let links = self.schema.classes.get(class).ok_or(Error::Corrupt)?.links.len();
+        if links == 0 {
             return Ok(());
         }
         let at = ModelLayout::links(self.schema).ok_or(Error::Corrupt)?;
         let model = models.get_mut(at).ok_or(Error::Corrupt)?;
-        for r in 0..class.links.len() {
+        for r in 0..links {
             let predicted = if kept { held(side, h, r) } else { 0 };
             let truth = side.link_truth(h, r);
             let bits = value_bits(side.handles());
-            let target = structure!(self.probe, Part::Links, coder => code_link(coder, model, predicted, (truth, bits)));
+            let target = metered!(coder => code_link(coder, model, predicted, (truth, bits)), |cost| self.probe.link(class, r, cost));
             if target != 0 && (target > side.handles() || !side.present(target - 1)) {
                 return Err(Error::Corrupt);
             }

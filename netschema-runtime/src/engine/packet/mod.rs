@@ -38,22 +38,30 @@ use crate::model::COUNT_SLOTS;
 use crate::model::predict::{MAX_SAMPLES, PredictorTable};
 use crate::schema::{Class, Schema};
 
-/// Evaluates `$body` with `$coder` (a coder variable) metered, and reports its cost to
-/// `$probe` as structure part `$part`, when the probe type `P` in scope listens.
-macro_rules! structure {
-    ($probe:expr, $part:expr, $coder:ident => $body:expr) => {{
+/// Evaluates `$body` with `$coder` (a coder variable) metered, binding its ideal cost to
+/// `$cost` for `$report`, when the probe type `P` in scope listens.
+macro_rules! metered {
+    ($coder:ident => $body:expr, |$cost:ident| $report:expr) => {{
         if P::LISTENS {
             let mut meter = Metered::new(&mut *$coder);
             let value = {
                 let $coder = &mut meter;
                 $body
             };
-            $probe.structure($part, meter.cost);
+            let $cost = meter.cost;
+            $report;
             value
         } else {
             $body
         }
     }};
+}
+
+/// Codes `body` with `coder`, reporting its ideal cost to `probe` as structure part `part`.
+macro_rules! structure {
+    ($probe:expr, $part:expr, $coder:ident => $body:expr) => {
+        metered!($coder => $body, |cost| $probe.structure($part, cost))
+    };
 }
 
 mod body;
