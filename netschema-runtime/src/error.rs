@@ -225,6 +225,12 @@ pub enum Error {
         /// Their bytes.
         bytes: usize,
     },
+    /// An event type the protocol does not declare
+    /// ([`Schema::with_events`](crate::schema::Schema::with_events)).
+    UnknownEvent {
+        /// The event's name.
+        name: &'static str,
+    },
     /// A record is longer than [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN).
     RecordTooLong {
         /// Its length.
@@ -339,6 +345,9 @@ impl fmt::Display for Error {
             Error::NoInputs => f.write_str(
                 "inputs were not set up (`Server::with_inputs`, `Client::connect_with_inputs`)",
             ),
+            Error::UnknownEvent { name } => {
+                write!(f, "the protocol declares no event `{name}` of this schema")
+            }
             Error::WrongInput { expected, given } if expected == given => write!(
                 f,
                 "an input of another schema called `{given}` was given where this end's input schema `{expected}` was expected (their hashes differ)"

@@ -30,6 +30,7 @@ pub mod blend;
 pub mod codec;
 pub mod engine;
 mod error;
+pub mod event;
 mod input;
 pub mod model;
 #[cfg(feature = "std")]

@@ -435,10 +435,15 @@ pub struct Schema {
     /// ([`Schema::with_contract`]); without one that candidate is never usable. Its name is
     /// part of the hash.
     pub contract: Option<Attached>,
+    /// The events this protocol may send, in index order ([`Schema::with_events`]); part of
+    /// the hash. Empty for an event's or an input's own schema.
+    pub events: &'static [&'static Schema],
 }
 
 /// Marks a contract's name in the hash.
 const CONTRACT_TAG: u64 = 0xc0_7ac7;
+/// Marks an event's hash in the hash.
+const EVENT_TAG: u64 = 0xe7e_0000;
 /// Marks a link's target in the hash.
 const LINK_TAG: u64 = 0x1_1c00_0000;
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -539,7 +544,23 @@ impl Schema {
             prior: None,
             rate: None,
             contract: None,
+            events: &[],
         }
+    }
+
+    /// This schema declaring `events`, each an event's schema
+    /// ([`Event::SCHEMA`](crate::event::Event::SCHEMA)), in the order that gives each its
+    /// index on the wire (see [`crate::event`]): their hashes join this schema's, so ends
+    /// declaring different events refuse each other in the handshake. Usable in a `const`.
+    pub const fn with_events(mut self, events: &'static [&'static Schema]) -> Schema {
+        let mut e = 0;
+        while e < events.len() {
+            self.hash = hash_u64(self.hash, EVENT_TAG);
+            self.hash = hash_u64(self.hash, events[e].hash);
+            e += 1;
+        }
+        self.events = events;
+        self
     }
 
     /// This schema taking `hz` frames per second (call it before [`Schema::with_prior`]): the

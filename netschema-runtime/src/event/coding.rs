@@ -1,0 +1,202 @@
+//! The bytes of an event record: the event's index among the protocol's events, each scalar
+//! field's raw value, then each link's target handle, every number a base-128 varint (seven
+//! bits a byte, low first, the top bit set on every byte but the last).
+//!
+//! A raw value is coded as its distance from the value of its range nearest zero: `v - min`
+//! for a range of no negative value, `max - v` for one of no positive value, the zig-zag of
+//! `v` otherwise (0, -1, 1, -2, … as 0, 1, 2, 3, …), so that values near zero, or near the
+//! bottom of a range like `int(0, 255)`, cost one byte. A link is 0 for none, else the handle
+//! plus 1. Writing and reading allocate nothing; reading refuses damaged bytes with a typed
+//! error and never panics.
+
+use crate::error::{Error, Result};
+use crate::schema::{Class, Field, MAX_LINKS};
+
+use super::MAX_EVENT_FIELDS;
+
+/// Longest varint of a `u32` value.
+const MAX_VARINT: usize = 5;
+
+/// Longest event record: an index, [`MAX_EVENT_FIELDS`] values and [`MAX_LINKS`] links, each
+/// at most 5 bytes (at most [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN)).
+pub const MAX_EVENT_LEN: usize = MAX_VARINT * (1 + MAX_EVENT_FIELDS + MAX_LINKS);
+
+/// Writes event `index` of `class` into `buf`: `raw` holds its scalar fields' raw values (one
+/// per field of `class`, each within its range), `links` its links' target handles (one per
+/// link). Returns the length written; [`Error::OutOfRange`] for a raw value outside its field's
+/// range, [`Error::RowLength`] for slices of the wrong lengths, [`Error::BufferFull`] if `buf`
+/// is too short.
+pub fn write(
+    index: u32,
+    class: &Class,
+    raw: &[i32],
+    links: &[Option<u32>],
+    buf: &mut [u8],
+) -> Result<usize> {
+    let (fields, link_count) = (class.fields.len(), class.links.len());
+    if raw.len() != fields || links.len() != link_count {
+        return Err(Error::RowLength { class: 0, expected: fields, actual: raw.len() });
+    }
+    let mut at = put(buf, 0, u64::from(index))?;
+    for (f, &v) in class.fields.iter().zip(raw) {
+        at = put(buf, at, code(f, v)?)?;
+    }
+    for link in links {
+        at = put(buf, at, link.map_or(0, |h| u64::from(h) + 1))?;
+    }
+    Ok(at)
+}
+
+/// The event index a record starts with, and the bytes it takes; [`Error::UnexpectedEnd`] or
+/// [`Error::Corrupt`] for bytes that do not start with one.
+pub fn index(bytes: &[u8]) -> Result<(u32, usize)> {
+    let (v, at) = get(bytes, 0)?;
+    Ok((u32::try_from(v).map_err(|_| Error::Corrupt)?, at))
+}
+
+/// Reads an event record of `class` from `bytes` whole: its scalar fields' raw values into
+/// `raw` and its links' target handles into `links` (each at least as long as `class` needs),
+/// and returns its index. [`Error::UnexpectedEnd`] for a record cut short,
+/// [`Error::OutOfRange`] for a value outside its field's range, [`Error::Corrupt`] for a
+/// varint too long or bytes left over, [`Error::RowLength`] for slices too short.
+pub fn read(
+    class: &Class,
+    bytes: &[u8],
+    raw: &mut [i32],
+    links: &mut [Option<u32>],
+) -> Result<u32> {
+    let (fields, link_count) = (class.fields.len(), class.links.len());
+    if raw.len() < fields || links.len() < link_count {
+        return Err(Error::RowLength { class: 0, expected: fields, actual: raw.len() });
+    }
+    let (event, mut at) = index(bytes)?;
+    for (f, slot) in class.fields.iter().zip(raw.iter_mut()) {
+        let (v, next) = get(bytes, at)?;
+        *slot = decode(f, v)?;
+        at = next;
+    }
+    for slot in &mut links[..link_count] {
+        let (v, next) = get(bytes, at)?;
+        *slot = match v {
+            0 => None,
+            h => Some(u32::try_from(h - 1).map_err(|_| Error::Corrupt)?),
+        };
+        at = next;
+    }
+    if at != bytes.len() {
+        return Err(Error::Corrupt);
+    }
+    Ok(event)
+}
+
+/// The code of raw value `v` of field `f`: its distance from the value of the range nearest 0.
+fn code(f: &Field, v: i32) -> Result<u64> {
+    if v < f.min || v > f.max {
+        return Err(Error::OutOfRange);
+    }
+    let v = i64::from(v);
+    Ok(if f.min >= 0 {
+        (v - i64::from(f.min)) as u64
+    } else if f.max <= 0 {
+        (i64::from(f.max) - v) as u64
+    } else {
+        ((v << 1) ^ (v >> 63)) as u64
+    })
+}
+
+/// The raw value of field `f` coded as `c` ([`code`]'s inverse), if it lies in the range.
+fn decode(f: &Field, c: u64) -> Result<i32> {
+    let c = i64::try_from(c).map_err(|_| Error::OutOfRange)?;
+    let v = if f.min >= 0 {
+        i64::from(f.min) + c
+    } else if f.max <= 0 {
+        i64::from(f.max) - c
+    } else {
+        (c >> 1) ^ -(c & 1)
+    };
+    match i32::try_from(v) {
+        Ok(v) if f.min <= v && v <= f.max => Ok(v),
+        _ => Err(Error::OutOfRange),
+    }
+}
+
+/// Writes `v` as a varint at `buf[at..]`; the offset after it.
+fn put(buf: &mut [u8], mut at: usize, mut v: u64) -> Result<usize> {
+    loop {
+        let byte = buf.get_mut(at).ok_or(Error::BufferFull)?;
+        at += 1;
+        if v < 0x80 {
+            *byte = v as u8;
+            return Ok(at);
+        }
+        *byte = (v as u8 & 0x7f) | 0x80;
+        v >>= 7;
+    }
+}
+
+/// Reads a varint of at most [`MAX_VARINT`] bytes (a value below 2^35) at `bytes[at..]`; the
+/// value and the offset after it.
+fn get(bytes: &[u8], mut at: usize) -> Result<(u64, usize)> {
+    let mut v = 0u64;
+    for shift in 0..MAX_VARINT {
+        let byte = *bytes.get(at).ok_or(Error::UnexpectedEnd)?;
+        at += 1;
+        v |= u64::from(byte & 0x7f) << (7 * shift);
+        if byte & 0x80 == 0 {
+            return Ok((v, at));
+        }
+    }
+    Err(Error::Corrupt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Link;
+
+    const FIELDS: [Field; 3] = [
+        Field::categorical("kind", 4),
+        Field::numeric("dx", -100, 100, false, &[]),
+        Field::numeric("depth", -50, -10, false, &[]),
+    ];
+    const LINKS: [Link; 1] = [Link::new("target", None)];
+    const CLASS: Class = Class::new("Hit", &FIELDS).with_links(&LINKS);
+
+    fn round_trip(raw: [i32; 3], link: Option<u32>) -> usize {
+        let mut buf = [0u8; MAX_EVENT_LEN];
+        let n = write(7, &CLASS, &raw, &[link], &mut buf).unwrap();
+        let (mut out, mut links) = ([0; 3], [None; 1]);
+        assert_eq!(read(&CLASS, &buf[..n], &mut out, &mut links), Ok(7));
+        assert_eq!((out, links), (raw, [link]));
+        n
+    }
+
+    #[test]
+    fn values_round_trip_and_small_ones_cost_a_byte() {
+        assert_eq!(round_trip([0, 0, -10], None), 5);
+        assert_eq!(round_trip([3, -1, -11], Some(0)), 5);
+        assert_eq!(round_trip([3, 100, -50], Some(200)), 7);
+        assert_eq!(round_trip([1, -100, -49], Some(u32::MAX)), 10);
+    }
+
+    #[test]
+    fn hostile_bytes_are_refused_with_typed_errors() {
+        let mut buf = [0u8; MAX_EVENT_LEN];
+        let n = write(1, &CLASS, &[2, 5, -20], &[Some(9)], &mut buf).unwrap();
+        let (mut raw, mut links) = ([0; 3], [None; 1]);
+        for cut in 0..n {
+            assert_eq!(read(&CLASS, &buf[..cut], &mut raw, &mut links), Err(Error::UnexpectedEnd));
+        }
+        let mut long = buf;
+        long[n] = 0;
+        assert_eq!(read(&CLASS, &long[..=n], &mut raw, &mut links), Err(Error::Corrupt));
+        assert_eq!(read(&CLASS, &[1, 4, 0, 0, 0], &mut raw, &mut links), Err(Error::OutOfRange));
+        assert_eq!(read(&CLASS, &[0xff; 6], &mut raw, &mut links), Err(Error::Corrupt));
+        assert_eq!(write(1, &CLASS, &[4, 0, -10], &[None], &mut buf), Err(Error::OutOfRange));
+        assert_eq!(write(1, &CLASS, &[0, 0, -10], &[None], &mut buf[..2]), Err(Error::BufferFull));
+        for b in 0..=255u8 {
+            let bytes = [1, b, b, b, b, b];
+            let _ = read(&CLASS, &bytes, &mut raw, &mut links);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Events: one-off messages from the server to a client, declared in the schema (a `.netidl`
+//! `event` item or `#[derive(Event)]`) and carried, one event a record, by the record stream
+//! ([`engine::records`](crate::engine::records)): each is applied once, in order, with the
+//! frame it belongs to, and repaired only when its packet is known lost.
+//!
+//! A protocol lists its events ([`Schema::with_events`]); an event's index in that list
+//! starts its record, followed by its fields' raw values and its references as the client's
+//! handles of their targets (see [`coding`] and `docs/protocol.md`, "Events").
+
+pub mod coding;
+
+use crate::error::{Error, Result};
+use crate::schema::{Class, MAX_LINKS, Schema};
+use crate::snapshot::Snapshot;
+
+pub use coding::{MAX_EVENT_LEN, index, read, write};
+
+/// Most scalar fields of an event.
+pub const MAX_EVENT_FIELDS: usize = 32;
+
+/// An event type: a struct of fields whose kinds are a class's, references included (a
+/// reference names an entity; the client reads it as its handle of the target).
+///
+/// Implemented by `#[derive(Event)]`. The event's fields are the one class of
+/// [`Event::SCHEMA`], which is also its [`Snapshot::CLASS`]; a protocol lists the events it
+/// may send with [`Schema::with_events`] (`#[netschema(events(Hit, Heal))]` on the enum
+/// deriving `Protocol`), so that ends declaring different events refuse each other.
+pub trait Event: Snapshot {
+    /// The event schema: named after the event, with [`Snapshot::CLASS`] as its one class.
+    const SCHEMA: &'static Schema;
+}
+
+/// Whether `class` can be an event's: at least one field or link, at most
+/// [`MAX_EVENT_FIELDS`] scalar fields and [`MAX_LINKS`] links, one update group and no
+/// timeline. Code generated for an event checks this at compile time.
+pub const fn fits(class: &Class) -> bool {
+    if class.fields.is_empty() && class.links.is_empty() {
+        return false;
+    }
+    if class.fields.len() > MAX_EVENT_FIELDS || class.links.len() > MAX_LINKS {
+        return false;
+    }
+    if class.group_count() > 1 {
+        return false;
+    }
+    let mut f = 0;
+    while f < class.fields.len() {
+        if class.fields[f].slot.is_some() {
+            return false;
+        }
+        f += 1;
+    }
+    true
+}
+
+/// The index of event type `E` among the events `schema` declares; [`Error::UnknownEvent`]
+/// if it declares none of that hash.
+pub fn index_of<E: Event>(schema: &Schema) -> Result<u32> {
+    let found = schema.events.iter().position(|e| e.hash == E::SCHEMA.hash);
+    found.map(|i| i as u32).ok_or(Error::UnknownEvent { name: E::SCHEMA.name })
+}
+
+/// An event as a client received it: its record's number and frame, and its bytes, decodable
+/// as the event type it holds ([`Received::get`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Received<'r> {
+    /// The number of the record that carried it.
+    pub number: u32,
+    /// The frame it belongs to (the frame of the first packet that carried it).
+    pub frame: u32,
+    /// The event's index among the protocol's events, or `None` if its record does not
+    /// start with one.
+    pub index: Option<u32>,
+    /// The record's bytes.
+    pub bytes: &'r [u8],
+}
+
+impl Received<'_> {
+    /// The event's schema among `schema`'s events, if its index names one.
+    pub fn schema(&self, schema: &Schema) -> Option<&'static Schema> {
+        schema.events.get(self.index? as usize).copied()
+    }
+
+    /// Whether it is an `E` of the protocol `schema`.
+    pub fn is<E: Event>(&self, schema: &Schema) -> bool {
+        self.index.is_some() && index_of::<E>(schema).ok() == self.index
+    }
+
+    /// The event as an `E` of the protocol `schema`, its references holding the client's
+    /// handles of their targets: `Ok(None)` if it is another event,
+    /// [`Error::UnknownEvent`] if `schema` declares no `E`, and an error of [`read`] if its
+    /// bytes are damaged.
+    pub fn get<E: Event>(&self, schema: &Schema) -> Result<Option<E>> {
+        if index_of::<E>(schema).ok() != self.index {
+            index_of::<E>(schema)?;
+            return Ok(None);
+        }
+        let class = &E::SCHEMA.classes[0];
+        let mut raw = [0i32; MAX_EVENT_FIELDS];
+        let mut links = [None; MAX_LINKS];
+        read(class, self.bytes, &mut raw, &mut links)?;
+        let mut event = E::dequantise(&raw[..class.fields.len()]);
+        for (l, handle) in links[..class.links.len()].iter().enumerate() {
+            event.set_link(l, handle.map(u64::from));
+        }
+        Ok(Some(event))
+    }
+}
