@@ -73,6 +73,7 @@
 //!
 //! Every mistake is reported at the tokens that cause it, all in one pass.
 
+mod event;
 mod input;
 mod list;
 mod lower;
@@ -117,6 +118,17 @@ pub fn derive_snapshot_enum(input: TokenStream) -> TokenStream {
 pub fn derive_input(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     input::input(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Implements `netschema::event::Event` (and `netschema::Snapshot`, its one class) for a
+/// struct with named fields: an event the server sends a client once, over the record stream.
+/// Its fields take the attributes of a class's fields, references included (with
+/// `#[netschema(protocol = "Game")]` on the struct), but no groups or timelines; the enum
+/// deriving `Protocol` lists it with `#[netschema(events(Hit, ...))]`.
+#[proc_macro_derive(Event, attributes(netschema))]
+pub fn derive_event(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    event::event(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Implements `netschema::Protocol` for an enum with one variant per class, each holding the

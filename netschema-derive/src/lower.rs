@@ -190,6 +190,21 @@ pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
 
 /// `#[derive(Snapshot)]`.
 pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let Some((schema, options)) = class(input, "Snapshot", &mut |_, _| {})? else {
+        return Ok(TokenStream::new());
+    };
+    let ident = &input.ident;
+    Ok(codegen::snapshot_impl(&schema, 0, &quote!(#ident), &options))
+}
+
+/// Lowers the struct `input`, which derives `derive`, as the one class of a schema, with its
+/// options (`#[derive(Snapshot)]`, `#[derive(Event)]`); `check` reports what the derive
+/// forbids besides. `None` when it has no named fields (reported).
+pub(crate) fn class(
+    input: &DeriveInput,
+    derive: &str,
+    check: &mut dyn FnMut(&mut Ctxt, &Punctuated<syn::Field, Token![,]>),
+) -> syn::Result<Option<(Schema, Options)>> {
     let mut cx = Ctxt::default();
     let mut class_attrs = ClassAttrs::default();
     let mut protocol: Option<syn::Path> = None;
@@ -210,10 +225,11 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
         },
         ClassAttrs::UNKNOWN,
     );
-    let Some(fields) = named_fields(&mut cx, input, "Snapshot") else {
+    let Some(fields) = named_fields(&mut cx, input, derive) else {
         cx.finish()?;
-        return Ok(TokenStream::new());
+        return Ok(None);
     };
+    check(&mut cx, fields);
     let class_name = input.ident.unraw().to_string();
     let mut class = Class::new(class_name, [])
         .with_schedule(class_attrs.schedule)
@@ -234,8 +250,7 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     }
     cx.finish()?;
-    let ident = &input.ident;
-    Ok(codegen::snapshot_impl(&schema, 0, &quote!(#ident), &options))
+    Ok(Some((schema, options)))
 }
 
 /// The named fields of the struct `input`, which derives `derive`; `None` after reporting

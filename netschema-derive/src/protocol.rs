@@ -1,7 +1,7 @@
 //! `#[derive(Protocol)]`: a schema declared as an enum over its classes.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::{Data, DeriveInput, Fields};
 
 use crate::lower::{Ctxt, item_options};
@@ -16,7 +16,8 @@ use netschema_idl::limits::MAX_RATE;
 /// `#[netschema(rate = 60)]` declares its frame rate (the `.netidl` `rate` statement) and
 /// `#[netschema(prior = "file")]` embeds a prior (relative to the crate's manifest);
 /// `#[netschema(contract = "path")]` attaches the predictive contract at `path` (a `static`),
-/// under the name `contract_name = "..."` (default: the path as written).
+/// under the name `contract_name = "..."` (default: the path as written);
+/// `#[netschema(events(Hit, Heal))]` declares the events it may send, in index order.
 pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let mut name: Option<syn::LitStr> = None;
@@ -25,6 +26,7 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut rate: Option<u32> = None;
     let mut contract: Option<syn::LitStr> = None;
     let mut contract_name: Option<syn::LitStr> = None;
+    let mut events: Vec<(String, syn::Path)> = Vec::new();
     let read = &mut |cx: &mut Ctxt, meta: &syn::meta::ParseNestedMeta<'_>| {
         if meta.path.is_ident("name") {
             let lit: syn::LitStr = meta.value()?.parse()?;
@@ -49,6 +51,15 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
                     format!("`rate` is a whole number of frames per second from 1 to {MAX_RATE}"),
                 ),
             }
+        } else if meta.path.is_ident("events") {
+            meta.parse_nested_meta(|e| {
+                let name = e.path.to_token_stream().to_string();
+                if events.iter().any(|(n, _)| *n == name) {
+                    cx.error(&e.path, "this event is listed twice: each event has one index");
+                }
+                events.push((name, e.path));
+                Ok(())
+            })?;
         } else if meta.path.is_ident("contract") || meta.path.is_ident("contract_name") {
             let lit: syn::LitStr = meta.value()?.parse()?;
             let slot =
@@ -80,7 +91,7 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
         read,
         "unknown netschema attribute on the enum: expected `name = \"schema\"`, \
          `models = \"policy\"`, `rate = HZ`, `prior = \"file\"`, `contract = \"path\"`, \
-         `contract_name = \"name\"` or `crate = \"path\"`",
+         `contract_name = \"name\"`, `events(Hit, ...)` or `crate = \"path\"`",
     );
     if !input.generics.params.is_empty() {
         cx.error(&input.generics, "`Protocol` cannot be derived for generic enums");
@@ -141,6 +152,9 @@ pub(crate) fn protocol(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = name.map_or_else(|| ident.to_string(), |n| n.value());
     // A prior's path is relative to the crate's manifest, as `include_bytes!` cannot be.
     let prior = prior.map(|p| quote!(include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #p))));
+    let events: Vec<TokenStream> = events.iter().map(|(_, p)| quote!(#p)).collect();
+    let events = codegen::with_events(&events, &options);
     let start = codegen::starting(policy.unwrap_or_default(), rate, prior, &options);
+    let start = quote!(#events #start);
     Ok(codegen::protocol_impl(&name, &quote!(#ident), &variants, None, start, &options))
 }

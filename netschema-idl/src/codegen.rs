@@ -33,10 +33,12 @@ use std::slice::Iter;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
+mod event;
 mod input;
 mod list;
 mod table;
 
+pub use event::{event_impl, with_events};
 pub use input::input_impl;
 
 use crate::flatten::ScalarField;
@@ -437,6 +439,11 @@ pub fn snapshot_impl(
 
 /// [`snapshot_impl`] of class `c`, a class of `schema` or another class whose kinds `schema`
 /// resolves (an input's, [`input_impl`]).
+/// The schema of an input or an event: named `name`, with `#self_ty`'s class as its one class.
+fn one_class_schema(name: &str, self_ty: &TokenStream, krate: &syn::Path) -> TokenStream {
+    quote!(&#krate::schema::Schema::new(#name, &[<#self_ty as #krate::Snapshot>::CLASS]))
+}
+
 fn class_impl(schema: &Schema, c: &Class, self_ty: &TokenStream, options: &Options) -> TokenStream {
     let krate = &options.crate_path;
     let scalars = schema.flatten(c);

@@ -28,6 +28,7 @@ pub fn input_impl(
     let input = &schema.inputs[index];
     let snapshot = class_impl(schema, &input.as_class(), self_ty, options);
     let name = &input.name;
+    let schema = super::one_class_schema(name, self_ty, krate);
     let max = Literal::usize_unsuffixed(MAX_INPUT_FIELDS);
     let too_many = format!(
         "input `{name}` has more than {MAX_INPUT_FIELDS} scalar fields (`engine::input::MAX_INPUT_FIELDS`)"
@@ -39,10 +40,7 @@ pub fn input_impl(
         #snapshot
         #[automatically_derived]
         impl #krate::Input for #self_ty {
-            const SCHEMA: &'static #krate::schema::Schema = &#krate::schema::Schema::new(
-                #name,
-                &[<Self as #krate::Snapshot>::CLASS],
-            );
+            const SCHEMA: &'static #krate::schema::Schema = #schema;
         }
         const _: () = {
             let class = &<#self_ty as #krate::Snapshot>::CLASS;

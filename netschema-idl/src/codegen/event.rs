@@ -1,0 +1,40 @@
+//! Events: for `#[derive(Event)]` the `Event` impl naming its event schema, and for a
+//! protocol the list of events it declares.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Options;
+
+/// Generates `impl event::Event for #self_ty`, whose `Snapshot` impl exists: an event schema
+/// named `name` with the type's class as its one class, and a compile-time check that the
+/// class is one an event may have (`event::fits`: a field at least, one update group, no
+/// timeline, at most `event::MAX_EVENT_FIELDS` scalars).
+pub fn event_impl(name: &str, self_ty: &TokenStream, options: &Options) -> TokenStream {
+    let krate = &options.crate_path;
+    let schema = super::one_class_schema(name, self_ty, krate);
+    let unfit = format!(
+        "event `{name}` does not fit an event record: it needs a field, at most \
+         `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"
+    );
+    quote! {
+        #[automatically_derived]
+        impl #krate::event::Event for #self_ty {
+            const SCHEMA: &'static #krate::schema::Schema = #schema;
+        }
+        const _: () = ::core::assert!(
+            #krate::event::fits(&<#self_ty as #krate::Snapshot>::CLASS),
+            #unfit
+        );
+    }
+}
+
+/// The builder call that declares events `tys` on a protocol's schema, in index order
+/// (`.with_events(&[<Hit as Event>::SCHEMA, …])`), or nothing without events.
+pub fn with_events(tys: &[TokenStream], options: &Options) -> TokenStream {
+    if tys.is_empty() {
+        return TokenStream::new();
+    }
+    let krate = &options.crate_path;
+    quote!(.with_events(&[#(<#tys as #krate::event::Event>::SCHEMA),*]))
+}
