@@ -6,9 +6,8 @@ mod link;
 
 use netschema::owned::{Client, Server, ServerConfig};
 use netschema::{Protocol, Snapshot};
-use std::collections::BTreeMap;
 
-use link::Rng;
+use link::{Rng, Wire};
 
 #[derive(Clone, Copy, Debug, PartialEq, Snapshot)]
 struct Door {
@@ -22,33 +21,9 @@ enum Doors {
     Door(Door),
 }
 
-/// Microseconds per frame at 60 Hz.
-const FRAME_US: u64 = 16_667;
-
 /// The bytes of record `n`.
 fn bytes(n: u32) -> Vec<u8> {
     format!("door {} opened to {}", n % 7, n * 3 % 91).into_bytes()
-}
-
-/// Datagrams in flight one way, by the frame they arrive at.
-#[derive(Default)]
-struct Wire(BTreeMap<(u32, u64), Vec<u8>>, u64);
-
-impl Wire {
-    fn send(&mut self, rng: &mut Rng, now: u32, datagram: &[u8]) {
-        let copies = if rng.next().is_multiple_of(10) { 2 } else { 1 };
-        for _ in 0..copies {
-            if let Some(us) = rng.delay(5) {
-                self.1 += 1;
-                self.0.insert((now + (us / FRAME_US) as u32, self.1), datagram.to_vec());
-            }
-        }
-    }
-
-    fn receive(&mut self, now: u32) -> Vec<Vec<u8>> {
-        let later = self.0.split_off(&(now + 1, 0));
-        std::mem::replace(&mut self.0, later).into_values().collect()
-    }
 }
 
 #[test]

@@ -1,6 +1,9 @@
-//! What the tests of inputs and rewind share: a seeded generator of one-way delays over a
-//! lossy link, and the events of their simulated clocks.
+//! What the tests of inputs, rewind, records and events share: a seeded generator of one-way
+//! delays over a lossy link, the events of their simulated clocks, and datagrams in flight by
+//! frame.
 #![allow(dead_code, unreachable_pub)]
+
+use std::collections::BTreeMap;
 
 /// splitmix64, drawing one-way delays.
 pub struct Rng(pub u64);
@@ -27,4 +30,28 @@ pub enum Event {
     ServerTick,
     ToServer(Vec<u8>),
     ToClient(Vec<u8>),
+}
+
+/// Microseconds per frame at 60 Hz.
+pub const FRAME_US: u64 = 16_667;
+
+/// Datagrams in flight one way, by the frame they arrive at.
+#[derive(Default)]
+pub struct Wire(BTreeMap<(u32, u64), Vec<u8>>, u64);
+
+impl Wire {
+    pub fn send(&mut self, rng: &mut Rng, now: u32, datagram: &[u8]) {
+        let copies = if rng.next().is_multiple_of(10) { 2 } else { 1 };
+        for _ in 0..copies {
+            if let Some(us) = rng.delay(5) {
+                self.1 += 1;
+                self.0.insert((now + (us / FRAME_US) as u32, self.1), datagram.to_vec());
+            }
+        }
+    }
+
+    pub fn receive(&mut self, now: u32) -> Vec<Vec<u8>> {
+        let later = self.0.split_off(&(now + 1, 0));
+        std::mem::replace(&mut self.0, later).into_values().collect()
+    }
 }

@@ -9,6 +9,7 @@
 
 pub mod coding;
 
+use crate::engine::records::Record;
 use crate::error::{Error, Result};
 use crate::schema::{Class, MAX_LINKS, Schema};
 use crate::snapshot::Snapshot;
@@ -68,31 +69,38 @@ pub struct Received<'r> {
     pub number: u32,
     /// The frame it belongs to (the frame of the first packet that carried it).
     pub frame: u32,
-    /// The event's index among the protocol's events, or `None` if its record does not
-    /// start with one.
-    pub index: Option<u32>,
     /// The record's bytes.
     pub bytes: &'r [u8],
+    /// The protocol's schema, which lists its events.
+    protocol: &'static Schema,
 }
 
-impl Received<'_> {
-    /// The event's schema among `schema`'s events, if its index names one.
-    pub fn schema(&self, schema: &Schema) -> Option<&'static Schema> {
-        schema.events.get(self.index? as usize).copied()
+impl<'r> Received<'r> {
+    /// The event carried by `record` of a client of `protocol`.
+    pub fn new(record: Record<'r>, protocol: &'static Schema) -> Received<'r> {
+        Received { number: record.number, frame: record.frame, bytes: record.bytes, protocol }
     }
 
-    /// Whether it is an `E` of the protocol `schema`.
-    pub fn is<E: Event>(&self, schema: &Schema) -> bool {
-        self.index.is_some() && index_of::<E>(schema).ok() == self.index
+    /// The event's index among the protocol's events, if its record starts with one.
+    pub fn index(&self) -> Option<u32> {
+        index(self.bytes).ok().map(|(i, _)| i)
     }
 
-    /// The event as an `E` of the protocol `schema`, its references holding the client's
-    /// handles of their targets: `Ok(None)` if it is another event,
-    /// [`Error::UnknownEvent`] if `schema` declares no `E`, and an error of [`read`] if its
-    /// bytes are damaged.
-    pub fn get<E: Event>(&self, schema: &Schema) -> Result<Option<E>> {
-        if index_of::<E>(schema).ok() != self.index {
-            index_of::<E>(schema)?;
+    /// The event's schema, if its index names one of the protocol's events.
+    pub fn schema(&self) -> Option<&'static Schema> {
+        self.protocol.events.get(self.index()? as usize).copied()
+    }
+
+    /// Whether it is an `E`.
+    pub fn is<E: Event>(&self) -> bool {
+        self.index().is_some() && index_of::<E>(self.protocol).ok() == self.index()
+    }
+
+    /// The event as an `E`, its references holding the client's handles of their targets:
+    /// `Ok(None)` if it is another event, [`Error::UnknownEvent`] if the protocol declares no
+    /// `E`, and an error of [`read`] if its bytes are damaged.
+    pub fn get<E: Event>(&self) -> Result<Option<E>> {
+        if index_of::<E>(self.protocol)? != index(self.bytes)?.0 {
             return Ok(None);
         }
         let class = &E::SCHEMA.classes[0];

@@ -28,6 +28,7 @@
 
 mod buffers;
 mod client;
+mod events;
 mod frame;
 mod ids;
 mod inputs;

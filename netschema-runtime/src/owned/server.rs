@@ -342,7 +342,7 @@ impl<P: Protocol> Server<P> {
         self.index.get(&client).copied().ok_or(Error::UnknownClient { client: client.0 })
     }
 
-    fn slot(&self, id: u64) -> Result<usize> {
+    pub(super) fn slot(&self, id: u64) -> Result<usize> {
         self.ids.get(id).ok_or(Error::UnknownEntity { id })
     }
 
@@ -530,7 +530,11 @@ impl<P: Protocol> Server<P> {
         }
     }
 
-    fn with_peer<T>(&mut self, client: ClientId, f: impl FnOnce(&mut Peer<'_>) -> T) -> Result<T> {
+    pub(super) fn with_peer<T>(
+        &mut self,
+        client: ClientId,
+        f: impl FnOnce(&mut Peer<'_>) -> T,
+    ) -> Result<T> {
         let at = self.index_of(client)?;
         let c = &mut self.connections[at];
         let mut peer = c.buffers.resume(P::SCHEMA, c.state);
