@@ -73,7 +73,7 @@ fn arena(n: usize) -> (Server<Arena>, Vec<(ClientId, Client<Arena>)>) {
 
 /// Event `n` of the lossy run: a hit on unit 1 or a score.
 fn nth(n: u32) -> Result<Hit, Score> {
-    if n % 3 == 0 {
+    if n.is_multiple_of(3) {
         Err(Score { delta: (n as i16 * 37) % 1000 - 500 })
     } else {
         Ok(Hit { target: Ref::to(1), damage: (n * 7 % 256) as u8, by: Ref::NONE })
