@@ -238,6 +238,16 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
     let policy = schema.models.map(|m| m.value).unwrap_or_default();
     let start = starting(policy, schema.rate.map(|r| r.value), prior, options);
     let inputs = (0..schema.inputs.len()).map(|i| input::input_item(schema, i, options));
+    let events = (0..schema.events.len()).map(|e| event::event_item(schema, e, options));
+    let event_tys: Vec<TokenStream> = schema
+        .events
+        .iter()
+        .map(|e| {
+            let e = ident(&e.name);
+            quote!(#e)
+        })
+        .collect();
+    let with_events = with_events(&event_tys, options);
     // A schema of inputs alone has no state to replicate: no `SCHEMA`, no enum of classes.
     let state = (!schema.classes.is_empty()).then(|| {
         quote! {
@@ -245,7 +255,7 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
             pub const SCHEMA: #krate::schema::Schema = #krate::schema::Schema::new(
                 #name,
                 &[#(<#class_tys as #krate::Snapshot>::CLASS),*],
-            )#start;
+            )#with_events #start;
             #protocol_docs
             #[derive(Clone, Copy, Debug, PartialEq)]
             pub enum #protocol { #(#[allow(missing_docs)] #class_tys(#class_tys)),* }
@@ -258,6 +268,7 @@ pub fn generate(schema: &Schema, options: &Options) -> TokenStream {
         #(#structs)*
         #(#classes)*
         #(#inputs)*
+        #(#events)*
     }
 }
 
@@ -274,6 +285,7 @@ pub fn protocol_name(schema: &Schema) -> String {
             || schema.classes.iter().any(|c| c.name == n)
             || schema.enums.iter().any(|e| e.name == n)
             || schema.inputs.iter().any(|i| i.name == n)
+            || schema.events.iter().any(|e| e.name == n)
     };
     if !valid {
         "Schema".to_owned()

@@ -219,7 +219,9 @@ impl<'a> Printer<'a> {
         let kind = self.tokens[i].kind;
         if self.line.is_empty() {
             let line = match kind {
-                Tok::Ident if matches!(text, "enum" | "struct" | "class" | "input") => Line::Item,
+                Tok::Ident if matches!(text, "enum" | "struct" | "class" | "input" | "event") => {
+                    Line::Item
+                }
                 Tok::Ident if matches!(text, "import" | "models" | "rate") => Line::Import,
                 _ => Line::Comment,
             };

@@ -2,7 +2,7 @@
 //! language's words.
 
 /// The words that start an item.
-pub(crate) const ITEM_KEYWORDS: [&str; 5] = ["enum", "struct", "class", "input", "import"];
+pub(crate) const ITEM_KEYWORDS: [&str; 6] = ["enum", "struct", "class", "input", "event", "import"];
 
 /// The built-in field kinds.
 pub(crate) const KIND_NAMES: [&str; 10] =

@@ -32,6 +32,9 @@ pub struct Schema {
     pub structs: Vec<Struct>,
     /// Declared inputs (what a client sends the server each tick), in the same order.
     pub inputs: Vec<Input>,
+    /// Declared events (what the server sends a client once), in the same order; an event's
+    /// index on the wire is its position here.
+    pub events: Vec<Event>,
     /// The model policy the root file declares (`models batched(batch = 10, kept = 7);`),
     /// if any: per frame otherwise.
     pub models: Option<Spanned<ModelPolicy>>,
@@ -104,6 +107,8 @@ pub struct Class {
 /// one class named after it ([`Input::as_class`]), coded by the runtime's input stream: at
 /// most [`MAX_INPUT_FIELDS`](crate::limits::MAX_INPUT_FIELDS) scalars, exact (no tolerances),
 /// without update groups, timelines or references.
+///
+/// An [`Event`] has the same shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
     /// The input's name, unique among enums, structs, classes and inputs.
@@ -115,6 +120,13 @@ pub struct Input {
     /// Where the input is named.
     pub span: Span,
 }
+
+/// An event: what the server sends a client once over its record stream (`event Hit { ... }`),
+/// a list of fields as an input's, each a class's field kind, references included. It becomes
+/// a Rust struct and an event schema of one class named after it ([`Input::as_class`]), coded
+/// as one record: at most [`MAX_EVENT_FIELDS`](crate::limits::MAX_EVENT_FIELDS) scalars,
+/// without update groups or timelines, with at least one field.
+pub type Event = Input;
 
 /// An update group declared in a class: `group slow(every = 8, priority = 2);`.
 #[derive(Clone, Debug, PartialEq)]
@@ -547,6 +559,11 @@ impl Schema {
         self.inputs.iter().enumerate().find(|(_, i)| i.name == name)
     }
 
+    /// The event called `name` and its index in [`Schema::events`].
+    pub fn find_event(&self, name: &str) -> Option<(usize, &Event)> {
+        self.events.iter().enumerate().find(|(_, e)| e.name == name)
+    }
+
     /// The input schema of `input` as a schema of its own: named after the input, with the
     /// input as its one class ([`Input::as_class`]) and this schema's enums and structs, which
     /// its fields may use; no inputs, model policy or rate. Its descriptors are the input's
@@ -568,7 +585,7 @@ impl Schema {
     pub fn resolve_structs(&mut self) {
         let names: Vec<String> = self.structs.iter().map(|s| s.name.clone()).collect();
         let fields = self.classes.iter_mut().flat_map(|c| c.fields.iter_mut());
-        let inputs = self.inputs.iter_mut().flat_map(|i| i.fields.iter_mut());
+        let inputs = self.inputs.iter_mut().chain(&mut self.events).flat_map(|i| &mut i.fields);
         for f in
             fields.chain(self.structs.iter_mut().flat_map(|s| s.fields.iter_mut())).chain(inputs)
         {
@@ -597,7 +614,7 @@ impl Schema {
                 f.erase_spans();
             }
         }
-        for i in &mut self.inputs {
+        for i in self.inputs.iter_mut().chain(&mut self.events) {
             i.span = Span::DETACHED;
             for f in &mut i.fields {
                 f.erase_spans();
@@ -1152,13 +1169,14 @@ impl fmt::Display for Schema {
             }
             writeln!(f, "}}")?;
         }
-        for i in &self.inputs {
+        let inputs = self.inputs.iter().map(|i| ("input", i));
+        for (keyword, i) in inputs.chain(self.events.iter().map(|e| ("event", e))) {
             if !first {
                 writeln!(f)?;
             }
             first = false;
             write_docs(f, &i.docs, "///", "")?;
-            writeln!(f, "input {} {{", i.name)?;
+            writeln!(f, "{keyword} {} {{", i.name)?;
             for field in &i.fields {
                 write_docs(f, &field.docs, "///", "    ")?;
                 writeln!(f, "    {field};")?;

@@ -64,6 +64,10 @@ pub const MAX_LINKS: usize = netschema_runtime::schema::MAX_LINKS;
 /// [`MAX_INPUT_FIELDS`](netschema_runtime::engine::input::MAX_INPUT_FIELDS)).
 pub const MAX_INPUT_FIELDS: usize = netschema_runtime::engine::input::MAX_INPUT_FIELDS;
 
+/// Most scalar fields of an event (the runtime's
+/// [`MAX_EVENT_FIELDS`](netschema_runtime::event::MAX_EVENT_FIELDS)).
+pub const MAX_EVENT_FIELDS: usize = netschema_runtime::event::MAX_EVENT_FIELDS;
+
 /// Fewest elements a list may hold at most (`list<K, N>`'s `N`).
 pub const MIN_LIST_LEN: u32 = 1;
 

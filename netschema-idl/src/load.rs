@@ -179,6 +179,7 @@ impl Loader<'_> {
         self.schema.classes.extend(parsed.schema.classes);
         self.schema.structs.extend(parsed.schema.structs);
         self.schema.inputs.extend(parsed.schema.inputs);
+        self.schema.events.extend(parsed.schema.events);
         self.poisoned.extend(parsed.poisoned);
     }
 

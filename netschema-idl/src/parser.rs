@@ -189,6 +189,7 @@ impl<'a> Parser<'a, '_> {
             || self.at_word("class")
             || self.at_word("struct")
             || self.at_word("input")
+            || self.at_word("event")
             || self.at_word("models"))
             && next == Tok::Ident
             || self.at_word("rate") && next == Tok::Int
@@ -334,6 +335,7 @@ impl<'a> Parser<'a, '_> {
                 (Tok::Ident, "class") => self.class(docs_text),
                 (Tok::Ident, "struct") => self.structure(docs_text),
                 (Tok::Ident, "input") => self.input(docs_text),
+                (Tok::Ident, "event") => self.event(docs_text),
                 (Tok::Ident, "models") => {
                     self.undocumentable(docs, "the model policy", "`models`");
                     self.models();
@@ -377,11 +379,13 @@ impl<'a> Parser<'a, '_> {
             (None, "message" | "table" | "type" | "entity") => {
                 "classes are declared with `class`".into()
             }
-            (None, _) => "items start with `enum`, `struct`, `class`, `input` or `import`".into(),
+            (None, _) => {
+                "items start with `enum`, `struct`, `class`, `input`, `event` or `import`".into()
+            }
         };
         self.error(
             Diagnostic::error(format!(
-                "expected `enum`, `struct`, `class`, `input` or `import`, found `{word}`"
+                "expected `enum`, `struct`, `class`, `input`, `event` or `import`, found `{word}`"
             ))
             .with_label(span, "unknown item keyword")
             .with_help(help),
@@ -391,6 +395,7 @@ impl<'a> Parser<'a, '_> {
             "enum" => self.enumeration(docs),
             "struct" => self.structure(docs),
             "input" => self.input(docs),
+            "event" => self.event(docs),
             _ => self.class(docs),
         }
     }

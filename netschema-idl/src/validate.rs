@@ -98,7 +98,10 @@ pub(crate) fn validate_with(
         v.class(c);
     }
     for i in &schema.inputs {
-        v.input(i);
+        v.fields_item(i, input::Kind::Input);
+    }
+    for e in &schema.events {
+        v.fields_item(e, input::Kind::Event);
     }
     diagnostic::sort(&mut v.diags);
     v.diags
@@ -183,6 +186,9 @@ impl Validator<'_> {
         for i in &schema.inputs {
             self.ident(&i.name, i.span, "an input", true);
         }
+        for e in &schema.events {
+            self.ident(&e.name, e.span, "an event", true);
+        }
         let mut items: Vec<(&str, Span, &str)> = schema
             .enums
             .iter()
@@ -190,6 +196,7 @@ impl Validator<'_> {
             .chain(schema.classes.iter().map(|c| (c.name.as_str(), c.span, "class")))
             .chain(schema.structs.iter().map(|s| (s.name.as_str(), s.span, "struct")))
             .chain(schema.inputs.iter().map(|i| (i.name.as_str(), i.span, "input")))
+            .chain(schema.events.iter().map(|e| (e.name.as_str(), e.span, "event")))
             .collect();
         // Report the later definition (in merge order) as the redefinition.
         let order = self.file_order;
@@ -467,11 +474,16 @@ impl Validator<'_> {
             );
             return;
         }
-        if let Some((_, input)) = schema.find_input(name) {
+        let item = match (schema.find_input(name), schema.find_event(name)) {
+            (Some((_, i)), _) => Some(("an input", "input", i.span)),
+            (None, Some((_, e))) => Some(("an event", "event", e.span)),
+            (None, None) => None,
+        };
+        if let Some((an, word, defined)) = item {
             self.error(
-                Diagnostic::error(format!("`{name}` is an input, not a field kind"))
-                    .with_label(span, "inputs cannot be fields")
-                    .with_secondary(input.span, "input defined here")
+                Diagnostic::error(format!("`{name}` is {an}, not a field kind"))
+                    .with_label(span, format!("{word}s cannot be fields"))
+                    .with_secondary(defined, format!("{word} defined here"))
                     .with_help("declare the fields both need in a `struct`, and hold it in each"),
             );
             return;

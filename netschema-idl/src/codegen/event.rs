@@ -1,10 +1,11 @@
-//! Events: for `#[derive(Event)]` the `Event` impl naming its event schema, and for a
-//! protocol the list of events it declares.
+//! Events: a Rust struct per `.netidl` `event` item, for it and `#[derive(Event)]` the `Event`
+//! impl naming its event schema, and for a protocol the list of events it declares.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Options;
+use super::{Options, class_impl, ident, input::fields_item};
+use crate::ir::Schema;
 
 /// Generates `impl event::Event for #self_ty`, whose `Snapshot` impl exists: an event schema
 /// named `name` with the type's class as its one class, and a compile-time check that the
@@ -37,4 +38,16 @@ pub fn with_events(tys: &[TokenStream], options: &Options) -> TokenStream {
     }
     let krate = &options.crate_path;
     quote!(.with_events(&[#(<#tys as #krate::event::Event>::SCHEMA),*]))
+}
+
+/// An event of a `.netidl` schema: a plain Rust struct with its `Snapshot` impl (its one
+/// class) and [`event_impl`].
+pub(super) fn event_item(schema: &Schema, index: usize, options: &Options) -> TokenStream {
+    let event = &schema.events[index];
+    let name = ident(&event.name);
+    let self_ty = quote!(#name);
+    let snapshot = class_impl(schema, &event.as_class(), &self_ty, options);
+    let imp = event_impl(&event.name, &self_ty, options);
+    let what = "what the server sends a client once";
+    fields_item(schema, event, "event", what, quote!(#snapshot #imp), options)
 }

@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{Options, class_impl, default_value, doc_attrs, has_long_array, ident, member};
-use crate::ir::Schema;
+use crate::ir::{Input, Schema};
 use crate::limits::MAX_INPUT_FIELDS;
 
 /// Generates `impl Snapshot` and `impl Input` for `#self_ty`, input `index` of `schema` (the
@@ -53,19 +53,41 @@ pub fn input_impl(
 /// An input of a `.netidl` schema: a plain Rust struct with [`input_impl`].
 pub(super) fn input_item(schema: &Schema, index: usize, options: &Options) -> TokenStream {
     let input = &schema.inputs[index];
+    let what = "what a client sends the server each tick";
     let name = ident(&input.name);
-    let docs = if input.docs.is_empty() {
+    fields_item(
+        schema,
+        input,
+        "input",
+        what,
+        input_impl(schema, index, &quote!(#name), options),
+        options,
+    )
+}
+
+/// The Rust struct of an input or event `item` of `schema` (`keyword`: `input` or `event`;
+/// `what`: what it is, for its default docs), followed by `imp`, its impls.
+pub(super) fn fields_item(
+    schema: &Schema,
+    item: &Input,
+    keyword: &str,
+    what: &str,
+    imp: TokenStream,
+    options: &Options,
+) -> TokenStream {
+    let name = ident(&item.name);
+    let docs = if item.docs.is_empty() {
         doc_attrs(&format!(
-            "The `{}` input of the `{}` schema: what a client sends the server each tick.",
-            input.name, schema.name
+            "The `{}` {keyword} of the `{}` schema: {what}.",
+            item.name, schema.name
         ))
     } else {
-        doc_attrs(&input.docs)
+        doc_attrs(&item.docs)
     };
-    let fields = input.fields.iter().map(|f| member(f, options));
-    let long = input.fields.iter().any(|f| has_long_array(&f.ty));
+    let fields = item.fields.iter().map(|f| member(f, options));
+    let long = item.fields.iter().any(|f| has_long_array(&f.ty));
     let (derive_default, default_impl) = if long {
-        let inits = input.fields.iter().map(|f| {
+        let inits = item.fields.iter().map(|f| {
             let (member, value) = (ident(&f.name), default_value(&f.ty));
             quote!(#member: #value)
         });
@@ -78,7 +100,6 @@ pub(super) fn input_item(schema: &Schema, index: usize, options: &Options) -> To
     } else {
         (quote!(Default,), quote!())
     };
-    let imp = input_impl(schema, index, &quote!(#name), options);
     quote! {
         #docs
         #[derive(Clone, Copy, Debug, PartialEq, #derive_default)]
