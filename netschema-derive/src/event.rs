@@ -3,8 +3,8 @@
 use netschema_idl::codegen;
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::DeriveInput;
 use syn::ext::IdentExt;
+use syn::{Data, DeriveInput};
 
 use crate::lower::class;
 
@@ -12,15 +12,15 @@ use crate::lower::class;
 /// (references need `#[netschema(protocol = "Game")]`, as on a class), `Snapshot`
 /// implemented for that class and `event::Event` naming the event schema.
 pub(crate) fn event(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let empty = &mut |cx: &mut crate::lower::Ctxt, fields: &syn::punctuated::Punctuated<_, _>| {
-        if fields.is_empty() {
-            cx.error(
-                &input.ident,
-                "an event needs at least one field: `struct Hit { #[netschema(int(0, 255))] damage: u8 }`",
-            );
-        }
-    };
-    let Some((schema, options)) = class(input, "Event", empty)? else {
+    if let Data::Struct(s) = &input.data
+        && s.fields.is_empty()
+    {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "an event needs at least one field: `struct Hit { #[netschema(int(0, 255))] damage: u8 }`",
+        ));
+    }
+    let Some((schema, options)) = class(input, "Event")? else {
         return Ok(TokenStream::new());
     };
     let ident = &input.ident;

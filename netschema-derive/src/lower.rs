@@ -190,7 +190,7 @@ pub(crate) fn snapshot_enum(input: &DeriveInput) -> syn::Result<TokenStream> {
 
 /// `#[derive(Snapshot)]`.
 pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let Some((schema, options)) = class(input, "Snapshot", &mut |_, _| {})? else {
+    let Some((schema, options)) = class(input, "Snapshot")? else {
         return Ok(TokenStream::new());
     };
     let ident = &input.ident;
@@ -198,13 +198,9 @@ pub(crate) fn snapshot(input: &DeriveInput) -> syn::Result<TokenStream> {
 }
 
 /// Lowers the struct `input`, which derives `derive`, as the one class of a schema, with its
-/// options (`#[derive(Snapshot)]`, `#[derive(Event)]`); `check` reports what the derive
-/// forbids besides. `None` when it has no named fields (reported).
-pub(crate) fn class(
-    input: &DeriveInput,
-    derive: &str,
-    check: &mut dyn FnMut(&mut Ctxt, &Punctuated<syn::Field, Token![,]>),
-) -> syn::Result<Option<(Schema, Options)>> {
+/// options (`#[derive(Snapshot)]`, `#[derive(Event)]`). `None` when it has no named fields
+/// (reported).
+pub(crate) fn class(input: &DeriveInput, derive: &str) -> syn::Result<Option<(Schema, Options)>> {
     let mut cx = Ctxt::default();
     let mut class_attrs = ClassAttrs::default();
     let mut protocol: Option<syn::Path> = None;
@@ -229,7 +225,6 @@ pub(crate) fn class(
         cx.finish()?;
         return Ok(None);
     };
-    check(&mut cx, fields);
     let class_name = input.ident.unraw().to_string();
     let mut class = Class::new(class_name, [])
         .with_schedule(class_attrs.schedule)
