@@ -61,8 +61,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
                     0 => String::new(),
                     n => format!(", {n} inputs"),
                 };
+                let events = match schema.events.len() {
+                    0 => String::new(),
+                    n => format!(", {n} events"),
+                };
                 println!(
-                    "{}: ok ({} enums, {} classes, {fields} scalar fields{inputs}{warnings})",
+                    "{}: ok ({} enums, {} classes, {fields} scalar fields{inputs}{events}{warnings})",
                     file.display(),
                     schema.enums.len(),
                     schema.classes.len()

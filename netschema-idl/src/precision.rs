@@ -30,13 +30,13 @@ use crate::span::Span;
 const SEARCH: u32 = 4096;
 
 /// The precision warnings of `schema`, in declaration order (structs, then classes, then
-/// inputs). The schema should be valid ([`validate`](crate::validate())); kinds whose parameters
+/// inputs, then events). The schema should be valid ([`validate`](crate::validate())); kinds whose parameters
 /// give no grid are skipped. A struct's scalars are checked once, at its declaration, however
 /// many fields hold it.
 pub fn warnings(schema: &Schema) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let struct_fields = schema.structs.iter().flat_map(|s| &s.fields);
-    let input_fields = schema.inputs.iter().flat_map(|i| &i.fields);
+    let input_fields = schema.inputs.iter().chain(&schema.events).flat_map(|i| &i.fields);
     for field in
         struct_fields.chain(schema.classes.iter().flat_map(|c| &c.fields)).chain(input_fields)
     {

@@ -103,6 +103,13 @@ pub(crate) fn validate_with(
     for e in &schema.events {
         v.fields_item(e, input::Kind::Event);
     }
+    if let (Some(e), true) = (schema.events.first(), schema.classes.is_empty()) {
+        v.error(
+            Diagnostic::error(format!("event `{}` needs a schema with classes", e.name))
+                .with_label(e.span, "an event without state")
+                .with_help("events travel with the state the schema replicates: declare its classes in this schema"),
+        );
+    }
     diagnostic::sort(&mut v.diags);
     v.diags
 }

@@ -67,6 +67,7 @@ fn expected_game() -> Schema {
         classes: vec![particle, unit],
         structs: Vec::new(),
         inputs: Vec::new(),
+        events: Vec::new(),
         models: None,
         rate: None,
     }
