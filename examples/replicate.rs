@@ -1,7 +1,8 @@
 //! A small game replicated end to end, without a network: players and projectiles on a
 //! server, each projectile naming the player that fired it, two clients that each see part of
 //! the world, and a link that delays and drops packets and acks. Each client checks its view,
-//! owners followed to the players it holds, against what the server held for it.
+//! owners followed to the players it holds, against what the server held for it, and counts
+//! the `Fired` events it received, each once, from the players it sees.
 //!
 //! ```sh
 //! cargo run --release --example replicate
@@ -42,7 +43,18 @@ struct Projectile {
     owner: Ref<Player>,
 }
 
+/// A player fired a projectile: the event is about the shooter, so only the clients that see
+/// the shooter get it.
+#[derive(Clone, Copy, Debug, PartialEq, netschema::Event)] // ns
+#[netschema(protocol = "Game")] // ns
+struct Fired {
+    shooter: Ref<Player>,
+    #[netschema(int(0, 19))] // ns
+    shot: u8,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Protocol)] // ns
+#[netschema(events(Fired))] // ns
 enum Game {
     Player(Player),
     Projectile(Projectile),
@@ -74,6 +86,8 @@ struct Remote {
     decoded: u32,
     mismatched: u32,
     dropped: u32,
+    /// `Fired` events received.
+    fired: usize,
 }
 
 fn main() -> Result<(), Error> {
@@ -95,6 +109,7 @@ fn main() -> Result<(), Error> {
             decoded: 0,
             mismatched: 0,
             dropped: 0,
+            fired: 0,
         });
     }
 
@@ -102,6 +117,7 @@ fn main() -> Result<(), Error> {
     let mut world: HashMap<u64, Game> = HashMap::new();
     let mut buf = [0u8; 1200];
     let mut bytes = 0;
+    let mut fired = 0;
     for tick in 0..600u32 {
         for (i, avatar) in [1000u64, 2000].into_iter().enumerate() {
             let t = tick as f32 / 60.0;
@@ -127,6 +143,14 @@ fn main() -> Result<(), Error> {
             world.iter().partition(|(_, e)| matches!(e, Game::Player(_)));
         for (&id, entity) in players.into_iter().chain(shots) {
             server.set_entity(id, entity)?; // ns
+        }
+        // Every client that saw the shooter last tick hears that it fired (until 60 ticks before
+        // the end, so that every event is delivered by then).
+        if tick % 15 == 0 && tick < 540 {
+            for avatar in [1000u64, 2000] {
+                let event = Fired { shooter: Ref::to(avatar), shot: (tick / 15 % 20) as u8 };
+                fired += server.send_event_to_viewers(avatar, &event)?; // ns
+            }
         }
         for r in &mut remotes {
             // Each client sees its own avatar and shots, and whatever lies within 40 m.
@@ -170,6 +194,14 @@ fn main() -> Result<(), Error> {
                         view.sort();
                         r.decoded += 1;
                         r.mismatched += u32::from(r.sent.get(&frame) != Some(&view));
+                        // Each event once, its shooter a player this client holds.
+                        for event in r.client.received_events() {
+                            // ns
+                            if let Some(f) = event.get::<Fired>()? {
+                                // ns
+                                r.fired += usize::from(r.client.follow(f.shooter).is_some()); // ns
+                            }
+                        }
                         let mut events = r.client.events(); // ns
                         if let Some(Event::Created { value: Game::Player(p), .. }) = // ns
                             events.find(|e| matches!(e, Event::Created { own: true, .. }))
@@ -203,7 +235,9 @@ fn main() -> Result<(), Error> {
         );
     }
     println!("{:.0} bytes per packet on average", bytes as f64 / (600.0 * remotes.len() as f64));
-    if remotes.iter().any(|r| r.mismatched > 0 || r.decoded == 0) {
+    let heard: usize = remotes.iter().map(|r| r.fired).sum();
+    println!("`Fired` events: {fired} sent, {heard} received, each once");
+    if remotes.iter().any(|r| r.mismatched > 0 || r.decoded == 0) || heard != fired {
         return Err(Error::CheckMismatch);
     }
     Ok(())
