@@ -195,12 +195,10 @@ fn main() -> Result<(), Error> {
                         r.decoded += 1;
                         r.mismatched += u32::from(r.sent.get(&frame) != Some(&view));
                         // Each event once, its shooter a player this client holds.
-                        for event in r.client.received_events() {
-                            // ns
-                            if let Some(f) = event.get::<Fired>()? {
-                                // ns
-                                r.fired += usize::from(r.client.follow(f.shooter).is_some()); // ns
-                            }
+                        let events = r.client.received_events(); // ns
+                        for fired in events.filter_map(|e| e.get::<Fired>().transpose()) {
+                            let shooter = fired?.shooter; // ns
+                            r.fired += usize::from(r.client.follow(shooter).is_some()); // ns
                         }
                         let mut events = r.client.events(); // ns
                         if let Some(Event::Created { value: Game::Player(p), .. }) = // ns
