@@ -72,6 +72,11 @@ fn inputs() {
 }
 
 #[test]
+fn events() {
+    check("events", &Options::new());
+}
+
+#[test]
 fn lists() {
     check("lists", &Options::new());
 }

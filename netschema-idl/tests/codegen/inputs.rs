@@ -297,7 +297,7 @@ const _: () = {
 impl ::netschema::Input for Move {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Move",
-        &[<Self as ::netschema::Snapshot>::CLASS],
+        &[<Move as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = {
@@ -502,7 +502,7 @@ const _: () = {
 impl ::netschema::Input for Look {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Look",
-        &[<Self as ::netschema::Snapshot>::CLASS],
+        &[<Look as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = {
