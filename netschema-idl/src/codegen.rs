@@ -451,9 +451,10 @@ pub fn snapshot_impl(
 
 /// [`snapshot_impl`] of class `c`, a class of `schema` or another class whose kinds `schema`
 /// resolves (an input's, [`input_impl`]).
-/// The schema of an input or an event: named `name`, with `#self_ty`'s class as its one class.
-fn one_class_schema(name: &str, self_ty: &TokenStream, krate: &syn::Path) -> TokenStream {
-    quote!(&#krate::schema::Schema::new(#name, &[<#self_ty as #krate::Snapshot>::CLASS]))
+/// The schema of an input or an event, for its impl: named `name`, with `Self`'s class as its
+/// one class.
+fn one_class_schema(name: &str, krate: &syn::Path) -> TokenStream {
+    quote!(&#krate::schema::Schema::new(#name, &[<Self as #krate::Snapshot>::CLASS]))
 }
 
 fn class_impl(schema: &Schema, c: &Class, self_ty: &TokenStream, options: &Options) -> TokenStream {

@@ -289,7 +289,7 @@ const _: () = {
 impl ::netschema::event::Event for Hit {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Hit",
-        &[<Hit as ::netschema::Snapshot>::CLASS],
+        &[<Self as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = ::core::assert!(
@@ -390,7 +390,7 @@ const _: () = {
 impl ::netschema::event::Event for Score {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Score",
-        &[<Score as ::netschema::Snapshot>::CLASS],
+        &[<Self as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = ::core::assert!(

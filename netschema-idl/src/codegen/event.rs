@@ -13,7 +13,7 @@ use crate::ir::Schema;
 /// timeline, at most `event::MAX_EVENT_FIELDS` scalars).
 pub fn event_impl(name: &str, self_ty: &TokenStream, options: &Options) -> TokenStream {
     let krate = &options.crate_path;
-    let schema = super::one_class_schema(name, self_ty, krate);
+    let schema = super::one_class_schema(name, krate);
     let unfit = format!(
         "event `{name}` does not fit an event record: it needs a field, at most \
          `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"

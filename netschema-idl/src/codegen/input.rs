@@ -28,7 +28,7 @@ pub fn input_impl(
     let input = &schema.inputs[index];
     let snapshot = class_impl(schema, &input.as_class(), self_ty, options);
     let name = &input.name;
-    let schema = super::one_class_schema(name, self_ty, krate);
+    let schema = super::one_class_schema(name, krate);
     let max = Literal::usize_unsuffixed(MAX_INPUT_FIELDS);
     let too_many = format!(
         "input `{name}` has more than {MAX_INPUT_FIELDS} scalar fields (`engine::input::MAX_INPUT_FIELDS`)"

@@ -297,7 +297,7 @@ const _: () = {
 impl ::netschema::event::Event for Built {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Built",
-        &[<Built as ::netschema::Snapshot>::CLASS],
+        &[<Self as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = ::core::assert!(
@@ -362,7 +362,7 @@ const _: () = {
 impl ::netschema::event::Event for Wave {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Wave",
-        &[<Wave as ::netschema::Snapshot>::CLASS],
+        &[<Self as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = ::core::assert!(

@@ -297,7 +297,7 @@ const _: () = {
 impl ::netschema::Input for Move {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Move",
-        &[<Move as ::netschema::Snapshot>::CLASS],
+        &[<Self as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = {
@@ -502,7 +502,7 @@ const _: () = {
 impl ::netschema::Input for Look {
     const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
         "Look",
-        &[<Look as ::netschema::Snapshot>::CLASS],
+        &[<Self as ::netschema::Snapshot>::CLASS],
     );
 }
 const _: () = {
