@@ -94,6 +94,9 @@ fn event_and_protocol_schemas_and_hashes_are_identical() {
     assert_eq!(a, b);
     assert_eq!(a.hash, b.hash);
     assert_eq!(a.events.len(), 2);
+    // The hash `netschema inspect tests/schemas/events.netidl` prints, events included (the
+    // descriptors of `netschema-lab` check it too).
+    assert_eq!(a.hash, 0xe579_a0d3_50dd_e802);
     let fields = |s: &netschema::schema::Schema| {
         s.classes[0].fields.iter().map(|f| f.name).collect::<Vec<_>>()
     };

@@ -36,14 +36,14 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
     };
     // The hashes both ends compare when connecting: builds that print different hashes refuse
     // each other. A schema of inputs alone has no state, and so no state hash.
-    if schema.classes.is_empty() {
-        println!("schema `{}`, no classes (wire version {WIRE_VERSION})", schema.name);
-    } else {
-        let runtime = descriptors(&schema)?;
-        println!(
+    // Its events are part of the state hash, each with an event schema of its own.
+    let state = (!schema.classes.is_empty()).then(|| descriptors(&schema)).transpose()?;
+    match &state {
+        None => println!("schema `{}`, no classes (wire version {WIRE_VERSION})", schema.name),
+        Some(runtime) => println!(
             "schema `{}`, hash {:#018x} (wire version {WIRE_VERSION})",
             schema.name, runtime.schema.hash
-        );
+        ),
     }
     for (index, class) in schema.classes.iter().enumerate() {
         let scalars = schema.flatten(class);
@@ -72,6 +72,25 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
             runtime.schema.hash
         );
         table(&scalars, &[], "input");
+    }
+    let event_schemas = state.as_ref().map_or(&[][..], |s| s.schema.events);
+    for (event, runtime) in schema.events.iter().zip(event_schemas) {
+        let scalars = schema.flatten_input(event);
+        println!(
+            "\nevent {} ({} scalar fields), event schema hash {:#018x}",
+            event.name,
+            scalars.len(),
+            runtime.hash
+        );
+        table(&scalars, &[], "event");
+        let class = event.as_class();
+        let links: Vec<String> = class
+            .references()
+            .map(|(f, target)| format!("{} -> {}", f.name, target.unwrap_or("any class")))
+            .collect();
+        if !links.is_empty() {
+            println!("  references: {}", links.join(", "));
+        }
     }
     Ok(outcome)
 }

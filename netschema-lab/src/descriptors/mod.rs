@@ -104,51 +104,23 @@ impl RuntimeSchema {
     /// [`load`](netschema_idl::load()) and [`parse_str`](netschema_idl::parse_str()) do); an invalid schema
     /// fails with the first field that has no quantiser, or the runtime's own check.
     pub fn new(ir: &ir::Schema) -> Result<RuntimeSchema, SchemaError> {
-        let mut leaked_predictors = HashMap::new();
+        let mut predictors = HashMap::new();
         let mut classes = Vec::with_capacity(ir.classes.len());
         let mut descriptors = Vec::with_capacity(ir.classes.len());
         for class in &ir.classes {
-            let scalars = ir.flatten(class);
-            let mut quantisers = Vec::with_capacity(scalars.len());
-            let mut fields = Vec::with_capacity(scalars.len());
-            for s in &scalars {
-                let q = Quantiser::new(&s.kind).map_err(|error| SchemaError::Quantiser {
-                    class: class.name.clone(),
-                    path: s.path.clone(),
-                    error,
-                })?;
-                let predictors = *leaked_predictors
-                    .entry(s.predictors)
-                    .or_insert_with(|| leak_predictors(s.predictors));
-                let meaning = match s.kind {
-                    netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
-                    netschema_idl::ScalarKind::KeyFlag => netschema_runtime::timeline::FLAG_MEANING,
-                    // The meaning generated code gives a presence flag (the facade's
-                    // `__private::PRESENCE`), so that it differs from a plain bool's.
-                    netschema_idl::ScalarKind::Presence => PRESENCE,
-                    netschema_idl::ScalarKind::ListLink { len } => {
-                        netschema_runtime::schema::list_link_meaning(len)
-                    }
-                    _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
-                };
-                let field = q.descriptor(leak_str(&s.path), predictors, meaning);
-                let field = field.with_tolerance(s.tolerance).in_group(s.group);
-                fields.push(match s.slot {
-                    Some(slot) => field.in_slot(slot),
-                    None => field,
-                });
-                quantisers.push(q);
-            }
-            let fields = Box::leak(fields.into_boxed_slice());
-            descriptors.push(
-                Class::new(leak_str(&class.name), fields)
-                    .with_groups(leak_groups(class))
-                    .with_links(leak_links(ir, class)),
-            );
-            classes.push(ClassLayout { scalars, quantisers });
+            let (descriptor, layout) = class_descriptor(ir, class, &mut predictors)?;
+            descriptors.push(descriptor);
+            classes.push(layout);
+        }
+        let mut events = Vec::with_capacity(ir.events.len());
+        for event in &ir.events {
+            let (class, _) = class_descriptor(ir, &event.as_class(), &mut predictors)?;
+            let schema = Schema::new(leak_str(&event.name), Box::leak(Box::new([class])));
+            events.push(&*Box::leak(Box::new(schema)));
         }
         let policy = ir.models.map(|m| m.value).unwrap_or_default();
-        let mut schema = Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()));
+        let mut schema = Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()))
+            .with_events(Box::leak(events.into_boxed_slice()));
         if let Some(rate) = ir.rate {
             schema = schema.with_rate(rate.value);
         }
@@ -161,6 +133,51 @@ impl RuntimeSchema {
     pub fn class_index(&self, name: &str) -> Option<usize> {
         self.ir.find_class(name).map(|(index, _)| index)
     }
+}
+
+/// The runtime descriptor and layout of `class`, a class of `ir` or an event's
+/// ([`ir::Input::as_class`]), its references' targets resolved among `ir`'s classes;
+/// `predictors` shares the leaked predictor lists.
+fn class_descriptor(
+    ir: &ir::Schema,
+    class: &ir::Class,
+    predictors: &mut HashMap<PredictorSet, &'static [Predictor]>,
+) -> Result<(Class, ClassLayout), SchemaError> {
+    let scalars = ir.flatten(class);
+    let mut quantisers = Vec::with_capacity(scalars.len());
+    let mut fields = Vec::with_capacity(scalars.len());
+    for s in &scalars {
+        let q = Quantiser::new(&s.kind).map_err(|error| SchemaError::Quantiser {
+            class: class.name.clone(),
+            path: s.path.clone(),
+            error,
+        })?;
+        let leaked =
+            *predictors.entry(s.predictors).or_insert_with(|| leak_predictors(s.predictors));
+        let meaning = match s.kind {
+            netschema_idl::ScalarKind::KeyTime { interp } => interp.fingerprint(),
+            netschema_idl::ScalarKind::KeyFlag => netschema_runtime::timeline::FLAG_MEANING,
+            // The meaning generated code gives a presence flag (the facade's
+            // `__private::PRESENCE`), so that it differs from a plain bool's.
+            netschema_idl::ScalarKind::Presence => PRESENCE,
+            netschema_idl::ScalarKind::ListLink { len } => {
+                netschema_runtime::schema::list_link_meaning(len)
+            }
+            _ => q.fingerprint().unwrap_or_else(|| enum_fingerprint(ir, &s.kind)),
+        };
+        let field = q.descriptor(leak_str(&s.path), leaked, meaning);
+        let field = field.with_tolerance(s.tolerance).in_group(s.group);
+        fields.push(match s.slot {
+            Some(slot) => field.in_slot(slot),
+            None => field,
+        });
+        quantisers.push(q);
+    }
+    let fields = Box::leak(fields.into_boxed_slice());
+    let descriptor = Class::new(leak_str(&class.name), fields)
+        .with_groups(leak_groups(class))
+        .with_links(leak_links(ir, class));
+    Ok((descriptor, ClassLayout { scalars, quantisers }))
 }
 
 /// The runtime descriptors of `ir` alone (see [`RuntimeSchema::new`]; the storage is leaked).
@@ -310,6 +327,24 @@ mod tests {
         let finer = INPUTS.replace("1/127", "1/255");
         let finer = netschema_idl::parse_str("g.netidl", &finer).unwrap();
         assert_ne!(leak_schema(&finer.input_schema(&finer.inputs[0])).unwrap().hash, input.hash);
+    }
+
+    /// A schema's events join its descriptors, each an event schema whose references name
+    /// the schema's classes, and its hash: the hash generated code gives it.
+    #[test]
+    fn events_join_the_schema() {
+        let source = include_str!("../../../tests/schemas/events.netidl");
+        let ir = netschema_idl::parse_str("events.netidl", source).unwrap();
+        let schema = leak_schema(&ir).unwrap();
+        let names: Vec<_> = schema.events.iter().map(|e| e.name).collect();
+        assert_eq!(names, ["Hit", "Score"]);
+        let hit = &schema.events[0].classes[0];
+        assert_eq!((hit.links[0].target, hit.links[1].target), (Some(0), None));
+        // `tests/event_equivalence.rs` checks the generated `SCHEMA` has this hash.
+        assert_eq!(schema.hash, 0xe579_a0d3_50dd_e802);
+        let mut quiet = ir.clone();
+        quiet.events.clear();
+        assert_ne!(leak_schema(&quiet).unwrap().hash, schema.hash);
     }
 
     #[test]
