@@ -3,7 +3,8 @@
 //!
 //! This facade re-exports [`netschema_runtime`] (see its documentation for the codec), the
 //! `#[derive(Snapshot)]` / `#[derive(SnapshotStruct)]` / `#[derive(SnapshotEnum)]` /
-//! `#[derive(Protocol)]` / `#[derive(Input)]` macros (default `derive` feature), defines
+//! `#[derive(Protocol)]` / `#[derive(Input)]` / `#[derive(Event)]` macros (default `derive`
+//! feature; events: [`event`]), defines
 //! [`SnapshotStruct`] for types held by derived classes, and defines [`include_schema!`] for
 //! code generated from `.netidl` files by `netschema-idl`.
 //!
