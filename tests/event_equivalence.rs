@@ -4,6 +4,8 @@
 //!
 //! `NETSCHEMA_BLESS=1 cargo test --test event_equivalence` regenerates the checked-in file.
 
+mod golden;
+
 use netschema::event::Event;
 use netschema::owned::{Client, Server, ServerConfig};
 use netschema::{Protocol, Ref};
@@ -66,19 +68,8 @@ mod derived {
 
 #[test]
 fn checked_in_code_is_up_to_date() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let loaded = netschema_idl::load(root.join("schemas/events.netidl")).unwrap();
-    assert!(loaded.warnings.is_empty(), "{}", loaded.warnings);
-    let text = netschema_idl::codegen::generate_file(
-        &loaded.schema,
-        &netschema_idl::codegen::Options::new(),
-    );
-    let path = root.join("generated/events.rs");
-    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(committed == text, "tests/generated/events.rs is stale: rerun with NETSCHEMA_BLESS=1");
+    let warnings = golden::assert_generated_is_current("events");
+    assert!(warnings.is_empty(), "{warnings}");
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //!
 //! `NETSCHEMA_BLESS=1 cargo test --test idl_derive_equivalence` regenerates the checked-in file.
 
+mod golden;
+
 use netschema::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema::schema::{Class, Schema};
 use netschema::{Snapshot, SnapshotEnum};
@@ -171,18 +173,7 @@ mod derived {
 
 #[test]
 fn checked_in_code_is_up_to_date() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let loaded = netschema_idl::load(root.join("schemas/equiv.netidl")).unwrap();
-    let text = netschema_idl::codegen::generate_file(
-        &loaded.schema,
-        &netschema_idl::codegen::Options::new(),
-    );
-    let path = root.join("generated/equiv.rs");
-    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(committed == text, "tests/generated/equiv.rs is stale: rerun with NETSCHEMA_BLESS=1");
+    golden::assert_generated_is_current("equiv");
 }
 
 /// The prior the derive embeds is what the engine learns over a minute of a flag changing

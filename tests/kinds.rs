@@ -4,6 +4,8 @@
 //!
 //! `NETSCHEMA_BLESS=1 cargo test --test kinds` regenerates the checked-in file.
 
+mod golden;
+
 use std::collections::{HashMap, VecDeque};
 
 use netschema::owned::{Client, Server, ServerConfig};
@@ -21,18 +23,7 @@ const CONFIG: ServerConfig = ServerConfig::new(64, 64);
 
 #[test]
 fn checked_in_code_is_up_to_date() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let loaded = netschema_idl::load(root.join("schemas/kinds.netidl")).unwrap();
-    let text = netschema_idl::codegen::generate_file(
-        &loaded.schema,
-        &netschema_idl::codegen::Options::new(),
-    );
-    let path = root.join("generated/kinds.rs");
-    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(committed == text, "tests/generated/kinds.rs is stale: rerun with NETSCHEMA_BLESS=1");
+    golden::assert_generated_is_current("kinds");
 }
 
 #[test]

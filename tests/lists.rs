@@ -5,6 +5,7 @@
 //!
 //! `NETSCHEMA_BLESS=1 cargo test --test lists` regenerates the checked-in file.
 
+mod golden;
 mod link;
 
 use std::collections::HashMap;
@@ -25,18 +26,7 @@ use idl::{Hero, Item, Lists, Plain, Row, Stack};
 
 #[test]
 fn checked_in_code_is_up_to_date() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let loaded = netschema_idl::load(root.join("schemas/lists.netidl")).unwrap();
-    let text = netschema_idl::codegen::generate_file(
-        &loaded.schema,
-        &netschema_idl::codegen::Options::new(),
-    );
-    let path = root.join("generated/lists.rs");
-    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(committed == text, "tests/generated/lists.rs is stale: rerun with NETSCHEMA_BLESS=1");
+    golden::assert_generated_is_current("lists");
 }
 
 #[test]

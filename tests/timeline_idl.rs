@@ -4,6 +4,8 @@
 //!
 //! `NETSCHEMA_BLESS=1 cargo test --test timeline_idl` regenerates the checked-in file.
 
+mod golden;
+
 use netschema::Snapshot;
 use netschema::timeline::{Interp, Seconds, Time};
 
@@ -39,19 +41,7 @@ mod derived {
 
 #[test]
 fn checked_in_code_is_up_to_date() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let loaded = netschema_idl::load(root.join("schemas/timeline.netidl")).unwrap();
-    let options = netschema_idl::codegen::Options::new();
-    let text = netschema_idl::codegen::generate_file(&loaded.schema, &options);
-    let path = root.join("generated/timeline.rs");
-    if std::env::var_os("NETSCHEMA_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        committed == text,
-        "tests/generated/timeline.rs is stale: rerun with NETSCHEMA_BLESS=1"
-    );
+    golden::assert_generated_is_current("timeline");
 }
 
 #[test]
