@@ -274,13 +274,13 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
         Ok(Read { id, class, start, link_start })
     }
 
-    /// The references of `world`'s `i`-th entity, read as `read` (each target with whether
-    /// the line gives it): a reference the line gives must name an entity of the line of the
+    /// The references of entity `id` of `class`, read as `read` (each target with whether the
+    /// line gives it), among the entities of the line (`line`, by ascending id): a reference the line gives must name an entity of the line of the
     /// class it is to; one kept from the previous line names nothing once its target has left
     /// (or entered again as a new entity), as a world's link does.
     fn resolve(
         &self,
-        world: &Snapshot,
+        line: &[Read],
         read: &[(Option<u32>, bool)],
         id: u32,
         class: &ClassShape,
@@ -291,7 +291,7 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
                 out.push(None);
                 continue;
             };
-            let found = world.ids.binary_search(&target).ok().map(|t| world.classes[t]);
+            let found = line.binary_search_by_key(&target, |r| r.id).ok().map(|t| line[t].class);
             if !given {
                 let before = self.previous.ids.binary_search(&target).ok();
                 let same = before.is_some_and(|b| Some(self.previous.classes[b]) == found);
@@ -381,23 +381,18 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             order.push(self.entity(n, e, &mut values, &mut targets)?);
         }
         order.sort_unstable_by_key(|read| read.id);
-        let mut world = Snapshot::new();
-        for (k, read) in order.iter().enumerate() {
-            if k > 0 && order[k - 1].id == read.id {
-                return Err(TraceErrorKind::DuplicateEntity(read.id));
-            }
-            let shape = &self.classes[usize::from(read.class)];
-            world.push(read.id, read.class, &values[read.start..][..shape.quantisers.len()]);
+        if let Some(pair) = order.windows(2).find(|pair| pair[0].id == pair[1].id) {
+            return Err(TraceErrorKind::DuplicateEntity(pair[0].id));
         }
         // References, once every entity they may name is known.
-        let mut linked = Snapshot::new();
-        for (i, read) in order.iter().enumerate() {
+        let mut world = Snapshot::new();
+        for read in &order {
             let shape = &self.classes[usize::from(read.class)];
             let given = &targets[read.link_start..][..shape.references.len()];
-            let links = self.resolve(&world, given, read.id, shape)?;
-            linked.push_linked(read.id, read.class, world.row(i), &links);
+            let links = self.resolve(&order, given, read.id, shape)?;
+            let row = &values[read.start..][..shape.quantisers.len()];
+            world.push_linked(read.id, read.class, row, &links);
         }
-        let world = linked;
         let clients = match map.get("clients") {
             None => None,
             Some(Value::Object(clients)) => {
