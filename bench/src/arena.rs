@@ -35,9 +35,9 @@ use plotters::prelude::*;
 
 use netschema::SnapshotEnum as _;
 use netschema_lab::trace::TraceFrame;
-use netschema_lab::{Rng, Snapshot};
+use netschema_lab::{Event, Rng, Snapshot};
 
-use crate::{Recording, push};
+use crate::{Recording, event, push};
 use wire::{Action, Weapon};
 
 /// The code generated from `schemas/arena.netidl`.
@@ -57,11 +57,13 @@ pub(crate) struct Config {
     pub(crate) players: usize,
     /// Nominal frames per second.
     pub(crate) rate: f64,
+    /// Whether each frame also sends player 0 its events (hits and deaths of players it sees).
+    pub(crate) events: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { players: 16, rate: 30.0 }
+        Config { players: 16, rate: 30.0, events: false }
     }
 }
 
@@ -485,10 +487,10 @@ impl Player {
     }
 
     /// Takes `damage` (armour first absorbs two thirds of it); a player whose health falls to 0
-    /// dies.
-    fn hurt(&mut self, damage: i32) {
+    /// dies. Returns whether it died.
+    fn hurt(&mut self, damage: i32) -> bool {
         if damage <= 0 || !self.alive() {
-            return;
+            return false;
         }
         let absorbed = self.armour.min(damage * 2 / 3);
         self.armour -= absorbed;
@@ -496,6 +498,7 @@ impl Player {
         if self.health <= 0 {
             (self.dead_left, self.action, self.target) = (DEAD_TIME, Action::Idle, None);
         }
+        !self.alive()
     }
 
     /// The animation frame: its first frame and length, played at 10 frames a second.
@@ -554,14 +557,15 @@ impl Arena {
         }
     }
 
-    /// One frame of `dt` seconds; returns each player's animation frame.
-    fn step(&mut self, rng: &mut Rng, dt: f64) -> Vec<i32> {
+    /// One frame of `dt` seconds; returns each player's animation frame, and the frame's
+    /// events by player index.
+    fn step(&mut self, rng: &mut Rng, dt: f64) -> (Vec<i32>, Vec<Happened>) {
         let n = self.players.len();
         // Who sees whom, before anyone moves.
         let sight: Vec<Vec<bool>> = (0..n)
             .map(|i| (0..n).map(|j| i != j && sees(&self.players[i], &self.players[j])).collect())
             .collect();
-        let mut damage = vec![0i32; n];
+        let (mut damage, mut last_hit, mut events) = (vec![0i32; n], vec![None; n], Vec::new());
         for i in 0..n {
             let target = self.target_of(i, &sight).map(|j| {
                 let (p, q) = (&self.players[i], &self.players[j]);
@@ -569,10 +573,16 @@ impl Arena {
             });
             if let Some((j, hurt)) = self.players[i].act(rng, dt, target) {
                 damage[j] += hurt;
+                last_hit[j] = Some(i);
+                if self.players[j].alive() {
+                    events.push(Happened::Hit { target: j, shooter: i, damage: hurt });
+                }
             }
         }
-        for (p, hurt) in self.players.iter_mut().zip(damage) {
-            p.hurt(hurt);
+        for (j, (p, hurt)) in self.players.iter_mut().zip(damage).enumerate() {
+            if p.hurt(hurt) {
+                events.push(Happened::Died { player: j, by: last_hit[j] });
+            }
         }
         // Items go to the first player standing on them, and come back 20 s later.
         for (left, (at, gives)) in self.items.iter_mut().zip(ITEMS) {
@@ -592,7 +602,38 @@ impl Arena {
                 *left = ITEM_RESPAWN;
             }
         }
-        self.players.iter_mut().map(|p| p.animate(dt)).collect()
+        (self.players.iter_mut().map(|p| p.animate(dt)).collect(), events)
+    }
+}
+
+/// An event of a frame of the arena, by player index.
+#[derive(Clone, Copy, Debug)]
+enum Happened {
+    /// `shooter` hit `target` for `damage`.
+    Hit { target: usize, shooter: usize, damage: i32 },
+    /// `player` died, `by` hitting it last.
+    Died { player: usize, by: Option<usize> },
+}
+
+impl Happened {
+    /// The event as the client of `view` is sent it, if it sees its subject: each player
+    /// named as its id in `view`, or none if `view` does not hold it.
+    fn sent(self, view: &Snapshot) -> Option<Event> {
+        let seen = |j: usize| view.ids.binary_search(&(j as u32)).is_ok();
+        let id = |j: usize| netschema::Ref::new(seen(j).then_some(j as u64));
+        match self {
+            Happened::Hit { target, shooter, damage } => seen(target).then(|| {
+                let damage = damage.clamp(0, 255);
+                event(
+                    &wire::SCHEMA,
+                    &wire::Hit { target: id(target), shooter: id(shooter), damage },
+                )
+            }),
+            Happened::Died { player, by } => seen(player).then(|| {
+                let by = netschema::Ref::new(by.filter(|&j| seen(j)).map(|j| j as u64));
+                event(&wire::SCHEMA, &wire::Died { player: id(player), by })
+            }),
+        }
     }
 }
 
@@ -604,7 +645,7 @@ pub(crate) fn record(frames: usize, seed: u64, config: Config, all_players: bool
     let mut arena = Arena::new(&mut rng, n);
     let nominal = 1.0 / config.rate;
     let mut time = 0.0;
-    let mut snapshots = Vec::with_capacity(frames);
+    let (mut snapshots, mut events) = (Vec::with_capacity(frames), Vec::new());
     let mut world = all_players.then(|| Vec::with_capacity(frames));
     for frame in 0..frames {
         let mut dt = nominal * (1.0 + 0.03 * normal(&mut rng)).clamp(0.8, 1.2);
@@ -612,7 +653,7 @@ pub(crate) fn record(frames: usize, seed: u64, config: Config, all_players: bool
             dt += nominal * rng.range(0.5, 1.5);
         }
         time += dt;
-        let anims = arena.step(&mut rng, dt);
+        let (anims, happened) = arena.step(&mut rng, dt);
         let players = &arena.players;
         // What a player sees (itself too), or with `None` every player.
         let shown = |who: Option<usize>| {
@@ -620,7 +661,11 @@ pub(crate) fn record(frames: usize, seed: u64, config: Config, all_players: bool
                 who.is_none_or(|w| j == w || sees(&players[w], &players[j]))
             })
         };
-        snapshots.push(shown(Some(0)));
+        let view = shown(Some(0));
+        if config.events {
+            events.push(happened.iter().filter_map(|h| h.sent(&view)).collect());
+        }
+        snapshots.push(view);
         if let Some(frames) = world.as_mut() {
             // By client name, in name order, as a trace lists them.
             let mut clients: Vec<_> = (0..n).map(|c| (c.to_string(), shown(Some(c)).ids)).collect();
@@ -639,6 +684,7 @@ pub(crate) fn record(frames: usize, seed: u64, config: Config, all_players: bool
         schema: &wire::SCHEMA,
         capacity: n,
         snapshots,
+        events,
         world,
     }
 }

@@ -101,6 +101,7 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
         schema: &wire::SCHEMA,
         capacity: GRID * GRID + 1,
         snapshots,
+        events: Vec::new(),
         world: None,
     }
 }

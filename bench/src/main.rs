@@ -48,7 +48,7 @@ use netschema_lab::fleet::FleetConfig;
 use netschema_lab::netschema::Netschema;
 use netschema_lab::report::{self, ScenarioReport};
 use netschema_lab::trace::TraceFrame;
-use netschema_lab::{RunConfig, Setup, Snapshot, Technique, techniques};
+use netschema_lab::{Event, RunConfig, Setup, Snapshot, Technique, techniques};
 
 /// The snapshots one client sees during a scenario.
 pub(crate) struct Recording {
@@ -62,6 +62,8 @@ pub(crate) struct Recording {
     pub(crate) capacity: usize,
     /// One snapshot per frame.
     pub(crate) snapshots: Vec<Snapshot>,
+    /// The events each frame sends the client of `snapshots` (none for most scenarios).
+    pub(crate) events: Vec<Vec<Event>>,
     /// For a scenario with several clients, when asked for: every entity of each frame and what
     /// each client sees (client `0` sees `snapshots`).
     pub(crate) world: Option<Vec<TraceFrame>>,
@@ -96,7 +98,7 @@ struct Options {
 const USAGE: &str = "usage: netschema-bench [--scenario particles|cubes|rts|arena|all] \
                      [--frames N] [--latency F] [--loss P] [--technique NAME]... \
                      [--budget BYTES] [--policy POLICY] [--prior FILE] \
-                     [--tolerance PATH=STEPS]... [--seed S] [--players N] [--rate HZ] \
+                     [--tolerance PATH=STEPS]... [--seed S] [--players N] [--rate HZ] [--events] \
                      [--json FILE] [--plot FILE] [--record DIR] [--clients N [--threads T]...]";
 
 /// The `--help` text: usage, options, the technique legend and the table's columns.
@@ -132,6 +134,11 @@ options:
                     on each scenario recorded with seed S + 1
   --players N       players in the arena (default 16, at most 64)
   --rate HZ         the arena's frames per second (default 30)
+  --events          the arena's frames also send player 0 events, Hit and Died, about
+                    the players it sees (`event` items of schemas/arena.netidl): netschema
+                    carries them in its record stream, sent once and repaired on loss,
+                    and prints what they cost and how late they arrived; the other
+                    techniques carry no events, so compare bytes without it
   --json FILE       also write the tables as JSON (keys as the column names below)
   --plot FILE       where to plot bytes per frame over time (SVG; default
                     target/bench/<scenario>-latency<F>-loss<P>.svg)
@@ -208,6 +215,7 @@ fn parse_args() -> Result<Options, String> {
                         || format!("bad player count `{v}` (1 to {})", arena::MAX_PLAYERS),
                     )?;
             }
+            "--events" => o.arena.events = true,
             "--rate" => {
                 let v = value("frames per second")?;
                 o.arena.rate = v
@@ -275,6 +283,9 @@ fn parse_args() -> Result<Options, String> {
                     --technique leaves out"
             .into());
     }
+    if o.arena.events && !o.scenarios.iter().any(|s| s == "arena") {
+        return Err("--events applies to the arena, which --scenario leaves out".into());
+    }
     if !o.threads.is_empty() && o.clients.is_none() {
         return Err("--threads applies to --clients".into());
     }
@@ -302,6 +313,19 @@ pub(crate) fn push<T: netschema::Snapshot>(
         .map(|r| value.link(r).and_then(|target| u32::try_from(target).ok()))
         .collect();
     snapshot.push_linked(id, class as u16, &row, &links);
+}
+
+/// Event `value`, one of the events `schema` declares, as the lab carries it: its references
+/// are the ids they name.
+pub(crate) fn event<E: netschema::event::Event>(schema: &Schema, value: &E) -> Event {
+    let class = &E::SCHEMA.classes[0];
+    let mut values = vec![0; class.fields.len()];
+    value.quantise(&mut values);
+    let targets = (0..class.links.len())
+        .map(|r| value.link(r).and_then(|target| u32::try_from(target).ok()))
+        .collect();
+    let index = netschema::event::index_of::<E>(schema).expect("the schema declares the event");
+    Event { event: index as usize, values, targets }
 }
 
 /// The `.netidl` source of scenario `name`.
@@ -519,7 +543,12 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-        let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
+        let setup = Setup {
+            schema: rec.schema,
+            capacity: rec.capacity,
+            training: &training,
+            events: &rec.events,
+        };
         let results =
             match netschema_lab::run_all(name, &chosen, &setup, &rec.snapshots, None, &config) {
                 Ok(results) => results,

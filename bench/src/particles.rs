@@ -100,6 +100,7 @@ pub(crate) fn record(frames: usize, seed: u64) -> Recording {
         schema: &wire::SCHEMA,
         capacity: COUNT,
         snapshots,
+        events: Vec::new(),
         world: None,
     }
 }

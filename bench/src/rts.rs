@@ -371,7 +371,15 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
         }
     }
     let capacity = snapshots.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
-    Recording { name: "rts", rate_hz: RATE, schema: &wire::SCHEMA, capacity, snapshots, world }
+    Recording {
+        name: "rts",
+        rate_hz: RATE,
+        schema: &wire::SCHEMA,
+        capacity,
+        snapshots,
+        events: Vec::new(),
+        world,
+    }
 }
 
 /// What `player` sees: which buildings, and which units. A player sees its own units and

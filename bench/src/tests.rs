@@ -50,10 +50,44 @@ fn recorded_traces_quantise_back_to_the_same_snapshots() {
 }
 
 #[test]
+fn the_arena_sends_its_events_once_each_through_the_record_stream() {
+    let config = arena::Config { events: true, ..arena::Config::default() };
+    let rec = simulate("arena", 600, 1, config, false).unwrap();
+    let sent: usize = rec.events.iter().map(Vec::len).sum();
+    assert!(sent > 50, "{sent} events");
+    let setup =
+        Setup { schema: rec.schema, capacity: rec.capacity, training: &[], events: &rec.events };
+    for (latency, loss) in [(1, 0.05), (6, 0.2)] {
+        let config = RunConfig::new(latency, loss, 1);
+        let r = netschema_lab::run(
+            &Netschema::default(),
+            &setup,
+            &rec.snapshots,
+            None,
+            &config,
+            |_| {},
+        )
+        .unwrap();
+        assert!(r.verified(), "{:?}", r.first_error);
+        let records = r.records.unwrap();
+        assert_eq!(records.events, sent as u64);
+        // Events about a player that enters the view in their frame wait for its handle.
+        assert!(records.queued * 20 >= records.events * 19, "{records:?}");
+        // Every record queued long enough before the end is applied once, in order, whole.
+        assert!(records.applied + 5 >= records.queued, "{records:?}");
+        assert_eq!(records.mismatches, 0);
+        // Sent again only when known lost: about 1 / (1 - loss) sends per record.
+        let sends = records.sends_per_record();
+        assert!(sends < 1.0 / (1.0 - loss) + 0.15, "{latency} {loss}: {sends}");
+        assert!(records.delay_p99() >= latency, "{records:?}");
+    }
+}
+
+#[test]
 fn profiling_a_recorded_trace_matches_the_bench() {
     let (rec, trace, views) = round_trip("particles", 40);
     let config = RunConfig::new(2, 0.05, 1);
-    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[], events: &[] };
     let bench =
         netschema_lab::run(&Netschema::default(), &setup, &rec.snapshots, None, &config, |_| {})
             .unwrap();
@@ -98,7 +132,8 @@ fn every_technique_round_trips_every_scenario_under_loss() {
         let rec = simulate(name, frames, 1, arena::Config::default(), false).unwrap();
         let training =
             simulate(name, frames / 2, 2, arena::Config::default(), false).unwrap().snapshots;
-        let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &training };
+        let setup =
+            Setup { schema: rec.schema, capacity: rec.capacity, training: &training, events: &[] };
         for loss in [0.0, 0.2] {
             let config = RunConfig { latency: 3, loss, seed: 5, warmup: 0 };
             for technique in techniques::all() {
@@ -163,7 +198,7 @@ fn tolerances_add_netschema_tol_on_the_position_of_every_scenario() {
 #[test]
 fn a_budget_holds_netschema_packets_to_it() {
     let rec = simulate("particles", 90, 1, arena::Config::default(), false).unwrap();
-    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[], events: &[] };
     let config = RunConfig::new(2, 0.05, 1);
     let budget = Netschema { budget: Some(1200), ..Netschema::default() };
     let r = netschema_lab::run(&budget, &setup, &rec.snapshots, None, &config, |_| {}).unwrap();
@@ -185,7 +220,8 @@ fn a_prior_from_another_seed_lowers_the_start() {
             let prior = netschema_lab::netschema::train(schema, &training.snapshots).unwrap();
             let rec = simulate(name, 60, 1, arena::Config::default(), false).unwrap();
             let config = RunConfig::new(6, 0.05, 1);
-            let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+            let setup =
+                Setup { schema: rec.schema, capacity: rec.capacity, training: &[], events: &[] };
             let start = |prior: Option<&'static [u8]>| {
                 let engine = Netschema { policy: Some(policy), prior, ..Netschema::default() };
                 let r = netschema_lab::run(&engine, &setup, &rec.snapshots, None, &config, |_| {})
@@ -207,7 +243,7 @@ fn netschema_contract_runs_on_particles_only_and_replicates_exactly() {
     let list = techniques_for(&names, schema, Netschema::default(), &[], contract_of("particles"))
         .unwrap();
     assert_eq!(list.iter().map(|t| t.name()).collect::<Vec<_>>(), ["netschema", CONTRACTED]);
-    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[] };
+    let setup = Setup { schema: rec.schema, capacity: rec.capacity, training: &[], events: &[] };
     let config = RunConfig::new(6, 0.05, 1);
     let run = |t: &dyn Technique| {
         netschema_lab::run(t, &setup, &rec.snapshots, None, &config, |_| {}).unwrap()

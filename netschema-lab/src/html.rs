@@ -474,6 +474,7 @@ mod tests {
             first_error: None,
             warmup: 2,
             held: None,
+            records: None,
         }
     }
 

@@ -47,6 +47,7 @@
 mod bitstream;
 pub mod bytes;
 pub mod descriptors;
+pub mod events;
 pub mod fiedler;
 pub mod fleet;
 pub mod html;
@@ -73,6 +74,7 @@ use std::time::{Duration, Instant};
 use netschema_runtime::model::ModelPolicy;
 use netschema_runtime::schema::Coding;
 
+pub use events::{Event, RecordStats};
 pub use link::{Link, Rng};
 pub use netschema_runtime::Ack;
 pub use netschema_runtime::schema::Schema;
@@ -262,6 +264,10 @@ pub struct Setup<'a> {
     /// recording of a trace), for techniques whose static tables are trained offline; empty
     /// for none (they then use untrained tables).
     pub training: &'a [Snapshot],
+    /// The events each frame sends the client (`events[i]` at frame `i`; frames past its end
+    /// send none), for techniques that carry events (netschema's record stream); empty for
+    /// none.
+    pub events: &'a [Vec<Event>],
 }
 
 /// The two halves of a technique for one connection.
@@ -307,6 +313,11 @@ pub trait Encoder {
     }
     /// Takes an acknowledgement from the client.
     fn receive_ack(&mut self, ack: &Ack);
+    /// What the technique's record stream did with [`Setup::events`] so far, for a technique
+    /// that carries events; `None` (the default) for the others.
+    fn records(&self) -> Option<RecordStats> {
+        None
+    }
     /// Bytes of state the server keeps for this client (besides any world state shared by
     /// all clients).
     fn memory_bytes(&self) -> usize;
@@ -434,12 +445,17 @@ pub struct TechniqueResult {
     /// How stale and how far from the input the client's values were, for a technique that
     /// records what its client holds ([`Encoder::held`]); `None` for the others.
     pub held: Option<HeldStats>,
+    /// What its record stream did with the run's events, for a technique that carries them
+    /// ([`Encoder::records`]); `None` for the others.
+    pub records: Option<RecordStats>,
 }
 
 impl TechniqueResult {
     /// Whether every decoded frame matched its input (and at least one was decoded).
     pub fn verified(&self) -> bool {
-        self.mismatches == 0 && self.verified_frames > 0
+        self.mismatches == 0
+            && self.verified_frames > 0
+            && self.records.as_ref().is_none_or(|r| r.mismatches == 0)
     }
 }
 
@@ -495,27 +511,38 @@ impl HeldStats {
 
     /// Mean staleness, frames (0 without samples).
     pub fn staleness_mean(&self) -> f64 {
-        let weighted: u64 = self.staleness.iter().enumerate().map(|(s, &n)| s as u64 * n).sum();
-        weighted as f64 / self.samples().max(1) as f64
+        histogram_mean(&self.staleness)
     }
 
     /// The staleness that 99 % of the samples do not exceed, frames (0 without samples).
     pub fn staleness_p99(&self) -> u32 {
-        let target = self.samples().saturating_mul(99).div_ceil(100);
-        let mut seen = 0;
-        for (s, &n) in self.staleness.iter().enumerate() {
-            seen += n;
-            if seen >= target {
-                return s as u32;
-            }
-        }
-        0
+        histogram_p99(&self.staleness)
     }
 
     /// Mean absolute error of the numeric values, raw steps (0 without values).
     pub fn error_mean(&self) -> f64 {
         self.error_sum as f64 / self.values.max(1) as f64
     }
+}
+
+/// The mean of a histogram whose entry `v` counts the samples of value `v` (0 if empty).
+pub(crate) fn histogram_mean(counts: &[u64]) -> f64 {
+    let n: u64 = counts.iter().sum();
+    let weighted: u64 = counts.iter().enumerate().map(|(v, &k)| v as u64 * k).sum();
+    weighted as f64 / n.max(1) as f64
+}
+
+/// The value that 99 % of a histogram's samples do not exceed (0 if empty).
+pub(crate) fn histogram_p99(counts: &[u64]) -> u32 {
+    let target = counts.iter().sum::<u64>().saturating_mul(99).div_ceil(100);
+    let mut seen = 0;
+    for (v, &k) in counts.iter().enumerate() {
+        seen += k;
+        if seen >= target {
+            return v as u32;
+        }
+    }
+    0
 }
 
 /// Runs one technique over `snapshots` and measures it. `ticks` says when each frame happens,
@@ -565,6 +592,7 @@ fn replay(
         first_error: None,
         warmup: config.warmup,
         held: None,
+        records: None,
     };
     // What the client should hold for each frame in flight, oldest first, and what its server
     // records of it if the technique says.
@@ -644,5 +672,11 @@ fn replay(
     }
     result.server_memory = encoder.memory_bytes();
     result.client_memory = decoder.memory_bytes();
+    // The record log counts delays in frames of the packets; each reached the client a
+    // one-way latency after it was sent.
+    result.records = encoder.records().map(|mut r| {
+        r.delays.splice(0..0, std::iter::repeat_n(0, config.latency as usize));
+        r
+    });
     Ok(result)
 }

@@ -32,8 +32,11 @@ use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Client, Peer, World};
 
+use super::events::RecordLog;
 use super::profile::FieldCosts;
-use super::{Ack, Decoder, Encoder, Error, Halves, Held, Setup, Snapshot, Technique};
+use super::{
+    Ack, Decoder, Encoder, Error, Event, Halves, Held, RecordStats, Setup, Snapshot, Technique,
+};
 
 /// The netschema engine with its default policy.
 #[derive(Clone, Copy, Debug, Default)]
@@ -117,7 +120,7 @@ impl Netschema {
         setup: &Setup<'_>,
         costs: Option<Rc<RefCell<FieldCosts>>>,
     ) -> Result<Halves, Error> {
-        start(self.schema_for(setup.schema)?, setup.capacity, self.budget, costs)
+        start(self.schema_for(setup.schema)?, setup.capacity, self.budget, costs, setup.events)
     }
 
     /// The schema this technique codes with for a scenario of `schema`: its tolerant or
@@ -139,14 +142,16 @@ impl Netschema {
 }
 
 /// The encoder and decoder of `schema` for `capacity` visible entities, with packets of at
-/// most `budget` bytes.
+/// most `budget` bytes, sending `events` in its record stream.
 fn start(
     schema: &'static Schema,
     capacity: usize,
     budget: Option<usize>,
     costs: Option<Rc<RefCell<FieldCosts>>>,
+    events: &[Vec<Event>],
 ) -> Result<Halves, Error> {
-    let (encoder, decoder) = engine(schema, capacity, budget, costs)?;
+    let (mut encoder, decoder) = engine(schema, capacity, budget, costs)?;
+    encoder.events = events.to_vec();
     Ok((Box::new(encoder), Box::new(decoder)))
 }
 
@@ -188,6 +193,7 @@ fn engine(
     let client =
         Box::leak(Box::new(ClientBuffers::new(schema, handles))).client(schema, handles)?;
     let max_row = schema.max_fields;
+    let log = Rc::new(RefCell::new(RecordLog::default()));
     Ok((
         EngineEncoder {
             schema,
@@ -200,8 +206,10 @@ fn engine(
             frame: 0,
             holds: budget.is_some() || holds_inexactly(schema),
             costs,
+            events: Vec::new(),
+            log: Rc::clone(&log),
         },
-        EngineDecoder { schema, handles, client },
+        EngineDecoder { schema, handles, client, log },
     ))
 }
 
@@ -221,6 +229,10 @@ struct EngineEncoder {
     holds: bool,
     /// Where field costs go, if they are measured.
     costs: Option<Rc<RefCell<FieldCosts>>>,
+    /// The events of each frame, by snapshot id.
+    events: Vec<Vec<Event>>,
+    /// The records queued, shared with the decoder.
+    log: Rc<RefCell<RecordLog>>,
 }
 
 impl Encoder for EngineEncoder {
@@ -233,6 +245,17 @@ impl Encoder for EngineEncoder {
 
     fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
         self.frame = frame;
+        if let Some(events) = self.events.get(frame as usize).filter(|e| !e.is_empty()) {
+            let handle = |id: u32| self.ids_map.slot(id).and_then(|s| self.peer.handle_of(s));
+            let by_handle: Vec<Event> = events
+                .iter()
+                .map(|e| Event {
+                    targets: e.targets.iter().map(|t| t.and_then(handle)).collect(),
+                    ..e.clone()
+                })
+                .collect();
+            self.log.borrow_mut().queue(self.schema, &mut self.peer, frame, &by_handle)?;
+        }
         let written = match &self.costs {
             Some(costs) => {
                 let mut costs = costs
@@ -298,6 +321,17 @@ impl Encoder for EngineEncoder {
         self.peer.receive_ack(ack);
     }
 
+    /// The record stream's counts, when the run has events.
+    fn records(&self) -> Option<RecordStats> {
+        if self.events.is_empty() {
+            return None;
+        }
+        let mut stats = self.log.borrow().stats.clone();
+        let peer = self.peer.record_stats();
+        (stats.sends, stats.bytes) = (peer.sent, peer.bytes);
+        Some(stats)
+    }
+
     fn memory_bytes(&self) -> usize {
         PeerStorage::sizes(self.schema, self.handles, self.ids).bytes()
     }
@@ -322,11 +356,14 @@ struct EngineDecoder {
     schema: &'static Schema,
     handles: usize,
     client: Client<'static>,
+    /// The records the encoder queued.
+    log: Rc<RefCell<RecordLog>>,
 }
 
 impl Decoder for EngineDecoder {
     fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error> {
         let frame = self.client.decode(packet)?;
+        self.log.borrow_mut().apply(&self.client, frame);
         out.clear();
         let mut targets = Vec::new();
         for (h, class, row) in self.client.frame_view() {

@@ -73,7 +73,7 @@ pub fn measure(
         })
         .collect();
     let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
-    let setup = Setup { schema, capacity, training };
+    let setup = Setup { schema, capacity, training, events: &[] };
     let results = run_all(scenario, &list, &setup, snapshots, ticks.as_deref(), &config)?;
     let fields = results.iter().find(|r| r.name == "netschema").map(|r| {
         let total_bits = Summary::of(r, rate_hz).bytes_mean * 8.0;

@@ -20,7 +20,7 @@ pub(crate) struct AsFields {
 impl AsFields {
     /// The setup of a run over the converted snapshots.
     pub(crate) fn setup(&self, capacity: usize) -> Setup<'_> {
-        Setup { schema: self.schema, capacity, training: &self.training }
+        Setup { schema: self.schema, capacity, training: &self.training, events: &[] }
     }
 }
 

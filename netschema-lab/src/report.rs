@@ -7,7 +7,7 @@ use std::time::Duration;
 use plotters::prelude::*;
 
 use super::profile::FieldReport;
-use super::{Error, HeldStats, TechniqueResult};
+use super::{Error, HeldStats, RecordStats, TechniqueResult};
 
 /// Every technique's results on one scenario.
 #[derive(Clone, Debug)]
@@ -55,6 +55,9 @@ pub struct Summary {
     pub verified: bool,
     /// What the client held, for a technique that records it ([`TechniqueResult::held`]).
     pub held: Option<HeldSummary>,
+    /// What its record stream did with the run's events, for a technique that carries them
+    /// ([`TechniqueResult::records`]).
+    pub records: Option<RecordSummary>,
     /// Bytes of the first [`START_FRAMES`] packets (warm-up included): what a connection's
     /// start costs, which a prior lowers.
     pub start_bytes: usize,
@@ -112,6 +115,54 @@ impl HeldSummary {
     }
 }
 
+/// Summary figures of a record stream ([`RecordStats`]), the columns of [`RECORD_COLUMNS`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecordSummary {
+    /// Events the run sent.
+    pub events: u64,
+    /// Records queued: the events whose subject the client saw.
+    pub queued: u64,
+    /// Records applied, each as queued.
+    pub applied: u64,
+    /// Bytes of records per frame, repairs included (without their headers).
+    pub record_bytes: f64,
+    /// Times a record was put in a packet, per record queued.
+    pub sends_per_record: f64,
+    /// Mean frames from queued to applied.
+    pub delay_mean: f64,
+    /// 99th percentile of the same.
+    pub delay_p99: u32,
+}
+
+impl RecordSummary {
+    /// The figures of `stats` over a run of `frames` frames.
+    pub fn of(stats: &RecordStats, frames: usize) -> RecordSummary {
+        RecordSummary {
+            events: stats.events,
+            queued: stats.queued,
+            applied: stats.applied,
+            record_bytes: stats.bytes as f64 / frames.max(1) as f64,
+            sends_per_record: stats.sends_per_record(),
+            delay_mean: stats.delay_mean(),
+            delay_p99: stats.delay_p99(),
+        }
+    }
+}
+
+/// The columns of the table "netschema: events" ([`ScenarioReport::records_table`]), for a
+/// scenario whose frames send events: netschema carries them in its record stream, sent once
+/// and again only when their packet is known lost (the other techniques carry none).
+pub const RECORD_COLUMNS: [(&str, &str); 8] = [
+    ("technique", "netschema (or a variant)"),
+    ("events", "events the scenario sent"),
+    ("queued", "records queued: the events whose subject the client saw"),
+    ("applied", "records the client applied, each checked against the one queued"),
+    ("record_bytes", "bytes of records per frame, repairs included, without their ~11-bit headers"),
+    ("sends", "times a record was put in a packet, per record"),
+    ("delay_mean", "mean frames from queued to applied, the link's latency included"),
+    ("delay_p99", "99th percentile of the same, frames"),
+];
+
 /// The columns of [`ScenarioReport::table`], each with its meaning; the table's headers are
 /// the keys of [`to_json`]'s technique objects.
 pub const COLUMNS: [(&str, &str); 13] = [
@@ -151,9 +202,11 @@ pub fn columns() -> String {
         columns.iter().map(|(key, what)| format!("  {key:<15} {what}\n")).collect()
     };
     format!(
-        "{}with a byte budget or tolerances, a second table, \"netschema: what the client holds\":\n{}",
+        "{}with a byte budget or tolerances, a second table, \"netschema: what the client holds\":\n{}\
+         in a scenario that sends events (the arena), \"netschema: events, one a record\":\n{}",
         lines(&COLUMNS),
-        lines(&HELD_COLUMNS)
+        lines(&HELD_COLUMNS),
+        lines(&RECORD_COLUMNS)
     )
 }
 
@@ -189,6 +242,7 @@ impl Summary {
             client_bytes: r.client_memory,
             verified: r.verified(),
             held: r.held.as_ref().map(HeldSummary::of),
+            records: r.records.as_ref().map(|x| RecordSummary::of(x, r.bytes.len())),
             start_bytes: r.bytes.iter().take(START_FRAMES).sum(),
             total_bytes: r.bytes.iter().sum(),
         }
@@ -240,6 +294,40 @@ impl ScenarioReport {
             }
         }
         s.push_str(&self.held_table());
+        s.push_str(&self.records_table());
+        s
+    }
+
+    /// The table "netschema: events" ([`RECORD_COLUMNS`]), empty unless a technique carried
+    /// the scenario's events.
+    pub fn records_table(&self) -> String {
+        let mut s = String::new();
+        let rows: Vec<(String, RecordSummary)> =
+            self.summaries().into_iter().filter_map(|m| Some((m.name, m.records?))).collect();
+        if rows.is_empty() {
+            return s;
+        }
+        let c = RECORD_COLUMNS.map(|(key, _)| key);
+        let _ = writeln!(s, "netschema: events, one a record");
+        let _ = writeln!(
+            s,
+            "{:<13} {:>7} {:>7} {:>7} {:>12} {:>6} {:>10} {:>9}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+        );
+        for (name, r) in rows {
+            let _ = writeln!(
+                s,
+                "{:<13} {:>7} {:>7} {:>7} {:>12.2} {:>6.2} {:>10.1} {:>9}",
+                name,
+                r.events,
+                r.queued,
+                r.applied,
+                r.record_bytes,
+                r.sends_per_record,
+                r.delay_mean,
+                r.delay_p99
+            );
+        }
         s
     }
 
@@ -335,7 +423,8 @@ pub(crate) fn json_num(v: f64) -> String {
 /// object per table row with the table's columns as keys ([`COLUMNS`]: `"technique"`,
 /// `"bytes_mean"`, ..., `"verified"`), followed for a technique that records what its client
 /// holds by the last four [`HELD_COLUMNS`] (`"staleness_mean"`, `"staleness_p99"`,
-/// `"error_mean"`, `"error_max"`). A report with per-field costs adds `"fields": {"frames", "total_bits",
+/// `"error_mean"`, `"error_max"`), and for one that carried the scenario's events by
+/// `"records": {KEY: value}` with the keys of [`RECORD_COLUMNS`] after `"technique"`. A report with per-field costs adds `"fields": {"frames", "total_bits",
 /// "structure_bits", "structure": {PART: bits}, "rows": [{"field", "bits_per_frame", "share", "values_per_frame",
 /// "bits_per_value", "unchanged", "unpredicted", "unpredicted_bits", "tolerance", "predictors":
 /// {NAME: fraction}}]}` (`"unpredicted_bits"` per value without a prediction, `"tolerance"` in
@@ -363,9 +452,21 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     h.error_max
                 )
             });
+            let records = m.records.map_or_else(String::new, |r| {
+                format!(
+                    ", \"records\": {{\"events\": {}, \"queued\": {}, \"applied\": {}, \"record_bytes\": {}, \"sends\": {}, \"delay_mean\": {}, \"delay_p99\": {}}}",
+                    r.events,
+                    r.queued,
+                    r.applied,
+                    json_num(r.record_bytes),
+                    json_num(r.sends_per_record),
+                    json_num(r.delay_mean),
+                    r.delay_p99
+                )
+            });
             let _ = writeln!(
                 s,
-                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"start_bytes\": {}, \"total_bytes\": {}, \"verified\": {}{held}}}{}",
+                "    {{\"technique\": {}, \"bytes_mean\": {}, \"bytes_std\": {}, \"bytes_max\": {}, \"kbps\": {}, \"encode_us\": {}, \"shared_us\": {}, \"decode_us\": {}, \"server_bytes\": {}, \"client_bytes\": {}, \"start_bytes\": {}, \"total_bytes\": {}, \"verified\": {}{held}{records}}}{}",
                 json_str(&m.name),
                 json_num(m.bytes_mean),
                 json_num(m.bytes_std),

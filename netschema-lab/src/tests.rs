@@ -35,7 +35,7 @@ pub(crate) fn check_layout(
     want: &[&str],
     rows: &[Option<[i32; 2]>],
 ) {
-    let setup = Setup { schema: &DOTS, capacity: 1, training: &[] };
+    let setup = Setup { schema: &DOTS, capacity: 1, training: &[], events: &[] };
     let (mut encoder, mut decoder) = technique.start(&setup).unwrap();
     let mut out = Vec::new();
     let mut decoded = Snapshot::new();
@@ -116,7 +116,7 @@ fn every_technique_round_trips_under_loss() {
     for s in snapshots.iter().chain(&training) {
         s.validate(&SCHEMA).unwrap();
     }
-    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &training };
+    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &training, events: &[] };
     for loss in [0.0, 0.2] {
         let config = RunConfig { latency: 3, loss, seed: 9, warmup: 0 };
         for technique in techniques::all() {
@@ -177,7 +177,7 @@ fn fiedler_round_trips_cubes() {
         }
         snapshots.push(s);
     }
-    let setup = Setup { schema: &CUBE_SCHEMA, capacity: 100, training: &[] };
+    let setup = Setup { schema: &CUBE_SCHEMA, capacity: 100, training: &[], events: &[] };
     for loss in [0.0, 0.2] {
         let config = RunConfig { latency: 4, loss, seed: 2, warmup: 0 };
         let technique = techniques::by_name("fiedler").unwrap();
@@ -189,7 +189,7 @@ fn fiedler_round_trips_cubes() {
 #[test]
 fn the_table_the_json_and_the_legend_agree() {
     let snapshots = frames(30, 3);
-    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
+    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[], events: &[] };
     let config = RunConfig { latency: 2, loss: 0.1, seed: 3, warmup: 0 };
     let results = ["BC", "netschema"]
         .iter()
@@ -243,7 +243,7 @@ fn plots_are_named_after_their_run() {
 fn netschema_under_a_small_budget_verifies_what_its_client_holds() {
     const BUDGET: usize = 150;
     let snapshots = frames(200, 3);
-    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
+    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[], events: &[] };
     let config = RunConfig { latency: 3, loss: 0.1, seed: 9, warmup: 20 };
     let exact = run(&Netschema::default(), &setup, &snapshots, None, &config, |_| {}).unwrap();
     assert!(exact.verified() && exact.held.is_none());
@@ -286,7 +286,7 @@ fn tolerance_overrides_change_the_schema_and_bound_the_error() {
     assert_eq!(tolerances, [3, 2, 0, 4]);
 
     let snapshots = frames(200, 5);
-    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[] };
+    let setup = Setup { schema: &SCHEMA, capacity: 60, training: &[], events: &[] };
     let config = RunConfig { latency: 3, loss: 0.1, seed: 4, warmup: 10 };
     let technique = Netschema { tolerant: Some(tolerant), ..Netschema::default() };
     let r = run(&technique, &setup, &snapshots, None, &config, |_| {}).unwrap();

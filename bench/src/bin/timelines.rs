@@ -286,7 +286,7 @@ fn main() -> ExitCode {
     };
     let technique: Box<dyn Technique> = Box::new(ENGINE);
     let capacity = run.timelines.iter().map(Snapshot::len).max().unwrap_or(1);
-    let setup = Setup { schema: &TIMELINES, capacity, training: &[] };
+    let setup = Setup { schema: &TIMELINES, capacity, training: &[], events: &[] };
     let timelines = match run_all(
         "waypoints",
         std::slice::from_ref(&technique),

@@ -93,6 +93,9 @@ pub struct RecordStats {
     pub sent: u64,
     /// Times a record was put in a packet again: its packet was known lost, or acks stopped.
     pub resent: u64,
+    /// Bytes of the records put in packets, first sends and repairs (without the 11 bits or
+    /// so of each one's length, age and number).
+    pub bytes: u64,
     /// Records an ack showed the client received.
     pub delivered: u64,
 }

@@ -55,7 +55,7 @@ impl Outbox {
             byte_len: 0,
             entries: [EMPTY; RECORD_LIMIT],
             bytes: [0; RECORD_BYTES],
-            stats: RecordStats { queued: 0, sent: 0, resent: 0, delivered: 0 },
+            stats: RecordStats { queued: 0, sent: 0, resent: 0, bytes: 0, delivered: 0 },
         }
     }
 
@@ -130,8 +130,10 @@ impl Outbox {
                 e.frame = frame;
             }
             e.carried = frame;
+            let len = u64::from(e.len);
             self.stats.sent += 1;
             self.stats.resent += u64::from(again);
+            self.stats.bytes += len;
         }
     }
 
