@@ -617,7 +617,8 @@ enum Happened {
 
 impl Happened {
     /// The event as the client of `view` is sent it, if it sees its subject: each player
-    /// named as its id in `view`, or none if `view` does not hold it.
+    /// named as its id in `view`, or none if `view` does not hold it (a recorded trace's
+    /// world frame holds every player, and its events every reference).
     fn sent(self, view: &Snapshot) -> Option<Event> {
         let seen = |j: usize| view.ids.binary_search(&(j as u32)).is_ok();
         let id = |j: usize| netschema::Ref::new(seen(j).then_some(j as u64));
@@ -670,11 +671,17 @@ pub(crate) fn record(frames: usize, seed: u64, config: Config, all_players: bool
             // By client name, in name order, as a trace lists them.
             let mut clients: Vec<_> = (0..n).map(|c| (c.to_string(), shown(Some(c)).ids)).collect();
             clients.sort_by(|a, b| a.0.cmp(&b.0));
+            let world = shown(None);
+            let events = match config.events {
+                true => happened.iter().filter_map(|h| h.sent(&world)).collect(),
+                false => Vec::new(),
+            };
             frames.push(TraceFrame {
                 frame: Some(frame as u64),
                 time: Some(time),
-                world: shown(None),
+                world,
                 clients: Some(clients),
+                events,
             });
         }
     }

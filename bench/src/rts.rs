@@ -367,7 +367,13 @@ pub(crate) fn record(frames: usize, seed: u64, all_players: bool) -> Recording {
                 })
                 .collect();
             let (frame, time) = (Some(frames.len() as u64), Some(frames.len() as f64 / RATE));
-            frames.push(TraceFrame { frame, time, world: everything, clients: Some(clients) });
+            frames.push(TraceFrame {
+                frame,
+                time,
+                world: everything,
+                clients: Some(clients),
+                events: Vec::new(),
+            });
         }
     }
     let capacity = snapshots.iter().map(|s| s.len()).max().unwrap_or(0).max(1);

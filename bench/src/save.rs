@@ -40,7 +40,7 @@ pub(crate) fn write_trace<W: Write>(
     match &rec.world {
         Some(frames) => {
             for f in frames {
-                writer.write(&f.world, f.clients.as_deref(), f.time)?;
+                writer.write_frame(f)?;
             }
         }
         None => {

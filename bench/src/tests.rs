@@ -84,6 +84,42 @@ fn the_arena_sends_its_events_once_each_through_the_record_stream() {
 }
 
 #[test]
+fn the_arena_trace_carries_its_events_and_profiles_them_as_the_bench() {
+    let config = arena::Config { events: true, ..arena::Config::default() };
+    let rec = simulate("arena", 300, 1, config, true).unwrap();
+    let runtime = runtime_schema("arena").unwrap();
+    let text = save::write_trace(Vec::new(), &rec, &runtime).unwrap();
+    let trace = Trace::read(&runtime, &text[..], |_, _| {}).unwrap();
+    // What client 0 is sent of the world's events is what the bench sends player 0.
+    assert_eq!(trace.views(Some("0")), rec.snapshots);
+    assert_eq!(trace.events(Some("0")), rec.events);
+    let config = RunConfig::new(3, 0.1, 1);
+    let setup =
+        Setup { schema: rec.schema, capacity: rec.capacity, training: &[], events: &rec.events };
+    let bench =
+        netschema_lab::run(&Netschema::default(), &setup, &rec.snapshots, None, &config, |_| {})
+            .unwrap();
+    let recording = profile::Recording {
+        snapshots: &rec.snapshots,
+        training: &[],
+        times: None,
+        events: &rec.events,
+    };
+    let report = profile::measure(
+        "arena",
+        runtime.schema,
+        recording,
+        rec.rate_hz,
+        &config,
+        &["netschema"],
+        Netschema::default(),
+    )
+    .unwrap();
+    assert_eq!(report.results[0].records, bench.records);
+    assert!(bench.records.is_some_and(|r| r.applied > 0 && r.mismatches == 0));
+}
+
+#[test]
 fn profiling_a_recorded_trace_matches_the_bench() {
     let (rec, trace, views) = round_trip("particles", 40);
     let config = RunConfig::new(2, 0.05, 1);
@@ -95,7 +131,8 @@ fn profiling_a_recorded_trace_matches_the_bench() {
     // The trace's times are the bench's even frames: the link delivers on the same frames.
     let times = trace.times().expect("the bench writes times");
     let names = ["BC", "netschema"];
-    let recording = profile::Recording { snapshots: &views, training: &[], times: Some(&times) };
+    let recording =
+        profile::Recording { snapshots: &views, training: &[], times: Some(&times), events: &[] };
     let report = profile::measure(
         "particles",
         runtime.schema,

@@ -281,8 +281,13 @@ fn measure(
             t.views(same.or(names.first()).map(String::as_str))
         });
         let training = training.as_deref().unwrap_or(&snapshots);
-        let recording =
-            profile::Recording { snapshots: &snapshots, training, times: times.as_deref() };
+        let events = trace.events(client.as_deref());
+        let recording = profile::Recording {
+            snapshots: &snapshots,
+            training,
+            times: times.as_deref(),
+            events: &events,
+        };
         let report = profile::measure(
             &scenario,
             runtime.schema,

@@ -17,7 +17,7 @@ use netschema_runtime::schema::{Coding, MAX_CANDIDATES, Schema};
 
 use super::netschema::{Netschema, ProbedNetschema};
 use super::report::{ScenarioReport, Summary, json_num, json_str};
-use super::{RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
+use super::{Event, RunConfig, Setup, Snapshot, Technique, TechniqueError, run_all, techniques};
 use netschema_runtime::engine::probe::{Part, Probe};
 
 /// A recording to profile: what one client sees each frame, and when.
@@ -32,6 +32,8 @@ pub struct Recording<'a> {
     /// frames at the nominal rate) then holds in time, and the rate becomes the recording's
     /// mean rate for kbit/s.
     pub times: Option<&'a [f64]>,
+    /// The events each frame sends the client (see [`Setup::events`]); empty for none.
+    pub events: &'a [Vec<Event>],
 }
 
 /// What `netschema profile` measures: runs the techniques called `names` (of
@@ -52,7 +54,7 @@ pub fn measure(
     names: &[&str],
     engine: Netschema,
 ) -> Result<ScenarioReport, TechniqueError> {
-    let Recording { snapshots, training, times } = recording;
+    let Recording { snapshots, training, times, events } = recording;
     let start = times.and_then(|t| t.first()).copied().unwrap_or(0.0);
     let ticks: Option<Vec<f64>> = times.map(|t| t.iter().map(|s| (s - start) * rate_hz).collect());
     let rate_hz = match times {
@@ -73,7 +75,7 @@ pub fn measure(
         })
         .collect();
     let capacity = snapshots.iter().map(Snapshot::len).max().unwrap_or(0).max(1);
-    let setup = Setup { schema, capacity, training, events: &[] };
+    let setup = Setup { schema, capacity, training, events };
     let results = run_all(scenario, &list, &setup, snapshots, ticks.as_deref(), &config)?;
     let fields = results.iter().find(|r| r.name == "netschema").map(|r| {
         let total_bits = Summary::of(r, rate_hz).bytes_mean * 8.0;

@@ -268,7 +268,8 @@ fn main() -> ExitCode {
     let config = RunConfig::new(latency, loss, seed);
     // Per-frame fields through `netschema profile`'s measurement (for its keyframe table),
     // timelines through the same run.
-    let recording = Recording { snapshots: &run.per_frame, training: &[], times: None };
+    let recording =
+        Recording { snapshots: &run.per_frame, training: &[], times: None, events: &[] };
     let per_frame = match profile::measure(
         "waypoints",
         &PER_FRAME,

@@ -97,6 +97,9 @@ pub struct RuntimeSchema {
     pub schema: &'static Schema,
     /// Per class, in the order of [`ir::Schema::classes`] (a class's index on the wire).
     pub classes: Vec<ClassLayout>,
+    /// Per event, in the order of [`ir::Schema::events`] (its index among the schema's
+    /// events): its one class's layout.
+    pub events: Vec<ClassLayout>,
 }
 
 impl RuntimeSchema {
@@ -112,11 +115,12 @@ impl RuntimeSchema {
             descriptors.push(descriptor);
             classes.push(layout);
         }
-        let mut events = Vec::with_capacity(ir.events.len());
+        let (mut events, mut event_layouts) = (Vec::new(), Vec::new());
         for event in &ir.events {
-            let (class, _) = class_descriptor(ir, &event.as_class(), &mut predictors)?;
+            let (class, layout) = class_descriptor(ir, &event.as_class(), &mut predictors)?;
             let schema = Schema::new(leak_str(&event.name), Box::leak(Box::new([class])));
             events.push(&*Box::leak(Box::new(schema)));
+            event_layouts.push(layout);
         }
         let policy = ir.models.map(|m| m.value).unwrap_or_default();
         let mut schema = Schema::new(leak_str(&ir.name), Box::leak(descriptors.into_boxed_slice()))
@@ -126,7 +130,7 @@ impl RuntimeSchema {
         }
         let schema: &'static Schema = Box::leak(Box::new(schema.with_policy(policy)));
         schema.validate().map_err(SchemaError::Invalid)?;
-        Ok(RuntimeSchema { ir: ir.clone(), schema, classes })
+        Ok(RuntimeSchema { ir: ir.clone(), schema, classes, events: event_layouts })
     }
 
     /// The index of the class called `name`.

@@ -57,6 +57,25 @@ pub enum TraceErrorKind {
     DuplicateEntity(u32),
     /// A class the schema does not declare.
     UnknownClass(String),
+    /// An event the schema does not declare.
+    UnknownEvent(String),
+    /// An event lacks a field (an event gives every field).
+    MissingEventField {
+        /// The event.
+        event: String,
+        /// The first field missing, in declaration order.
+        field: String,
+    },
+    /// An event's reference names an entity that is not on the line, or one of another class
+    /// than the reference is to.
+    EventTarget {
+        /// The reference (`Hit.target`).
+        field: String,
+        /// The id it names.
+        target: u32,
+        /// The class the reference is to, if the entity is on the line but of another class.
+        expected: Option<String>,
+    },
     /// `time` is not larger than the previous line's.
     TimeOrder {
         /// This line's time, seconds.
@@ -160,6 +179,19 @@ impl fmt::Display for TraceErrorKind {
             }
             TraceErrorKind::DuplicateEntity(id) => write!(f, "entity {id} appears twice"),
             TraceErrorKind::UnknownClass(c) => write!(f, "unknown class `{c}`"),
+            TraceErrorKind::UnknownEvent(e) => write!(f, "unknown event `{e}`"),
+            TraceErrorKind::MissingEventField { event, field } => {
+                write!(f, "event `{event}` lacks field `{field}` (an event gives every field)")
+            }
+            TraceErrorKind::EventTarget { field, target, expected: None } => {
+                write!(
+                    f,
+                    "`{field}` of an event names {target}, which is not an entity of the line"
+                )
+            }
+            TraceErrorKind::EventTarget { field, target, expected: Some(class) } => {
+                write!(f, "`{field}` of an event names {target}, which is not a `{class}`")
+            }
             TraceErrorKind::UnknownTarget { field, id, target } => {
                 write!(
                     f,

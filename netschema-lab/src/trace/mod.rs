@@ -3,7 +3,7 @@
 //! The format is specified in `docs/trace-format.md`. In short:
 //!
 //! ```text
-//! {"netschema_trace": 2, "schema": "game", "rate_hz": 60}
+//! {"netschema_trace": 3, "schema": "game", "rate_hz": 60}
 //! {"frame": 0, "time": 0.0, "entities": [{"id": 7, "class": "Unit", "fields": {"pos": [1.5, 2.0], "state": "idle"}}],
 //!  "clients": {"0": [7]}}
 //! ```
@@ -14,6 +14,8 @@
 //! whole trace.
 
 mod error;
+#[cfg(test)]
+mod events_tests;
 mod read;
 #[cfg(test)]
 mod references_tests;
@@ -28,7 +30,7 @@ pub use error::{TraceError, TraceErrorKind, WriteError};
 pub use read::TraceReader;
 pub use write::TraceWriter;
 
-use super::Snapshot;
+use super::{Event, Snapshot};
 use crate::descriptors::RuntimeSchema;
 
 /// The optional first line of a trace.
@@ -53,6 +55,9 @@ pub struct TraceFrame {
     /// Each client's visible entities (ascending ids), by client name in name order; `None`
     /// when the line gives no visible sets, and every client sees every entity.
     pub clients: Option<Vec<(String, Vec<u32>)>>,
+    /// The events the frame sends (version 3), in line order, their references naming
+    /// entities of `world`.
+    pub events: Vec<Event>,
 }
 
 impl TraceFrame {
@@ -76,6 +81,25 @@ impl TraceFrame {
             }
         }
         view
+    }
+
+    /// The events `client` is sent (as [`TraceFrame::view`] names clients): those whose first
+    /// reference names an entity it sees, or that have no reference, each reference to an
+    /// entity it does not see naming none.
+    pub fn events_for(&self, client: Option<&str>) -> Vec<Event> {
+        let (Some(client), Some(clients)) = (client, &self.clients) else {
+            return self.events.clone();
+        };
+        let Some((_, ids)) = clients.iter().find(|(name, _)| name == client) else {
+            return Vec::new();
+        };
+        let seen = |t: &u32| ids.binary_search(t).is_ok();
+        let sent = |e: &&Event| e.targets.first().is_none_or(|t| t.as_ref().is_some_and(seen));
+        let hide = |e: &Event| Event {
+            targets: e.targets.iter().map(|t| t.filter(seen)).collect(),
+            ..e.clone()
+        };
+        self.events.iter().filter(sent).map(hide).collect()
     }
 }
 
@@ -140,5 +164,14 @@ impl Trace {
     /// What `client` sees on every frame ([`TraceFrame::view`]).
     pub fn views(&self, client: Option<&str>) -> Vec<Snapshot> {
         self.frames.iter().map(|f| f.view(client)).collect()
+    }
+
+    /// The events `client` is sent on every frame ([`TraceFrame::events_for`]); empty if the
+    /// trace has none.
+    pub fn events(&self, client: Option<&str>) -> Vec<Vec<Event>> {
+        if self.frames.iter().all(|f| f.events.is_empty()) {
+            return Vec::new();
+        }
+        self.frames.iter().map(|f| f.events_for(client)).collect()
     }
 }

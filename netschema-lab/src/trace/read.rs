@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::error::{TraceError, TraceErrorKind};
 use super::shape::{Clamps, ClassShape, Reader, json_type};
 use super::{Clamped, Header, TraceFrame};
-use crate::Snapshot;
 use crate::descriptors::RuntimeSchema;
+use crate::{Event, Snapshot};
 
 /// Reads a trace's frames: an iterator of [`TraceFrame`]s, one per line that is not blank.
 ///
@@ -17,6 +17,8 @@ use crate::descriptors::RuntimeSchema;
 pub struct TraceReader<'s, R> {
     schema: &'s RuntimeSchema,
     classes: Vec<ClassShape>,
+    /// The shape of each event's class, by event index.
+    events: Vec<ClassShape>,
     input: R,
     text: String,
     line: usize,
@@ -32,11 +34,13 @@ pub struct TraceReader<'s, R> {
     timing: Option<Timing>,
     last_time: Option<f64>,
     clamps: Vec<Vec<Clamps>>,
+    /// Clamp counts of each event's scalars.
+    event_clamps: Vec<Vec<Clamps>>,
     seen: Vec<bool>,
 }
 
 /// The newest format version, which this reader reads along with every older one.
-pub(crate) const VERSION: u64 = 2;
+pub(crate) const VERSION: u64 = 3;
 
 /// How a frame line gives its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +96,48 @@ fn reference(v: &Value, what: impl FnOnce() -> String) -> Result<Option<u32>, Tr
     }
 }
 
+/// The scalars and references of one entity or event, read from a `fields` object.
+struct Fields<'a> {
+    shape: &'a ClassShape,
+    /// Its row.
+    row: &'a mut [i32],
+    /// Its references: the id each names and whether the object gives it.
+    targets: &'a mut [(Option<u32>, bool)],
+    clamps: &'a mut [Clamps],
+    /// Per field then reference of the shape, whether the object gives it.
+    seen: &'a mut [bool],
+    line: usize,
+}
+
+impl Fields<'_> {
+    /// Reads `given` (of what `owner` names, for messages) into the row and references.
+    fn read(
+        self,
+        given: &Map<String, Value>,
+        owner: &dyn Fn() -> String,
+    ) -> Result<(), TraceErrorKind> {
+        let shape = self.shape;
+        let fields = shape.fields.len();
+        let mut reader =
+            Reader { class: shape, row: self.row, clamps: self.clamps, line: self.line };
+        for (field_name, value) in given {
+            if let Some(r) = shape.reference(field_name) {
+                let what = || format!("`{}.{field_name}` of {}", shape.name, owner());
+                self.targets[r] = (reference(value, what)?, true);
+                self.seen[fields + r] = true;
+                continue;
+            }
+            let f = shape.field(field_name).ok_or_else(|| TraceErrorKind::UnknownField {
+                class: shape.name.clone(),
+                field: field_name.clone(),
+            })?;
+            reader.field(f, value)?;
+            self.seen[f] = true;
+        }
+        Ok(())
+    }
+}
+
 /// Where [`TraceReader::entity`] put an entity it read.
 #[derive(Clone, Copy)]
 struct Read {
@@ -106,11 +152,15 @@ struct Read {
 impl<'s, R: BufRead> TraceReader<'s, R> {
     /// A reader of `input` for `schema`.
     pub fn new(schema: &'s RuntimeSchema, input: R) -> Self {
-        let classes = ClassShape::all(schema);
-        let clamps = classes.iter().map(|c| vec![Clamps::default(); c.quantisers.len()]).collect();
+        let (classes, events) = (ClassShape::all(schema), ClassShape::events(schema));
+        let clamps_of = |shapes: &[ClassShape]| -> Vec<Vec<Clamps>> {
+            shapes.iter().map(|c| vec![Clamps::default(); c.quantisers.len()]).collect()
+        };
+        let (clamps, event_clamps) = (clamps_of(&classes), clamps_of(&events));
         TraceReader {
             schema,
             classes,
+            events,
             input,
             text: String::new(),
             line: 0,
@@ -124,6 +174,7 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             timing: None,
             last_time: None,
             clamps,
+            event_clamps,
             seen: Vec::new(),
         }
     }
@@ -146,16 +197,18 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
     /// The scalars that had out-of-range values, clamped as their quantiser does: how many
     /// and the first line.
     pub fn clamped(&self) -> Vec<Clamped> {
+        let classes = self.schema.classes.iter().zip(self.schema.schema.classes);
+        let classes = classes.map(|(layout, class)| (layout, class.name)).zip(&self.clamps);
+        let events = self.schema.events.iter().zip(self.schema.schema.events);
+        let events = events.map(|(layout, event)| (layout, event.name)).zip(&self.event_clamps);
         let mut out = Vec::new();
-        for ((class, layout), clamps) in
-            self.classes.iter().zip(&self.schema.classes).zip(&self.clamps)
-        {
+        for ((layout, name), clamps) in classes.chain(events) {
             for (scalar, c) in layout.scalars.iter().zip(clamps) {
                 if c.count > 0 {
                     // A quaternion is clamped as a whole; name it rather than its index.
                     let path = scalar.path.strip_suffix(".largest").unwrap_or(&scalar.path);
                     out.push(Clamped {
-                        field: format!("{}.{path}", class.name),
+                        field: format!("{name}.{path}"),
                         count: c.count,
                         first_line: c.first_line,
                     });
@@ -241,26 +294,15 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             let Value::Object(given) = given else {
                 return Err(expected(format!("`fields` of entity {id}"), "an object", given));
             };
-            let mut reader = Reader {
-                class: shape,
+            let read = Fields {
+                shape,
                 row: &mut values[start..],
+                targets: &mut targets[link_start..],
                 clamps: &mut self.clamps[class],
+                seen: &mut self.seen,
                 line: self.line,
             };
-            for (field_name, value) in given {
-                if let Some(r) = shape.reference(field_name) {
-                    let what = || format!("`{}.{field_name}` of entity {id}", shape.name);
-                    targets[link_start + r] = (reference(value, what)?, true);
-                    self.seen[fields + r] = true;
-                    continue;
-                }
-                let f = shape.field(field_name).ok_or_else(|| TraceErrorKind::UnknownField {
-                    class: shape.name.clone(),
-                    field: field_name.clone(),
-                })?;
-                reader.field(f, value)?;
-                self.seen[f] = true;
-            }
+            read.read(given, &|| format!("entity {id}"))?;
         }
         if entering && let Some(f) = self.seen.iter().position(|seen| !seen) {
             let field = match shape.fields.get(f) {
@@ -354,7 +396,8 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
     fn frame_line(&mut self, map: &Map<String, Value>) -> Result<TraceFrame, TraceErrorKind> {
         let keys: &[&str] = match self.version {
             1 => &["frame", "entities", "clients"],
-            _ => &["frame", "time", "tick", "entities", "clients"],
+            2 => &["frame", "time", "tick", "entities", "clients"],
+            _ => &["frame", "time", "tick", "entities", "clients", "events"],
         };
         known_keys(map, keys, "line")?;
         let frame = match map.get("frame") {
@@ -421,12 +464,82 @@ impl<'s, R: BufRead> TraceReader<'s, R> {
             }
             Some(v) => return Err(expected("`clients`", "an object of visible sets", v)),
         };
+        let events = match map.get("events") {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .enumerate()
+                .map(|(n, e)| self.event(n, e, &world))
+                .collect::<Result<_, _>>()?,
+            Some(v) => return Err(expected("`events`", "an array of events", v)),
+        };
         if frame.is_some() {
             self.last_frame = frame;
         }
         self.last_time = time;
         self.previous.clone_from(&world);
-        Ok(TraceFrame { frame, time, world, clients })
+        Ok(TraceFrame { frame, time, world, clients, events })
+    }
+
+    /// Reads event `n` of the line: every field given, each reference naming an entity of the
+    /// line's `world` of the class it is to, or `null`.
+    fn event(&mut self, n: usize, v: &Value, world: &Snapshot) -> Result<Event, TraceErrorKind> {
+        let Value::Object(e) = v else {
+            return Err(expected(format!("event {n} of `events`"), "an object", v));
+        };
+        known_keys(e, &["event", "fields"], "event")?;
+        let name_value =
+            e.get("event").ok_or(TraceErrorKind::MissingKey { key: "event", context: "event" })?;
+        let name = name_value.as_str().ok_or_else(|| {
+            expected(format!("`event` of event {n} of `events`"), "an event name", name_value)
+        })?;
+        let index = self.schema.ir.events.iter().position(|ev| ev.name == name);
+        let index = index.ok_or_else(|| TraceErrorKind::UnknownEvent(name.to_owned()))?;
+        let shape = &self.events[index];
+        let mut values = vec![0; shape.quantisers.len()];
+        let mut targets = vec![(None, false); shape.references.len()];
+        self.seen.clear();
+        self.seen.resize(shape.fields.len() + shape.references.len(), false);
+        if let Some(given) = e.get("fields") {
+            let Value::Object(given) = given else {
+                return Err(expected(format!("`fields` of event {n}"), "an object", given));
+            };
+            let read = Fields {
+                shape,
+                row: &mut values,
+                targets: &mut targets,
+                clamps: &mut self.event_clamps[index],
+                seen: &mut self.seen,
+                line: self.line,
+            };
+            read.read(given, &|| format!("event {n}"))?;
+        }
+        if let Some(f) = self.seen.iter().position(|seen| !seen) {
+            let field = match shape.fields.get(f) {
+                Some(field) => field.name.clone(),
+                None => shape.references[f - shape.fields.len()].0.clone(),
+            };
+            return Err(TraceErrorKind::MissingEventField { event: name.to_owned(), field });
+        }
+        let mut resolved = Vec::with_capacity(targets.len());
+        for (&(target, _), (field, to)) in targets.iter().zip(&shape.references) {
+            let Some(target) = target else {
+                resolved.push(None);
+                continue;
+            };
+            let found = world.ids.binary_search(&target).ok().map(|i| world.classes[i]);
+            let expected = match (found.map(usize::from), to) {
+                (None, _) => None,
+                (Some(found), Some(to)) if found != *to => Some(self.classes[*to].name.clone()),
+                (Some(_), _) => {
+                    resolved.push(Some(target));
+                    continue;
+                }
+            };
+            let field = format!("{name}.{field}");
+            return Err(TraceErrorKind::EventTarget { field, target, expected });
+        }
+        Ok(Event { event: index, values, targets: resolved })
     }
 
     fn fail(&mut self, kind: TraceErrorKind) -> Option<Result<TraceFrame, TraceError>> {

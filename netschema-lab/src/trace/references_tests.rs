@@ -113,7 +113,13 @@ fn random_frames(n: usize, seed: u64) -> Vec<TraceFrame> {
         }
         let a: Vec<u32> = world.ids.iter().copied().filter(|id| id % 3 != 0).collect();
         let clients = Some(vec![("a".to_string(), a), ("b".to_string(), world.ids.clone())]);
-        out.push(TraceFrame { frame: Some(frame as u64), time: None, world, clients });
+        out.push(TraceFrame {
+            frame: Some(frame as u64),
+            time: None,
+            world,
+            clients,
+            events: Vec::new(),
+        });
     }
     out
 }
@@ -133,8 +139,12 @@ fn references_round_trip_and_replay_verified() {
     for (budget, latency, loss) in [(None, 0, 0.0), (None, 3, 0.1), (Some(40), 3, 0.1)] {
         let views = trace.views(Some("a"));
         let config = crate::RunConfig { latency, loss, seed: 5, warmup: 0 };
-        let recording =
-            crate::profile::Recording { snapshots: &views, training: &views, times: None };
+        let recording = crate::profile::Recording {
+            snapshots: &views,
+            training: &views,
+            times: None,
+            events: &[],
+        };
         let engine = Netschema { budget, ..Netschema::default() };
         let names = crate::techniques::NAMES;
         let report =

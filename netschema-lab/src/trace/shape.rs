@@ -15,7 +15,7 @@ use netschema_runtime::quant::QuatQuant;
 use serde_json::Value;
 
 use super::error::{TraceErrorKind, WriteError};
-use crate::descriptors::{Quantiser, RuntimeSchema};
+use crate::descriptors::{ClassLayout, Quantiser, RuntimeSchema};
 use crate::report::json_str;
 use netschema_idl::ir::{self, FieldType, TypeKind};
 use netschema_idl::limits::{MAX_ARRAY_LEN, MAX_LIST_LEN};
@@ -146,40 +146,44 @@ pub(super) struct ClassShape {
 impl ClassShape {
     /// The shapes of every class of `schema`.
     pub(super) fn all(schema: &RuntimeSchema) -> Vec<ClassShape> {
-        schema
-            .ir
-            .classes
+        let classes = schema.ir.classes.iter().zip(&schema.classes);
+        classes.map(|(class, layout)| ClassShape::of(schema, class, layout)).collect()
+    }
+
+    /// The shapes of every event of `schema`, each its one class's.
+    pub(super) fn events(schema: &RuntimeSchema) -> Vec<ClassShape> {
+        let events = schema.ir.events.iter().zip(&schema.events);
+        events.map(|(event, layout)| ClassShape::of(schema, &event.as_class(), layout)).collect()
+    }
+
+    /// The shape of `class` of `schema`, laid out as `layout`.
+    fn of(schema: &RuntimeSchema, class: &ir::Class, layout: &ClassLayout) -> ClassShape {
+        let mut start = 0;
+        let fields = class
+            .fields
             .iter()
-            .zip(&schema.classes)
-            .map(|(class, layout)| {
-                let mut start = 0;
-                let fields = class
-                    .fields
-                    .iter()
-                    .filter(|f| !matches!(f.ty.kind, TypeKind::Ref { .. }))
-                    .map(|f| {
-                        let shape = Shape::of(&schema.ir, &f.ty);
-                        let end = start + shape.scalars();
-                        let field = FieldShape { name: f.name.clone(), shape, start, end };
-                        start = end;
-                        field
-                    })
-                    .collect();
-                let references = class
-                    .references()
-                    .map(|(f, target)| {
-                        let index = target.and_then(|t| schema.ir.find_class(t)).map(|(i, _)| i);
-                        (f.name.clone(), index)
-                    })
-                    .collect();
-                ClassShape {
-                    name: class.name.clone(),
-                    fields,
-                    references,
-                    quantisers: layout.quantisers.clone(),
-                }
+            .filter(|f| !matches!(f.ty.kind, TypeKind::Ref { .. }))
+            .map(|f| {
+                let shape = Shape::of(&schema.ir, &f.ty);
+                let end = start + shape.scalars();
+                let field = FieldShape { name: f.name.clone(), shape, start, end };
+                start = end;
+                field
             })
-            .collect()
+            .collect();
+        let references = class
+            .references()
+            .map(|(f, target)| {
+                let index = target.and_then(|t| schema.ir.find_class(t)).map(|(i, _)| i);
+                (f.name.clone(), index)
+            })
+            .collect();
+        ClassShape {
+            name: class.name.clone(),
+            fields,
+            references,
+            quantisers: layout.quantisers.clone(),
+        }
     }
 
     /// The index of the field called `name`.

@@ -167,7 +167,7 @@ fn bad_lines_are_typed_errors_with_line_numbers() {
             |k| matches!(k, TraceErrorKind::FrameOrder { frame: 3, previous: 3 }),
         ),
         (with("{\"netschema_trace\": 1}"), 3, |k| matches!(k, TraceErrorKind::MisplacedHeader)),
-        ("{\"netschema_trace\": 3}".into(), 1, |k| {
+        ("{\"netschema_trace\": 4}".into(), 1, |k| {
             matches!(k, TraceErrorKind::UnsupportedVersion(_))
         }),
         (
@@ -356,7 +356,7 @@ pub(crate) fn random_frames(n: usize, seed: u64) -> Vec<TraceFrame> {
             rng.chance(0.5).then(|| vec![("a".into(), a), ("b".into(), world.ids.clone())]);
         time += if rng.chance(0.05) { rng.range(0.5, 2.0) } else { rng.range(0.005, 0.05) };
         let frame = Some(out.len() as u64);
-        out.push(TraceFrame { frame, time: Some(time), world, clients });
+        out.push(TraceFrame { frame, time: Some(time), world, clients, events: Vec::new() });
     }
     out
 }
@@ -537,6 +537,7 @@ fn irregular_times_empty_frames_and_respawns_replay_verified() {
                 snapshots: &views,
                 training: &views,
                 times: Some(&times),
+                events: &[],
             };
             let report = crate::profile::measure(
                 "t",

@@ -3,23 +3,26 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
+use super::TraceFrame;
 use super::error::WriteError;
 use super::read::VERSION;
 use super::shape::{ClassShape, Writer};
-use crate::Snapshot;
 use crate::descriptors::RuntimeSchema;
 use crate::report::json_str;
+use crate::{Event, Snapshot};
 
 /// Writes quantised snapshots as a trace in natural units.
 ///
-/// The first line is a header (format version 2) naming the schema and the frame rate; then
+/// The first line is a header (format version 3) naming the schema and the frame rate; then
 /// one line per [`TraceWriter::write`], numbered from frame 0, with its time if given. An
 /// entity that was on the previous line with the same class lists only the fields whose values
 /// changed (none: no `fields` key); one whose class changed enters again with every field. An
-/// empty world is an empty `entities` array. Every value is written so that reading it back
+/// empty world is an empty `entities` array; a frame's events, if any, follow its visible
+/// sets, every field given. Every value is written so that reading it back
 /// with the same schema gives the same raw value.
 pub struct TraceWriter<W: Write> {
     classes: Vec<ClassShape>,
+    events: Vec<ClassShape>,
     out: W,
     previous: Snapshot,
     frame: u64,
@@ -42,6 +45,7 @@ impl<W: Write> TraceWriter<W> {
         out.write_all(header.as_bytes())?;
         Ok(TraceWriter {
             classes: ClassShape::all(schema),
+            events: ClassShape::events(schema),
             out,
             previous: Snapshot::new(),
             frame: 0,
@@ -58,9 +62,29 @@ impl<W: Write> TraceWriter<W> {
         clients: Option<&[(String, Vec<u32>)]>,
         time: Option<f64>,
     ) -> Result<(), WriteError> {
+        self.write_line(world, clients, time, &[])
+    }
+
+    /// Writes `frame` as the next frame (its number is the writer's count, as
+    /// [`TraceWriter::write`] numbers them), with its events.
+    pub fn write_frame(&mut self, frame: &TraceFrame) -> Result<(), WriteError> {
+        self.write_line(&frame.world, frame.clients.as_deref(), frame.time, &frame.events)
+    }
+
+    fn write_line(
+        &mut self,
+        world: &Snapshot,
+        clients: Option<&[(String, Vec<u32>)]>,
+        time: Option<f64>,
+        events: &[Event],
+    ) -> Result<(), WriteError> {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        let result = self.frame(world, clients, time, &mut line);
+        let result = self.frame(world, clients, time, &mut line).and_then(|()| {
+            self.events(world, events, &mut line)?;
+            line.push_str("}\n");
+            Ok(())
+        });
         if result.is_ok() {
             self.out.write_all(line.as_bytes())?;
             self.previous.clone_from(world);
@@ -124,7 +148,64 @@ impl<W: Write> TraceWriter<W> {
             }
             line.push('}');
         }
-        line.push_str("}\n");
+        Ok(())
+    }
+
+    /// Writes the `events` key of a line of `world`, if there are events.
+    fn events(
+        &self,
+        world: &Snapshot,
+        events: &[Event],
+        line: &mut String,
+    ) -> Result<(), WriteError> {
+        for (n, e) in events.iter().enumerate() {
+            line.push_str(if n == 0 { ",\"events\":[" } else { "," });
+            let shape = self
+                .events
+                .get(e.event)
+                .ok_or_else(|| WriteError::Snapshot(format!("no event {}", e.event)))?;
+            if e.values.len() != shape.quantisers.len() || e.targets.len() != shape.references.len()
+            {
+                return Err(WriteError::Snapshot(format!(
+                    "event `{}` has {} values and {} references",
+                    shape.name,
+                    e.values.len(),
+                    e.targets.len()
+                )));
+            }
+            let _ = write!(line, "{{\"event\":{},\"fields\":{{", json_str(&shape.name));
+            let writer = Writer { class: shape, row: &e.values };
+            for (f, field) in shape.fields.iter().enumerate() {
+                if f > 0 {
+                    line.push(',');
+                }
+                line.push_str(&json_str(&field.name));
+                line.push(':');
+                writer.field(f, line)?;
+            }
+            for (r, ((name, _), target)) in shape.references.iter().zip(&e.targets).enumerate() {
+                if r > 0 || !shape.fields.is_empty() {
+                    line.push(',');
+                }
+                line.push_str(&json_str(name));
+                match target {
+                    Some(t) if world.ids.binary_search(t).is_ok() => {
+                        let _ = write!(line, ":{t}");
+                    }
+                    Some(t) => {
+                        return Err(WriteError::Snapshot(format!(
+                            "event `{}` names entity {t}, which is not in the world",
+                            shape.name
+                        )));
+                    }
+                    None => line.push_str(":null"),
+                }
+            }
+            line.push_str("}}");
+        }
+        if !events.is_empty() {
+            line.push(']');
+        }
         Ok(())
     }
 
