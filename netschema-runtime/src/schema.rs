@@ -372,6 +372,14 @@ impl Class {
         }
     }
 
+    /// Fills `row` with each field's value nearest 0 (its range clamps 0): what an input
+    /// stands in with before the game gives one.
+    pub fn zero_row(&self, row: &mut [i32]) {
+        for (r, f) in row.iter_mut().zip(self.fields) {
+            *r = f.clamp(0);
+        }
+    }
+
     /// Number of update groups (at least 1).
     #[inline]
     pub const fn group_count(&self) -> usize {

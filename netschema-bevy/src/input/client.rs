@@ -37,11 +37,8 @@ pub struct NsInput<I: CarriedInput>(pub I);
 impl<I: CarriedInput> Default for NsInput<I> {
     fn default() -> Self {
         let mut raw = [0; MAX_INPUT_FIELDS];
-        let fields = I::CLASS.fields;
-        for (r, field) in raw.iter_mut().zip(fields) {
-            *r = field.clamp(0);
-        }
-        NsInput(I::dequantise(&raw[..fields.len().min(MAX_INPUT_FIELDS)]))
+        I::CLASS.zero_row(&mut raw);
+        NsInput(I::dequantise(&raw[..I::CLASS.fields.len().min(MAX_INPUT_FIELDS)]))
     }
 }
 

@@ -97,9 +97,7 @@ impl Buffer {
     /// An empty buffer for inputs of `class`.
     pub(crate) fn new(class: &Class) -> Buffer {
         let mut values = [0; MAX_INPUT_FIELDS];
-        for (v, f) in values.iter_mut().zip(class.fields) {
-            *v = f.clamp(0);
-        }
+        class.zero_row(&mut values);
         let len = class.fields.len();
         Buffer {
             entries: [Entry { input: Input::EMPTY, state: State::Free }; BUFFER],
