@@ -301,15 +301,15 @@ impl Encoder for EngineEncoder {
             return None;
         }
         let mut held = Held::default();
-        let mut row = vec![0; self.schema.max_fields];
+        let (mut row, mut links) = (vec![0; self.schema.max_fields], Vec::new());
         for (h, slot, i) in self.by_handle(s) {
             let Some(class) = self.peer.client_view(&self.world, self.frame, slot, &mut row) else {
                 continue; // Waiting to enter.
             };
             let Some(staleness) = self.peer.staleness(self.frame, slot) else { continue };
             let c = &self.schema.classes[class];
-            let links: Vec<Option<u32>> =
-                (0..c.links.len()).map(|r| self.peer.client_link(self.frame, slot, r)).collect();
+            links.clear();
+            links.extend((0..c.links.len()).map(|r| self.peer.client_link(self.frame, slot, r)));
             held.view.push_linked(h, class as u16, &row[..c.fields.len()], &links);
             held.staleness.push(staleness);
             held.truth.extend_from_slice(s.row(i));
