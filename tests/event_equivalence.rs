@@ -19,7 +19,7 @@ mod idl {
 /// The same events, derived.
 #[allow(unreachable_pub)]
 mod derived {
-    use netschema::{Event, Protocol, Ref, Snapshot, SnapshotEnum};
+    use netschema::{Blob, Event, Protocol, Ref, Snapshot, SnapshotEnum, Text};
 
     /// A team.
     #[derive(Clone, Copy, Debug, PartialEq, Default, SnapshotEnum)]
@@ -58,9 +58,18 @@ mod derived {
         pub last: bool,
     }
 
+    /// A unit said something: a line and a signature after its reference.
+    #[derive(Clone, Copy, Debug, PartialEq, Event)]
+    #[netschema(protocol = "Events")]
+    pub struct Said {
+        pub who: Ref<Unit>,
+        pub text: Text<64>,
+        pub sig: Blob<4>,
+    }
+
     /// The state the events are about.
     #[derive(Clone, Copy, Debug, PartialEq, Protocol)]
-    #[netschema(name = "events", events(Hit, Score))]
+    #[netschema(name = "events", events(Hit, Score, Said))]
     pub enum Events {
         Unit(Unit),
     }
@@ -77,6 +86,7 @@ fn event_and_protocol_schemas_and_hashes_are_identical() {
     for (a, b) in [
         (<idl::Hit as Event>::SCHEMA, <derived::Hit as Event>::SCHEMA),
         (<idl::Score as Event>::SCHEMA, <derived::Score as Event>::SCHEMA),
+        (<idl::Said as Event>::SCHEMA, <derived::Said as Event>::SCHEMA),
     ] {
         assert_eq!(a, b);
         assert_eq!(a.hash, b.hash);
@@ -84,16 +94,20 @@ fn event_and_protocol_schemas_and_hashes_are_identical() {
     let (a, b) = (<idl::Events as Protocol>::SCHEMA, <derived::Events as Protocol>::SCHEMA);
     assert_eq!(a, b);
     assert_eq!(a.hash, b.hash);
-    assert_eq!(a.events.len(), 2);
+    assert_eq!(a.events.len(), 3);
     // The hash `netschema inspect tests/schemas/events.netidl` prints, events included (the
     // descriptors of `netschema-lab` check it too).
-    assert_eq!(a.hash, 0xe579_a0d3_50dd_e802);
+    assert_eq!(a.hash, 0x6786_2ee0_a2d5_691b);
     let fields = |s: &netschema::schema::Schema| {
         s.classes[0].fields.iter().map(|f| f.name).collect::<Vec<_>>()
     };
     assert_eq!(fields(<derived::Hit as Event>::SCHEMA), ["damage"]);
     assert_eq!(<derived::Hit as Event>::SCHEMA.classes[0].links.len(), 2);
     assert_eq!(fields(<derived::Score as Event>::SCHEMA), ["team", "delta", "last"]);
+    let said = &<derived::Said as Event>::SCHEMA.classes[0];
+    assert_eq!((said.fields.len(), said.links.len()), (0, 1));
+    let texts = said.texts.iter().map(|t| (t.name, t.max, t.utf8)).collect::<Vec<_>>();
+    assert_eq!(texts, [("text", 64, true), ("sig", 4, false)]);
 }
 
 /// The bytes of the records a client of protocol `P` receives for `send`, sent after entity
@@ -130,6 +144,9 @@ fn record_bytes_are_identical() {
             assert_eq!(s.send_event(id, &hit), Ok(Some(0)));
             let score = idl::Score { team: idl::Team::Blue, delta: -300, last: true };
             assert_eq!(s.send_event(id, &score), Ok(Some(1)));
+            let text = "gg".try_into().unwrap();
+            let said = idl::Said { who: Ref::to(7), text, sig: (&[9u8][..]).try_into().unwrap() };
+            assert_eq!(s.send_event(id, &said), Ok(Some(2)));
         },
     );
     let derived = records::<derived::Events>(
@@ -139,10 +156,19 @@ fn record_bytes_are_identical() {
             assert_eq!(s.send_event(id, &hit), Ok(Some(0)));
             let score = derived::Score { team: derived::Team::Blue, delta: -300, last: true };
             assert_eq!(s.send_event(id, &score), Ok(Some(1)));
+            let (text, sig) = ("gg".try_into().unwrap(), (&[9u8][..]).try_into().unwrap());
+            assert_eq!(
+                s.send_event(id, &derived::Said { who: Ref::to(7), text, sig }),
+                Ok(Some(2))
+            );
         },
     );
     assert_eq!(idl, derived);
     // Index 0, damage 200 (2 bytes), the unit's handle 0 twice (plus 1); index 1, blue,
-    // -300 zig-zagged to 599 (2 bytes), true.
-    assert_eq!(idl, [vec![0, 0xc8, 0x01, 1, 1], vec![1, 1, 0xd7, 0x04, 1]]);
+    // -300 zig-zagged to 599 (2 bytes), true; index 2, the unit's handle, the line's length
+    // and bytes, the signature's.
+    assert_eq!(
+        idl,
+        [vec![0, 0xc8, 0x01, 1, 1], vec![1, 1, 0xd7, 0x04, 1], vec![2, 1, 2, b'g', b'g', 1, 9]]
+    );
 }

@@ -1,14 +1,15 @@
 //! Events through the owned server and client: over a link that loses one datagram in five
 //! each way, reorders and duplicates them, every event sent arrives once, in order, typed, its
-//! reference the client's handle of the target; a client that cannot see what an event is
-//! about never gets it; bad events and damaged records are refused with typed errors; ends
-//! declaring different events refuse each other.
+//! reference the client's handle of the target and its string whole; a client that cannot see
+//! what an event is about never gets it; bad events and damaged records (strings too long, not
+//! UTF-8, cut short) are refused with typed errors; ends declaring different events refuse
+//! each other.
 
 mod link;
 
 use netschema::event::Event as _;
 use netschema::owned::{Client, ClientId, Server, ServerConfig};
-use netschema::{Error, Event, Protocol, Ref, Snapshot};
+use netschema::{Error, Event, Protocol, Ref, Snapshot, Text};
 
 use link::{Rng, Wire};
 
@@ -28,6 +29,14 @@ struct Hit {
     by: Ref<Arena>,
 }
 
+/// A unit said something: a chat line of at most 64 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Event)]
+#[netschema(protocol = "Arena")]
+struct Said {
+    who: Ref<Unit>,
+    text: Text<64>,
+}
+
 /// An event about no entity.
 #[derive(Clone, Copy, Debug, PartialEq, Event)]
 struct Score {
@@ -43,7 +52,7 @@ struct Unlisted {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Protocol)]
-#[netschema(name = "arena", events(Hit, Score))]
+#[netschema(name = "arena", events(Hit, Score, Said))]
 enum Arena {
     Unit(Unit),
 }
@@ -71,13 +80,33 @@ fn arena(n: usize) -> (Server<Arena>, Vec<(ClientId, Client<Arena>)>) {
     (server, clients)
 }
 
-/// Event `n` of the lossy run: a hit on unit 1 or a score.
-fn nth(n: u32) -> Result<Hit, Score> {
-    if n.is_multiple_of(3) {
-        Err(Score { delta: (n as i16 * 37) % 1000 - 500 })
-    } else {
-        Ok(Hit { target: Ref::to(1), damage: (n * 7 % 256) as u8, by: Ref::NONE })
+/// An event of the lossy run.
+enum Sent {
+    Hit(Hit),
+    Score(Score),
+    Said(Said),
+}
+
+/// Event `n` of the lossy run: a score, a hit on unit 1, or a line unit 1 said (0 to 64
+/// bytes, some of them two-byte characters).
+fn nth(n: u32) -> Sent {
+    match n % 3 {
+        0 => Sent::Score(Score { delta: (n as i16 * 37) % 1000 - 500 }),
+        1 => Sent::Hit(Hit { target: Ref::to(1), damage: (n * 7 % 256) as u8, by: Ref::NONE }),
+        _ => Sent::Said(Said { who: Ref::to(1), text: line(n) }),
     }
+}
+
+/// The line of event `n`: its number, then `é` and `!` up to a length that varies with `n`,
+/// at most 64 bytes.
+fn line(n: u32) -> Text<64> {
+    let mut s = format!("line {n} ");
+    for c in ['é', '!'].into_iter().cycle().take((n * 11 % 50) as usize) {
+        if s.len() + c.len_utf8() <= 64 {
+            s.push(c);
+        }
+    }
+    Text::try_from(s.as_str()).unwrap()
 }
 
 #[test]
@@ -93,7 +122,7 @@ fn lossy_run(seed: u64) {
     let (id, client) = &mut clients[0];
     let mut rng = Rng(seed);
     let (mut down, mut up) = (Wire::default(), Wire::default());
-    let (mut sent, mut got) = (0u32, 0u32);
+    let (mut sent, mut got, mut said_bytes) = (0u32, 0u32, 0usize);
     let mut buf = [0u8; 1200];
     for now in 0..700u32 {
         server.begin_frame();
@@ -102,8 +131,9 @@ fn lossy_run(seed: u64) {
         // From frame 2 on: the client has a handle for unit 1 once frame 0's packet is encoded.
         if (1..500).contains(&now) && now % 2 == 0 {
             let number = match nth(sent) {
-                Ok(hit) => server.send_event(*id, &hit),
-                Err(score) => server.send_event(*id, &score),
+                Sent::Hit(hit) => server.send_event(*id, &hit),
+                Sent::Score(score) => server.send_event(*id, &score),
+                Sent::Said(said) => server.send_event(*id, &said),
             };
             assert_eq!(number, Ok(Some(sent)));
             sent += 1;
@@ -117,14 +147,21 @@ fn lossy_run(seed: u64) {
             for e in client.received_events() {
                 assert_eq!(e.number, got, "seed {seed}: in order, once");
                 match nth(got) {
-                    Ok(hit) => {
+                    Sent::Hit(hit) => {
                         let h = e.get::<Hit>().unwrap().expect("a hit");
                         assert_eq!((h.damage, h.by), (hit.damage, Ref::NONE));
                         let handle = h.target.handle().expect("the target is seen");
                         assert!(matches!(client.entity(handle), Some(Arena::Unit(_))));
                         assert_eq!(e.get::<Score>(), Ok(None));
                     }
-                    Err(score) => assert_eq!(e.get::<Score>(), Ok(Some(score))),
+                    Sent::Score(score) => assert_eq!(e.get::<Score>(), Ok(Some(score))),
+                    Sent::Said(said) => {
+                        let s = e.get::<Said>().unwrap().expect("a line");
+                        assert_eq!(s.text, said.text, "seed {seed}: the line arrives whole");
+                        let handle = s.who.handle().expect("the speaker is seen");
+                        assert!(matches!(client.entity(handle), Some(Arena::Unit(_))));
+                        said_bytes += e.bytes.len();
+                    }
                 }
                 got += 1;
             }
@@ -139,7 +176,10 @@ fn lossy_run(seed: u64) {
     assert_eq!((got, sent), (249, 249));
     assert_eq!(server.unacked_records(*id), Ok((0, 0)));
     let stats = server.record_stats(*id).unwrap();
-    println!("seed {seed}: {:.2} sends per event", stats.sent as f64 / f64::from(sent));
+    println!(
+        "seed {seed}: {:.2} sends per event; the 83 lines took {said_bytes} record bytes",
+        stats.sent as f64 / f64::from(sent)
+    );
 }
 
 /// Encodes a packet for every client and decodes it, losing nothing.
@@ -219,10 +259,44 @@ fn bad_events_and_damaged_records_are_refused_with_typed_errors() {
 }
 
 #[test]
+fn damaged_strings_are_refused_with_typed_errors() {
+    let (mut server, mut clients) = arena(1);
+    let id = clients[0].0;
+    server.begin_frame();
+    server.set(1, &Unit { hp: 1 }).unwrap();
+    server.set_visible(id, 1, true).unwrap();
+    deliver(&mut server, &mut clients);
+    server.begin_frame();
+    let hi = Said { who: Ref::to(1), text: Text::try_from("hé").unwrap() };
+    assert_eq!(server.send_event(id, &hi), Ok(Some(0)));
+    // Said is event 2; the speaker is handle 0 (1 on the wire), then the line's length.
+    let mut long = vec![2, 1, 65];
+    long.extend([b'a'; 65]);
+    for bytes in [&long[..], &[2, 1, 2, 0xc3, 0x28], &[2, 1, 3, b'a', b'b'], &[2, 1], &[2, 1, 0, 0]]
+    {
+        server.send_record(id, bytes).unwrap();
+    }
+    deliver(&mut server, &mut clients);
+    let got: Vec<_> = clients[0].1.received_events().map(|e| e.get::<Said>()).collect();
+    assert_eq!(got[0], Ok(Some(Said { who: Ref::to(0), text: hi.text })));
+    assert_eq!(clients[0].1.received_events().next().unwrap().bytes, [2, 1, 3, b'h', 0xc3, 0xa9]);
+    assert_eq!(
+        got[1..],
+        [
+            Err(Error::TextTooLong { len: 65, max: 64 }),
+            Err(Error::NotUtf8),
+            Err(Error::UnexpectedEnd),
+            Err(Error::UnexpectedEnd),
+            Err(Error::Corrupt),
+        ]
+    );
+}
+
+#[test]
 fn ends_declaring_different_events_refuse_each_other() {
     use netschema::Protocol as _;
     assert_ne!(Arena::SCHEMA.hash, Quiet::SCHEMA.hash);
-    assert_eq!(Arena::SCHEMA.events, [Hit::SCHEMA, Score::SCHEMA]);
+    assert_eq!(Arena::SCHEMA.events, [Hit::SCHEMA, Score::SCHEMA, Said::SCHEMA]);
     let server = Server::<Quiet>::new(ServerConfig::new(8, 8)).unwrap();
     let mut welcome = [0; 64];
     let len = server.welcome(&mut welcome).unwrap();

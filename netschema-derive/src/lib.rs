@@ -19,6 +19,7 @@
 //! | none | `bool`, a struct deriving `SnapshotStruct` (flattened in place: `stats.health`), or an enum deriving `SnapshotEnum` |
 //! | the kind of `T` (or none) | `Option<T>`: `.netidl`'s `optional<K>` (a presence flag, then `T`'s scalars) |
 //! | the kind of `T` (or none) | `netschema::List<T, N>`, `N` an integer literal: `.netidl`'s `list<K, N>` (a head link, then `N` slots of a link and `T`'s scalars) |
+//! | none | `netschema::Text<N>` / `netschema::Blob<N>`, `N` an integer literal: `.netidl`'s `string<N>` / `bytes<N>` (at most `N` bytes, UTF-8 for a `Text`), a class's or an event's own field |
 //! | `predict(p, ...)` | with any numeric kind: candidates among `zero`, `hold`, `linear`, `quadratic`, `cubic`, `contract` |
 //! | `tolerance = V` | with any numeric kind: the error accepted, in the kind's units (`.netidl`'s `tolerance(V)`) |
 //! | `group = "name"` | any field: its update group, declared on the struct (`.netidl`'s `group(name)`) |
@@ -80,6 +81,7 @@ mod lower;
 mod nested;
 mod protocol;
 mod schedule;
+mod text;
 
 use proc_macro::TokenStream;
 

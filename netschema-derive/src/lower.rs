@@ -10,6 +10,7 @@ use netschema_idl::{Diagnostic, FileId, Span as IrSpan, Spanned as IrSpanned};
 
 use crate::list::{list_parts, lower_list};
 use crate::schedule::ClassAttrs;
+use crate::text::{lower_text, text_parts};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
@@ -646,6 +647,13 @@ fn lower_type(
         let elem = lower_type(cx, schema, options, class, ident, attrs, elem)?;
         return Some(lower_list(cx, f_ty, elem, bound));
     }
+    if let Some((bound, utf8)) = text_parts(f_ty) {
+        if let Some(kind) = &attrs.kind {
+            cx.error(kind, "a string or blob takes no kind: its bound is its type, `Text<32>`");
+            return None;
+        }
+        return Some(lower_text(cx, f_ty, bound, utf8));
+    }
     if let Some(target) = ref_target(f_ty) {
         if let Some(kind) = &attrs.kind {
             cx.error(
@@ -717,6 +725,10 @@ fn lower_by_type(
         Shape::Leaf(leaf) if ref_target(leaf).is_some() => {
             let target = ref_target(leaf)?;
             Some(lower_ref(cx, schema, options, class, leaf, target))
+        }
+        Shape::Leaf(leaf) if text_parts(leaf).is_some() => {
+            let (bound, utf8) = text_parts(leaf)?;
+            Some(lower_text(cx, leaf, bound, utf8))
         }
         Shape::Leaf(leaf) if option_inner(leaf).is_some() => {
             let span = cx.span(leaf);

@@ -37,6 +37,7 @@ mod event;
 mod input;
 mod list;
 mod table;
+mod text;
 
 pub use event::{event_impl, with_events};
 pub use input::input_impl;
@@ -492,6 +493,7 @@ fn class_impl(schema: &Schema, c: &Class, self_ty: &TokenStream, options: &Optio
     });
     let timelines = (!timelines.is_empty()).then(|| quote!(impl #self_ty { #(#timelines)* }));
     let Links { table: links, methods: link_methods } = links(schema, c, options);
+    let text::Texts { table: texts, methods: text_methods } = text::texts(c, options);
     quote! {
         const _: () = {
             #(#quants)*
@@ -505,6 +507,7 @@ fn class_impl(schema: &Schema, c: &Class, self_ty: &TokenStream, options: &Optio
                     fields: #fields,
                     groups: &[#(#groups),*],
                     links: #links,
+                    texts: #texts,
                 };
                 fn quantise_with(
                     &self,
@@ -517,6 +520,7 @@ fn class_impl(schema: &Schema, c: &Class, self_ty: &TokenStream, options: &Optio
                     Self { #(#inits),* }
                 }
                 #link_methods
+                #text_methods
             }
         };
     }
@@ -960,6 +964,11 @@ fn rust_type(ty: &FieldType, options: &Options) -> TokenStream {
                 target.as_ref().map_or_else(|| options.protocol_ty(), |t| options.item_ty(t));
             quote!(#krate::Ref<#target>)
         }
+        TypeKind::Text { max, utf8 } => {
+            let krate = &options.crate_path;
+            let n = Literal::usize_unsuffixed(max.value as usize);
+            if *utf8 { quote!(#krate::Text<#n>) } else { quote!(#krate::Blob<#n>) }
+        }
     }
 }
 
@@ -1037,7 +1046,8 @@ fn quantiser(scalar: &FieldType, options: &Options) -> TokenStream {
         | TypeKind::Struct { .. }
         | TypeKind::Optional(_)
         | TypeKind::List { .. }
-        | TypeKind::Ref { .. } => TokenStream::new(),
+        | TypeKind::Ref { .. }
+        | TypeKind::Text { .. } => TokenStream::new(),
     }
 }
 
@@ -1101,6 +1111,7 @@ impl<'a> Gen<'a> {
                 | TypeKind::Optional(_)
                 | TypeKind::List { .. }
                 | TypeKind::Ref { .. }
+                | TypeKind::Text { .. }
         ) {
             return format_ident!("_");
         }
@@ -1285,8 +1296,8 @@ impl<'a> Gen<'a> {
             TypeKind::List { elem, len } => {
                 self.list_table((elem, len.value), key, path, held, scalars, out)
             }
-            // A link, not a scalar: see `links`.
-            TypeKind::Ref { .. } => {}
+            // A link or a text field, not a scalar: see `links` and `texts`.
+            TypeKind::Ref { .. } | TypeKind::Text { .. } => {}
         }
     }
 
@@ -1456,7 +1467,7 @@ impl<'a> Gen<'a> {
             TypeKind::List { elem, len } => {
                 self.list_quantise((elem, len.value), key, value, at, out)
             }
-            TypeKind::Ref { .. } => {}
+            TypeKind::Ref { .. } | TypeKind::Text { .. } => {}
         }
     }
 
@@ -1520,6 +1531,7 @@ impl<'a> Gen<'a> {
             }
             TypeKind::List { elem, len } => self.list_dequantise((elem, len.value), key, at),
             TypeKind::Ref { .. } => quote!(#krate::Ref::NONE),
+            TypeKind::Text { .. } => quote!(#krate::text::Bounded::EMPTY),
         }
     }
 }

@@ -413,8 +413,8 @@ impl<'a> Ctx<'a> {
                     self.push(elem, format!("{path}[{s}]"), out);
                 }
             }
-            // A link of the class, beside its scalars.
-            TypeKind::Ref { .. } => {}
+            // A link or a text field of the class, beside its scalars.
+            TypeKind::Ref { .. } | TypeKind::Text { .. } => {}
         }
     }
 }

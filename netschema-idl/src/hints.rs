@@ -5,8 +5,10 @@
 pub(crate) const ITEM_KEYWORDS: [&str; 6] = ["enum", "struct", "class", "input", "event", "import"];
 
 /// The built-in field kinds.
-pub(crate) const KIND_NAMES: [&str; 10] =
-    ["int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "list", "ref"];
+pub(crate) const KIND_NAMES: [&str; 12] = [
+    "int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "list", "ref", "string",
+    "bytes",
+];
 
 /// The clauses that may follow a field's kind.
 pub(crate) const CLAUSES: [&str; 4] = ["predict", "tolerance", "group", "timeline"];
@@ -31,7 +33,7 @@ pub(crate) fn did_you_mean(word: &str) -> String {
 }
 
 /// The list of field kinds, for help lines.
-pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K>, list<K, N>, ref<Class> and declared enums and structs";
+pub(crate) const KINDS: &str = "the field kinds are int, fixed, angle, quat, bool, vec2, vec3, [K; N], optional<K>, list<K, N>, ref<Class>, string<N>, bytes<N> and declared enums and structs";
 
 /// A help line for an unknown kind called `name`: a close equivalent when `name` looks like a
 /// Rust or C type, else the list of kinds.
@@ -53,8 +55,11 @@ pub(crate) fn kind_hint(name: &str) -> String {
         "reference" | "Ref" | "entity" | "handle" | "id" | "pointer" | "link" => {
             "a reference to another entity is `ref<Class>`, or `ref<any>`".into()
         }
-        "string" | "str" | "String" | "bytes" => {
-            "netschema replicates numbers, bools and enums only; use an enum for a fixed set of names".into()
+        "str" | "String" | "text" | "Text" => {
+            "a string is declared with its most bytes: `string<N>`".into()
+        }
+        "Vec" | "blob" | "Blob" | "bytearray" | "buffer" => {
+            "a byte blob is declared with its most bytes: `bytes<N>`".into()
         }
         _ => KINDS.into(),
     }

@@ -276,7 +276,8 @@ pub struct FieldType {
 }
 
 /// The field kinds. Scalars: `Int`, `Fixed`, `Angle`, `Quat`, `Bool`, `Enum`;
-/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`, `List`; and references, `Ref`.
+/// compounds: `Vec2`, `Vec3`, `Array`, `Struct`, `Optional`, `List`; references, `Ref`; and
+/// strings and byte blobs, `Text`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeKind {
     /// `int(min, max)`: an integer in `min..=max`; both bounds within `i32`, `min < max`.
@@ -352,6 +353,14 @@ pub enum TypeKind {
     Ref {
         /// The class a target must be of, by name; `None` for any class (`ref<any>`).
         target: Option<String>,
+    },
+    /// `string<N>` (UTF-8) or `bytes<N>`: at most `N` bytes. Not a scalar: one of the class's
+    /// text fields, in the order of its strings and blobs.
+    Text {
+        /// The most bytes, `N`.
+        max: Spanned<u32>,
+        /// Whether the bytes are UTF-8 (`string<N>`).
+        utf8: bool,
     },
 }
 
@@ -725,6 +734,15 @@ impl Class {
         self
     }
 
+    /// The class's strings and byte blobs in declaration order, each with its bound and
+    /// whether it is UTF-8: its text fields.
+    pub fn texts(&self) -> impl Iterator<Item = (&Field, u32, bool)> {
+        self.fields.iter().filter_map(|f| match &f.ty.kind {
+            TypeKind::Text { max, utf8 } => Some((f, max.value, *utf8)),
+            _ => None,
+        })
+    }
+
     /// The class's references in declaration order, each with its target class's name
     /// (`None`: any class): its links.
     pub fn references(&self) -> impl Iterator<Item = (&Field, Option<&str>)> {
@@ -928,6 +946,24 @@ impl FieldType {
         FieldType::new(TypeKind::Ref { target: target.map(str::to_owned) })
     }
 
+    /// `string<max>` if `utf8`, else `bytes<max>`.
+    pub fn text(max: u32, utf8: bool) -> FieldType {
+        FieldType::new(TypeKind::Text { max: max.into(), utf8 })
+    }
+
+    /// Whether the kind holds a string or byte blob anywhere (one is only a class's own field).
+    pub fn has_text(&self) -> bool {
+        match &self.kind {
+            TypeKind::Text { .. } => true,
+            TypeKind::Vec2(inner)
+            | TypeKind::Vec3(inner)
+            | TypeKind::Array { elem: inner, .. }
+            | TypeKind::List { elem: inner, .. }
+            | TypeKind::Optional(inner) => inner.has_text(),
+            _ => false,
+        }
+    }
+
     /// Whether the kind holds a reference anywhere (a reference is only a class's own field).
     pub fn has_ref(&self) -> bool {
         match &self.kind {
@@ -992,6 +1028,8 @@ impl FieldType {
             TypeKind::Optional(_) => "optional",
             TypeKind::List { .. } => "list",
             TypeKind::Ref { .. } => "ref",
+            TypeKind::Text { utf8: true, .. } => "string",
+            TypeKind::Text { utf8: false, .. } => "bytes",
         }
     }
 
@@ -1036,6 +1074,7 @@ impl FieldType {
                 elem.erase_spans();
             }
             TypeKind::Optional(inner) => inner.erase_spans(),
+            TypeKind::Text { max, .. } => max.span = Span::DETACHED,
         }
     }
 }
@@ -1062,6 +1101,7 @@ impl fmt::Display for FieldType {
             TypeKind::Optional(inner) => write!(f, "optional<{inner}>"),
             TypeKind::List { elem, len } => write!(f, "list<{elem}, {}>", len.value),
             TypeKind::Ref { target } => write!(f, "ref<{}>", target.as_deref().unwrap_or(ANY)),
+            TypeKind::Text { max, .. } => write!(f, "{}<{}>", self.kind_name(), max.value),
         }
     }
 }

@@ -73,3 +73,17 @@ pub const MIN_LIST_LEN: u32 = 1;
 
 /// Most elements a list may hold (`list<K, N>`'s `N`): its links are slot indices up to `N`.
 pub const MAX_LIST_LEN: u32 = 256;
+
+/// Most bytes of a string or byte blob (`string<N>`, `bytes<N>`'s `N`; the runtime's
+/// [`MAX_TEXT_LEN`](netschema_runtime::schema::MAX_TEXT_LEN)): one, with what names its
+/// entity or event, fits a record.
+pub const MAX_TEXT_LEN: u32 = netschema_runtime::schema::MAX_TEXT_LEN as u32;
+
+/// Most strings and byte blobs of a class or an event (the runtime's
+/// [`MAX_TEXTS`](netschema_runtime::schema::MAX_TEXTS)).
+pub const MAX_TEXTS: usize = netschema_runtime::schema::MAX_TEXTS;
+
+/// Longest record, in bytes (the runtime's
+/// [`MAX_RECORD_LEN`](netschema_runtime::engine::records::MAX_RECORD_LEN)): an event's longest
+/// coding must fit it.
+pub const MAX_RECORD_LEN: usize = netschema_runtime::engine::records::MAX_RECORD_LEN;

@@ -754,13 +754,16 @@ impl<'a> Parser<'a, '_> {
         let name_tok = self.bump();
         let name = self.text_of(name_tok);
         let (generic, bound) = if self.eat(Tok::Lt).is_some() {
-            let inner = self.ty(depth + 1)?;
-            let bound = if self.eat(Tok::Comma).is_some() { Some(self.number()?) } else { None };
+            // A bound alone (`string<N>`), or a kind and perhaps a bound (`list<K, N>`).
+            let bare = matches!(self.tok().kind, Tok::Int | Tok::Float | Tok::Minus);
+            let inner = if bare { None } else { Some(self.ty(depth + 1)?) };
+            let bound =
+                if bare || self.eat(Tok::Comma).is_some() { Some(self.number()?) } else { None };
             if self.eat(Tok::Gt).is_none() {
                 self.expected("`>`");
                 return None;
             }
-            (Some(inner), bound)
+            (inner, bound)
         } else {
             (None, None)
         };

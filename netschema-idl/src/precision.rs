@@ -74,7 +74,8 @@ fn kind(ty: &FieldType, out: &mut Vec<Diagnostic>) {
         | TypeKind::Bool
         | TypeKind::Enum { .. }
         | TypeKind::Struct { .. }
-        | TypeKind::Ref { .. } => {}
+        | TypeKind::Ref { .. }
+        | TypeKind::Text { .. } => {}
     }
 }
 

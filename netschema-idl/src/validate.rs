@@ -46,6 +46,7 @@ mod input;
 mod list;
 mod refs;
 mod structs;
+mod texts;
 mod timeline;
 mod update;
 
@@ -63,7 +64,7 @@ use structs::Clause;
 /// Names that cannot name an enum or a class: the kind keywords and the item keywords.
 pub const RESERVED_TYPE_NAMES: &[&str] = &[
     "int", "fixed", "angle", "quat", "bool", "vec2", "vec3", "optional", "list", "enum", "class",
-    "struct", "import",
+    "struct", "import", "string", "bytes",
 ];
 
 /// Names that cannot name anything, because generated Rust could not use them even as raw
@@ -256,8 +257,9 @@ impl Validator<'_> {
         self.groups(c);
         self.timeline_names(c);
         self.link_count(c);
+        self.text_count(c);
         for f in &c.fields {
-            if self.reference(f, None) {
+            if self.reference(f, None) || self.text(f, None) {
                 continue;
             }
             self.ty(&f.ty);
@@ -350,8 +352,9 @@ impl Validator<'_> {
                 self.bits(bits.value, bits.span, "quat", MIN_QUAT_BITS);
                 self.needs(needs, -FRAC_1_SQRT_2..=FRAC_1_SQRT_2);
             }
-            // A class's own reference is checked by `reference`; one elsewhere is refused there.
-            TypeKind::Bool | TypeKind::Ref { .. } => {}
+            // A class's own reference, string or blob is checked by `reference` or `text`; one
+            // elsewhere is refused there.
+            TypeKind::Bool | TypeKind::Ref { .. } | TypeKind::Text { .. } => {}
             TypeKind::Enum { name } => self.enum_ref(name, ty.span),
             TypeKind::Struct { name } => {
                 if self.schema.find_struct(name).is_none() {

@@ -238,6 +238,16 @@ pub enum Error {
         /// The longest a record may be.
         max: usize,
     },
+    /// A string or byte blob is longer than its field's bound
+    /// ([`TextField::max`](crate::schema::TextField::max)).
+    TextTooLong {
+        /// Its length in bytes.
+        len: usize,
+        /// The field's bound.
+        max: usize,
+    },
+    /// A string field's bytes are not UTF-8.
+    NotUtf8,
 }
 
 impl fmt::Display for Error {
@@ -313,6 +323,10 @@ impl fmt::Display for Error {
             Error::RecordTooLong { len, max } => {
                 write!(f, "a record of {len} bytes is longer than the {max} bytes allowed")
             }
+            Error::TextTooLong { len, max } => {
+                write!(f, "a text of {len} bytes is longer than its field's {max} bytes")
+            }
+            Error::NotUtf8 => f.write_str("a string field's bytes are not UTF-8"),
             Error::TooManyPending { max } => {
                 write!(f, "the server already has {max} clients with no ack accepted yet")
             }

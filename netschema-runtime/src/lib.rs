@@ -7,7 +7,8 @@
 //! - [`blend`]: the raw values between two samples of an entity, per field kind, for clients
 //!   that interpolate;
 //! - [`schema`] and the [`Snapshot`] / [`SnapshotEnum`] / [`Input`] traits: field descriptors
-//!   and what generated code implements;
+//!   and what generated code implements; [`text`]: the fixed-capacity [`Text`] and [`Blob`]
+//!   values of string and byte blob fields;
 //! - [`model`]: integer polynomial predictors and the per-field learned statistics that choose
 //!   between them, stored per frame;
 //! - [`engine`]: the replication engine — the server's shared archive ([`World`]), one
@@ -39,6 +40,7 @@ pub mod quant;
 mod reference;
 pub mod schema;
 mod snapshot;
+pub mod text;
 pub mod timeline;
 
 pub use engine::ack::{Ack, AckOutcome};
@@ -49,3 +51,4 @@ pub use error::{Error, Result};
 pub use input::Input;
 pub use reference::Ref;
 pub use snapshot::{Clamped, ClassOf, Protocol, Snapshot, SnapshotEnum, Target, Value};
+pub use text::{Blob, Text};

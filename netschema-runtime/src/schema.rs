@@ -330,7 +330,53 @@ impl Link {
 /// Most links of a class.
 pub const MAX_LINKS: usize = 16;
 
-/// An entity class: its name, scalar fields in wire order, update groups and links.
+/// Most text fields ([`TextField`]) of a class.
+pub const MAX_TEXTS: usize = 8;
+
+/// Longest text field, in bytes: one, with its length and what names its entity or event,
+/// fits a record ([`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN) = 255 bytes).
+pub const MAX_TEXT_LEN: u16 = 200;
+
+/// A string or byte blob field of a class (`.netidl` `string<N>`, `bytes<N>`; a game holds it
+/// as a [`Text`](crate::Text) or [`Blob`](crate::Blob)): at most [`TextField::max`] bytes,
+/// UTF-8 for a string. Not part of the class's row: an event carries it after its links (see
+/// [`crate::event::coding`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextField {
+    /// Name of the field in its class, e.g. `name`.
+    pub name: &'static str,
+    /// Most bytes, `1..=`[`MAX_TEXT_LEN`].
+    pub max: u16,
+    /// Whether its bytes are UTF-8 (`string<N>`) rather than any bytes (`bytes<N>`).
+    pub utf8: bool,
+}
+
+impl TextField {
+    /// A UTF-8 string field of at most `max` bytes.
+    pub const fn string(name: &'static str, max: u16) -> TextField {
+        TextField { name, max, utf8: true }
+    }
+
+    /// A byte blob field of at most `max` bytes.
+    pub const fn bytes(name: &'static str, max: u16) -> TextField {
+        TextField { name, max, utf8: false }
+    }
+
+    /// Whether `bytes` may be this field's value: at most [`TextField::max`] bytes, UTF-8 for a
+    /// string ([`Error::TextTooLong`], [`Error::NotUtf8`] otherwise).
+    pub fn check(&self, bytes: &[u8]) -> crate::Result<()> {
+        if bytes.len() > usize::from(self.max) {
+            return Err(Error::TextTooLong { len: bytes.len(), max: usize::from(self.max) });
+        }
+        if self.utf8 && core::str::from_utf8(bytes).is_err() {
+            return Err(Error::NotUtf8);
+        }
+        Ok(())
+    }
+}
+
+/// An entity class: its name, scalar fields in wire order, update groups, links and text
+/// fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Class {
     /// Class name.
@@ -344,12 +390,21 @@ pub struct Class {
     /// References to other entities, sent with the class's default group (at most
     /// [`MAX_LINKS`]).
     pub links: &'static [Link],
+    /// String and byte blob fields, in declaration order (at most [`MAX_TEXTS`]): not part of
+    /// the row.
+    pub texts: &'static [TextField],
 }
 
 impl Class {
-    /// A class of `fields` in one default group, without links.
+    /// A class of `fields` in one default group, without links or text fields.
     pub const fn new(name: &'static str, fields: &'static [Field]) -> Class {
-        Class { name, fields, groups: &[], links: &[] }
+        Class { name, fields, groups: &[], links: &[], texts: &[] }
+    }
+
+    /// This class with text fields `texts` (see [`Class::texts`]).
+    pub const fn with_texts(mut self, texts: &'static [TextField]) -> Class {
+        self.texts = texts;
+        self
     }
 
     /// This class with `links` (see [`Class::links`]).
@@ -417,7 +472,8 @@ pub struct Schema {
     /// Hash of everything above that affects the wire format or its meaning: the schema's
     /// and classes' names, class and field order, raw ranges, wrapping, candidate predictors,
     /// tolerances, update groups and their intervals, keyframe slots ([`Field::slot`]), each
-    /// field's [`Field::meaning`], and each class's links and their targets. The handshake
+    /// field's [`Field::meaning`], each class's links and their targets, and its text fields,
+    /// their kinds and bounds (a class without text fields hashes as before). The handshake
     /// compares it (see
     /// [`crate::engine::handshake`]).
     pub hash: u64,
@@ -454,6 +510,8 @@ const CONTRACT_TAG: u64 = 0xc0_7ac7;
 const EVENT_TAG: u64 = 0xe7e_0000;
 /// Marks a link's target in the hash.
 const LINK_TAG: u64 = 0x1_1c00_0000;
+/// Marks a text field's kind and bound in the hash.
+const TEXT_TAG: u64 = 0x7e_0000_0000;
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -523,6 +581,13 @@ impl Schema {
                 };
                 h = hash_u64(h, LINK_TAG | target);
                 l += 1;
+            }
+            let mut t = 0;
+            while t < class.texts.len() {
+                let text = &class.texts[t];
+                h = hash_bytes(h, text.name.as_bytes());
+                h = hash_u64(h, TEXT_TAG | (text.utf8 as u64) << 16 | text.max as u64);
+                t += 1;
             }
             if class.links.len() > max_links {
                 max_links = class.links.len();
@@ -647,7 +712,8 @@ impl Schema {
     /// non-empty, distinct and at most [`MAX_CANDIDATES`] long, class count within `u16`,
     /// tolerances on numeric fields only and at most [`MAX_TOLERANCE`], at most
     /// [`MAX_GROUPS`] groups per class with intervals in `1..=`[`MAX_INTERVAL`] and priorities
-    /// of at least 1, every field in one of its class's groups, keyframe slots ([`KeySlot`])
+    /// of at least 1, every field in one of its class's groups, at most [`MAX_TEXTS`] text
+    /// fields of `1..=`[`MAX_TEXT_LEN`] bytes, keyframe slots ([`KeySlot`])
     /// that point inside their class, a valid [`ModelPolicy`], a rate of at least 1 frame per
     /// second if any, and a prior, if any, written for this schema.
     pub fn validate(&self) -> crate::Result<()> {
@@ -670,6 +736,10 @@ impl Schema {
             let bad_link =
                 |l: &Link| l.target.is_some_and(|t| usize::from(t) >= self.classes.len());
             if class.links.len() > MAX_LINKS || class.links.iter().any(bad_link) {
+                return Err(crate::Error::InvalidSchema);
+            }
+            let bad_text = |t: &TextField| t.max == 0 || t.max > MAX_TEXT_LEN;
+            if class.texts.len() > MAX_TEXTS || class.texts.iter().any(bad_text) {
                 return Err(crate::Error::InvalidSchema);
             }
             if class.groups.len() > MAX_GROUPS
@@ -778,5 +848,25 @@ mod tests {
         assert_ne!(S1.hash, S2.hash);
         assert_eq!(S1.max_fields, 1);
         assert!(S1.validate().is_ok());
+    }
+
+    #[test]
+    fn hash_depends_on_text_kinds_and_bounds() {
+        static T: [[Class; 1]; 4] = [
+            [Class::new("c", &[F])],
+            [Class::new("c", &[F]).with_texts(&[TextField::string("n", 16)])],
+            [Class::new("c", &[F]).with_texts(&[TextField::bytes("n", 16)])],
+            [Class::new("c", &[F]).with_texts(&[TextField::string("n", 17)])],
+        ];
+        let hashes: std::vec::Vec<u64> = T.iter().map(|c| Schema::new("s", c).hash).collect();
+        for (i, h) in hashes.iter().enumerate() {
+            assert!(!hashes[..i].contains(h), "{hashes:?}");
+        }
+        static BAD: [Class; 1] = [Class::new("c", &[F]).with_texts(&[TextField::bytes("n", 0)])];
+        assert_eq!(Schema::new("s", &BAD).validate(), Err(Error::InvalidSchema));
+        let name = TextField::string("n", 2);
+        assert_eq!(name.check(b"ab"), Ok(()));
+        assert_eq!(name.check(b"abc"), Err(Error::TextTooLong { len: 3, max: 2 }));
+        assert_eq!(name.check(&[0xc3]), Err(Error::NotUtf8));
     }
 }

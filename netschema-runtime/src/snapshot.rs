@@ -51,6 +51,21 @@ pub trait Snapshot: Sized {
     fn set_link(&mut self, link: usize, target: Option<u64>) {
         let _ = (link, target);
     }
+
+    /// The bytes of text field `text` of this value (an index into
+    /// [`Class::texts`](crate::schema::Class::texts)); empty for a class without text fields.
+    fn text(&self, text: usize) -> &[u8] {
+        let _ = text;
+        &[]
+    }
+
+    /// Sets text field `text` of this value to `bytes`, if they fit it (at most its bound,
+    /// UTF-8 for a string; see [`TextField::check`](crate::schema::TextField::check)), and
+    /// returns whether they did; false for a class without text fields.
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        let _ = (text, bytes);
+        false
+    }
 }
 
 /// An enum replicated as a categorical field: its cases, in index order.

@@ -664,6 +664,7 @@ const _: () = {
                 },
             ],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -934,6 +935,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -1375,6 +1377,7 @@ const _: () = {
                 },
             ],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -1657,6 +1660,7 @@ const _: () = {
                 ::netschema::schema::Link::new("owner", ::core::option::Option::Some(0)),
                 ::netschema::schema::Link::new("target", ::core::option::Option::None),
             ],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -2000,6 +2004,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,

@@ -13,6 +13,7 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
         &[
             <Hit as ::netschema::event::Event>::SCHEMA,
             <Score as ::netschema::event::Event>::SCHEMA,
+            <Said as ::netschema::event::Event>::SCHEMA,
         ],
     );
 /// An entity of the `events` schema, by class: the schema as a Rust type ([`::netschema::Protocol`]), for the owned server and client.
@@ -185,6 +186,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -255,6 +257,7 @@ const _: () = {
                 ),
                 ::netschema::schema::Link::new("by", ::core::option::Option::None),
             ],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -294,7 +297,7 @@ impl ::netschema::event::Event for Hit {
 }
 const _: () = ::core::assert!(
     ::netschema::event::fits(& < Hit as ::netschema::Snapshot > ::CLASS),
-    "event `Hit` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"
+    "event `Hit` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
 );
 /// A team scored.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -362,6 +365,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -395,5 +399,94 @@ impl ::netschema::event::Event for Score {
 }
 const _: () = ::core::assert!(
     ::netschema::event::fits(& < Score as ::netschema::Snapshot > ::CLASS),
-    "event `Score` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"
+    "event `Score` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
+);
+/// A unit said something: a line and a signature after its reference.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Said {
+    /// `ref<Unit>`.
+    pub who: ::netschema::Ref<Unit>,
+    /// `string<64>`.
+    pub text: ::netschema::Text<64>,
+    /// `bytes<4>`.
+    pub sig: ::netschema::Blob<4>,
+}
+const _: () = {
+    #[automatically_derived]
+    #[allow(unused_variables)]
+    impl ::netschema::Snapshot for Said {
+        const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
+            name: "Said",
+            fields: &[],
+            groups: &[],
+            links: &[
+                ::netschema::schema::Link::new("who", ::core::option::Option::Some(0)),
+            ],
+            texts: &[
+                ::netschema::schema::TextField::string("text", 64),
+                ::netschema::schema::TextField::bytes("sig", 4),
+            ],
+        };
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {}
+        fn dequantise(raw: &[i32]) -> Self {
+            Self {
+                who: ::netschema::Ref::NONE,
+                text: ::netschema::text::Bounded::EMPTY,
+                sig: ::netschema::text::Bounded::EMPTY,
+            }
+        }
+        fn link(&self, link: usize) -> ::core::option::Option<u64> {
+            [self.who.id()].get(link).copied().flatten()
+        }
+        fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+            if link == 0 {
+                self.who = ::netschema::Ref::new(target);
+            }
+        }
+        fn text(&self, text: usize) -> &[u8] {
+            match text {
+                0 => self.text.as_bytes(),
+                1 => self.sig.as_bytes(),
+                _ => &[],
+            }
+        }
+        fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+            match text {
+                0 => {
+                    match ::netschema::text::Bounded::from_bytes(bytes) {
+                        ::core::result::Result::Ok(v) => {
+                            self.text = v;
+                            true
+                        }
+                        ::core::result::Result::Err(_) => false,
+                    }
+                }
+                1 => {
+                    match ::netschema::text::Bounded::from_bytes(bytes) {
+                        ::core::result::Result::Ok(v) => {
+                            self.sig = v;
+                            true
+                        }
+                        ::core::result::Result::Err(_) => false,
+                    }
+                }
+                _ => false,
+            }
+        }
+    }
+};
+#[automatically_derived]
+impl ::netschema::event::Event for Said {
+    const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
+        "Said",
+        &[<Self as ::netschema::Snapshot>::CLASS],
+    );
+}
+const _: () = ::core::assert!(
+    ::netschema::event::fits(& < Said as ::netschema::Snapshot > ::CLASS),
+    "event `Said` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
 );

@@ -497,6 +497,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -1065,6 +1066,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,

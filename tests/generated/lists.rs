@@ -655,6 +655,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -936,6 +937,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -1095,6 +1097,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,

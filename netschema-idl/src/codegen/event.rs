@@ -10,13 +10,14 @@ use crate::ir::Schema;
 /// Generates `impl event::Event for #self_ty`, whose `Snapshot` impl exists: an event schema
 /// named `name` with the type's class as its one class, and a compile-time check that the
 /// class is one an event may have (`event::fits`: a field at least, one update group, no
-/// timeline, at most `event::MAX_EVENT_FIELDS` scalars).
+/// timeline, at most `event::MAX_EVENT_FIELDS` scalars, a longest record within a record's).
 pub fn event_impl(name: &str, self_ty: &TokenStream, options: &Options) -> TokenStream {
     let krate = &options.crate_path;
     let schema = super::one_class_schema(name, krate);
     let unfit = format!(
         "event `{name}` does not fit an event record: it needs a field, at most \
-         `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"
+         `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a \
+         longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
     );
     quote! {
         #[automatically_derived]

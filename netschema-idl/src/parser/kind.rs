@@ -61,13 +61,14 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
     ) -> Option<TypeKind> {
         let name = self.name;
         // An unknown kind is reported as such below.
+        let bounded = ["list", "string", "bytes"];
         if let Some(bound) =
-            self.bound.filter(|_| name != "list" && hints::KIND_NAMES.contains(&name))
+            self.bound.filter(|_| !bounded.contains(&name) && hints::KIND_NAMES.contains(&name))
         {
             self.error(
                 Diagnostic::error(format!("`{name}` takes one kind between `<` and `>`"))
                     .with_label(bound.span, "unexpected bound")
-                    .with_help("only a list has a bound: `list<K, N>`"),
+                    .with_help("only lists, strings and blobs have a bound: `list<K, N>`, `string<N>`, `bytes<N>`"),
             );
         }
         let kind = match name {
@@ -140,6 +141,7 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
             }
             "ref" => self.reference(generic, args),
             "list" => self.list(generic, args),
+            "string" | "bytes" => self.text(generic, args),
             _ if generic.is_some() || args.is_some() => {
                 let help = match hints::similar(name, hints::KIND_NAMES) {
                     Some(kind) => hints::did_you_mean(kind),
@@ -224,6 +226,46 @@ impl<'a, 'd> KindBuilder<'a, 'd> {
         };
         let len = Spanned::new(saturate_u32(len), bound.span);
         Some(TypeKind::List { elem: Box::new(elem), len })
+    }
+
+    /// `string<N>` or `bytes<N>`: a whole bound between the brackets, no kind, no parameters.
+    fn text(&mut self, generic: Option<FieldType>, args: Option<Vec<Arg>>) -> Option<TypeKind> {
+        let name = self.name;
+        let help = format!("write `{name}<N>` for at most N bytes, e.g. `{name}<32>`");
+        if args.is_some() {
+            self.error(
+                Diagnostic::error(format!("`{name}` takes no parameters"))
+                    .with_label(self.span, "unexpected parameters")
+                    .with_help(help),
+            );
+            return None;
+        }
+        if let Some(g) = &generic {
+            self.error(
+                Diagnostic::error(format!("`{name}` takes a bound, not a kind"))
+                    .with_label(g.span, "a kind")
+                    .with_help(help.clone()),
+            );
+            return None;
+        }
+        let Some(bound) = self.bound else {
+            self.error(
+                Diagnostic::error(format!("`{name}` needs a bound"))
+                    .with_label(self.name_span, "missing `<N>`")
+                    .with_help(help),
+            );
+            return None;
+        };
+        let Some(max) = bound.int.filter(|&n| n >= 0) else {
+            self.error(
+                Diagnostic::error(format!("the bound of `{name}` must be a whole number of bytes"))
+                    .with_label(bound.span, "not a whole number")
+                    .with_help(help),
+            );
+            return None;
+        };
+        let max = Spanned::new(saturate_u32(max), bound.span);
+        Some(TypeKind::Text { max, utf8: name == "string" })
     }
 
     /// Splits arguments into positional numbers and named values, reporting duplicates, names

@@ -73,6 +73,8 @@ impl Validator<'_> {
         }
         if kind == Kind::Event {
             self.link_count(&i.as_class());
+            self.text_count(&i.as_class());
+            self.event_len(i);
         }
         for f in &i.fields {
             if kind == Kind::Input && f.ty.has_ref() {
@@ -83,7 +85,8 @@ impl Validator<'_> {
                 );
                 continue;
             }
-            if self.reference(f, None) {
+            let owner = (kind == Kind::Input).then_some(("input", i.name.as_str()));
+            if self.reference(f, None) || self.text(f, owner) {
                 continue;
             }
             self.ty(&f.ty);

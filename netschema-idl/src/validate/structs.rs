@@ -65,7 +65,7 @@ impl Validator<'_> {
             );
         }
         for f in &s.fields {
-            if self.reference(f, Some(&s.name)) {
+            if self.reference(f, Some(&s.name)) || self.text(f, Some(("struct", &s.name))) {
                 continue;
             }
             self.ty(&f.ty);
@@ -213,7 +213,7 @@ fn reach(schema: &Schema, ty: &FieldType, own: fn(&Field) -> bool, depth: usize,
         | TypeKind::Fixed { .. }
         | TypeKind::Angle { .. }
         | TypeKind::Quat { .. } => out.kinds.push(ty.clone()),
-        TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Ref { .. } => {}
+        TypeKind::Bool | TypeKind::Enum { .. } | TypeKind::Ref { .. } | TypeKind::Text { .. } => {}
         TypeKind::Vec2(e) | TypeKind::Vec3(e) | TypeKind::Array { elem: e, .. } => {
             reach(schema, e, own, depth, out)
         }

@@ -13,6 +13,7 @@ pub const SCHEMA: ::netschema::schema::Schema = ::netschema::schema::Schema::new
         &[
             <Built as ::netschema::event::Event>::SCHEMA,
             <Wave as ::netschema::event::Event>::SCHEMA,
+            <Said as ::netschema::event::Event>::SCHEMA,
         ],
     )
     .with_rate(30);
@@ -137,6 +138,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -243,6 +245,7 @@ const _: () = {
             links: &[
                 ::netschema::schema::Link::new("tower", ::core::option::Option::Some(0)),
             ],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -302,7 +305,7 @@ impl ::netschema::event::Event for Built {
 }
 const _: () = ::core::assert!(
     ::netschema::event::fits(& < Built as ::netschema::Snapshot > ::CLASS),
-    "event `Built` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"
+    "event `Built` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
 );
 /// The `Wave` event of the `events` schema: what the server sends a client once.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -341,6 +344,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -367,5 +371,111 @@ impl ::netschema::event::Event for Wave {
 }
 const _: () = ::core::assert!(
     ::netschema::event::fits(& < Wave as ::netschema::Snapshot > ::CLASS),
-    "event `Wave` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, no update groups and no timeline (`event::fits`)"
+    "event `Wave` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
+);
+/// A tower said something: a string and a blob after its scalars and reference.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Said {
+    /// `ref<Tower>`.
+    pub tower: ::netschema::Ref<Tower>,
+    /// `bool`.
+    pub loud: bool,
+    /// `string<64>`.
+    pub text: ::netschema::Text<64>,
+    /// `bytes<8>`.
+    pub sig: ::netschema::Blob<8>,
+}
+const _: () = {
+    const Q_LOUD: ::netschema::quant::BoolQuant = match ::netschema::quant::BoolQuant::new() {
+        ::core::result::Result::Ok(q) => q,
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("invalid quantiser for field `Said.loud`")
+        }
+    };
+    #[automatically_derived]
+    #[allow(unused_variables)]
+    impl ::netschema::Snapshot for Said {
+        const CLASS: ::netschema::schema::Class = ::netschema::schema::Class {
+            name: "Said",
+            fields: &[
+                ::netschema::schema::Field::categorical(
+                        "loud",
+                        ::netschema::__private::cases(Q_LOUD.raw_min(), Q_LOUD.raw_max()),
+                    )
+                    .with_meaning(Q_LOUD.fingerprint()),
+            ],
+            groups: &[],
+            links: &[
+                ::netschema::schema::Link::new("tower", ::core::option::Option::Some(0)),
+            ],
+            texts: &[
+                ::netschema::schema::TextField::string("text", 64),
+                ::netschema::schema::TextField::bytes("sig", 8),
+            ],
+        };
+        fn quantise_with(
+            &self,
+            raw: &mut [i32],
+            clamped: &mut dyn ::core::ops::FnMut(usize, ::netschema::Value),
+        ) {
+            raw[0] = Q_LOUD.quantise(self.loud);
+        }
+        fn dequantise(raw: &[i32]) -> Self {
+            Self {
+                tower: ::netschema::Ref::NONE,
+                loud: Q_LOUD.dequantise(raw[0]),
+                text: ::netschema::text::Bounded::EMPTY,
+                sig: ::netschema::text::Bounded::EMPTY,
+            }
+        }
+        fn link(&self, link: usize) -> ::core::option::Option<u64> {
+            [self.tower.id()].get(link).copied().flatten()
+        }
+        fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
+            if link == 0 {
+                self.tower = ::netschema::Ref::new(target);
+            }
+        }
+        fn text(&self, text: usize) -> &[u8] {
+            match text {
+                0 => self.text.as_bytes(),
+                1 => self.sig.as_bytes(),
+                _ => &[],
+            }
+        }
+        fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+            match text {
+                0 => {
+                    match ::netschema::text::Bounded::from_bytes(bytes) {
+                        ::core::result::Result::Ok(v) => {
+                            self.text = v;
+                            true
+                        }
+                        ::core::result::Result::Err(_) => false,
+                    }
+                }
+                1 => {
+                    match ::netschema::text::Bounded::from_bytes(bytes) {
+                        ::core::result::Result::Ok(v) => {
+                            self.sig = v;
+                            true
+                        }
+                        ::core::result::Result::Err(_) => false,
+                    }
+                }
+                _ => false,
+            }
+        }
+    }
+};
+#[automatically_derived]
+impl ::netschema::event::Event for Said {
+    const SCHEMA: &'static ::netschema::schema::Schema = &::netschema::schema::Schema::new(
+        "Said",
+        &[<Self as ::netschema::Snapshot>::CLASS],
+    );
+}
+const _: () = ::core::assert!(
+    ::netschema::event::fits(& < Said as ::netschema::Snapshot > ::CLASS),
+    "event `Said` does not fit an event record: it needs a field, at most `event::MAX_EVENT_FIELDS` scalar fields, `schema::MAX_TEXTS` strings and blobs, a longest record within `MAX_RECORD_LEN`, no update groups and no timeline (`event::fits`)"
 );

@@ -319,6 +319,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,

@@ -165,6 +165,7 @@ const _: () = {
             links: &[
                 ::netschema::schema::Link::new("escort", ::core::option::Option::Some(0)),
             ],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -254,6 +255,7 @@ const _: () = {
                 ::netschema::schema::Link::new("owner", ::core::option::Option::Some(0)),
                 ::netschema::schema::Link::new("target", ::core::option::Option::None),
             ],
+            texts: &[],
         };
         fn quantise_with(
             &self,

@@ -396,6 +396,7 @@ const _: () = {
                 },
             ],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,
@@ -485,6 +486,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
+            texts: &[],
         };
         fn quantise_with(
             &self,

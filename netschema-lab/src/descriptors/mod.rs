@@ -39,7 +39,7 @@ use std::fmt;
 
 use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::quant::EnumQuant;
-use netschema_runtime::schema::{Class, Group, Link, Schema};
+use netschema_runtime::schema::{Class, Group, Link, Schema, TextField};
 
 pub use contract::with_contract;
 pub use quant::Quantiser;
@@ -180,7 +180,8 @@ fn class_descriptor(
     let fields = Box::leak(fields.into_boxed_slice());
     let descriptor = Class::new(leak_str(&class.name), fields)
         .with_groups(leak_groups(class))
-        .with_links(leak_links(ir, class));
+        .with_links(leak_links(ir, class))
+        .with_texts(leak_texts(class));
     Ok((descriptor, ClassLayout { scalars, quantisers }))
 }
 
@@ -231,6 +232,18 @@ fn leak_links(ir: &ir::Schema, class: &ir::Class) -> &'static [Link] {
         })
         .collect();
     Box::leak(links.into_boxed_slice())
+}
+
+/// The class's strings and byte blobs as runtime text fields ([`ir::Class::texts`]).
+fn leak_texts(class: &ir::Class) -> &'static [TextField] {
+    let texts: Vec<TextField> = class
+        .texts()
+        .map(|(f, max, utf8)| {
+            let (name, max) = (leak_str(&f.name), u16::try_from(max).unwrap_or(u16::MAX));
+            if utf8 { TextField::string(name, max) } else { TextField::bytes(name, max) }
+        })
+        .collect();
+    Box::leak(texts.into_boxed_slice())
 }
 
 fn leak_predictors(set: PredictorSet) -> &'static [Predictor] {
@@ -341,11 +354,13 @@ mod tests {
         let ir = netschema_idl::parse_str("events.netidl", source).unwrap();
         let schema = leak_schema(&ir).unwrap();
         let names: Vec<_> = schema.events.iter().map(|e| e.name).collect();
-        assert_eq!(names, ["Hit", "Score"]);
+        assert_eq!(names, ["Hit", "Score", "Said"]);
         let hit = &schema.events[0].classes[0];
         assert_eq!((hit.links[0].target, hit.links[1].target), (Some(0), None));
+        let texts = schema.events[2].classes[0].texts;
+        assert_eq!(texts, [TextField::string("text", 64), TextField::bytes("sig", 4)]);
         // `tests/event_equivalence.rs` checks the generated `SCHEMA` has this hash.
-        assert_eq!(schema.hash, 0xe579_a0d3_50dd_e802);
+        assert_eq!(schema.hash, 0x6786_2ee0_a2d5_691b);
         let mut quiet = ir.clone();
         quiet.events.clear();
         assert_ne!(leak_schema(&quiet).unwrap().hash, schema.hash);

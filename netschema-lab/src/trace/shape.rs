@@ -94,8 +94,9 @@ impl Shape {
             | TypeKind::Fixed { .. }
             | TypeKind::Angle { .. }
             | TypeKind::Bool => Shape::Scalar,
-            // A reference is a link, not a value: `ClassShape::all` leaves it out.
-            TypeKind::Ref { .. } => Shape::Record(Vec::new()),
+            // A reference is a link and a string or blob a text field, not a scalar value:
+            // `ClassShape::all` leaves them out.
+            TypeKind::Ref { .. } | TypeKind::Text { .. } => Shape::Record(Vec::new()),
         }
     }
 
@@ -162,7 +163,7 @@ impl ClassShape {
         let fields = class
             .fields
             .iter()
-            .filter(|f| !matches!(f.ty.kind, TypeKind::Ref { .. }))
+            .filter(|f| !matches!(f.ty.kind, TypeKind::Ref { .. } | TypeKind::Text { .. }))
             .map(|f| {
                 let shape = Shape::of(&schema.ir, &f.ty);
                 let end = start + shape.scalars();

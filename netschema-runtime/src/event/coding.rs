@@ -1,40 +1,58 @@
 //! The bytes of an event record: the event's index among the protocol's events, each scalar
 //! field's raw value, then each link's target handle, every number a base-128 varint (seven
-//! bits a byte, low first, the top bit set on every byte but the last).
+//! bits a byte, low first, the top bit set on every byte but the last), then each text field
+//! (a string or byte blob) as a varint of its length and its bytes.
 //!
 //! A raw value is coded as its distance from the value of its range nearest zero: `v - min`
 //! for a range of no negative value, `max - v` for one of no positive value, the zig-zag of
 //! `v` otherwise (0, -1, 1, -2, … as 0, 1, 2, 3, …), so that values near zero, or near the
 //! bottom of a range like `int(0, 255)`, cost one byte. A link is 0 for none, else the handle
-//! plus 1. Writing and reading allocate nothing; reading refuses damaged bytes with a typed
-//! error and never panics.
+//! plus 1. Writing and reading allocate nothing (a text read is a slice of the record);
+//! reading refuses damaged bytes with a typed error and never panics.
 
+use crate::engine::records::MAX_RECORD_LEN;
 use crate::error::{Error, Result};
-use crate::schema::{Class, Field, MAX_LINKS};
-
-use super::MAX_EVENT_FIELDS;
+use crate::schema::{Class, Field};
 
 /// Longest varint of a `u32` value.
 const MAX_VARINT: usize = 5;
 
-/// Longest event record: an index, [`MAX_EVENT_FIELDS`] values and [`MAX_LINKS`] links, each
-/// at most 5 bytes (at most [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN)).
-pub const MAX_EVENT_LEN: usize = MAX_VARINT * (1 + MAX_EVENT_FIELDS + MAX_LINKS);
+/// Longest event record: a record's longest,
+/// [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN). An event of
+/// [`MAX_EVENT_FIELDS`](super::MAX_EVENT_FIELDS) scalars and
+/// [`MAX_LINKS`](crate::schema::MAX_LINKS) links and no text field takes at most 245 bytes; an
+/// event's own bound is [`max_len`].
+pub const MAX_EVENT_LEN: usize = MAX_RECORD_LEN;
+
+/// The longest record an event of `class` may take: 5 bytes for its index and for each scalar
+/// field and link, and for each text field its bound and the varint of its bound.
+pub const fn max_len(class: &Class) -> usize {
+    let mut len = MAX_VARINT * (1 + class.fields.len() + class.links.len());
+    let mut t = 0;
+    while t < class.texts.len() {
+        let max = class.texts[t].max as usize;
+        len += max + if max < 0x80 { 1 } else { 2 };
+        t += 1;
+    }
+    len
+}
 
 /// Writes event `index` of `class` into `buf`: `raw` holds its scalar fields' raw values (one
 /// per field of `class`, each within its range), `links` its links' target handles (one per
-/// link). Returns the length written; [`Error::OutOfRange`] for a raw value outside its field's
-/// range, [`Error::RowLength`] for slices of the wrong lengths, [`Error::BufferFull`] if `buf`
-/// is too short.
+/// link), `texts` its text fields' bytes (one per text field). Returns the length written;
+/// [`Error::OutOfRange`] for a raw value outside its field's range, [`Error::TextTooLong`] or
+/// [`Error::NotUtf8`] for a text its field does not take, [`Error::RowLength`] for slices of
+/// the wrong lengths, [`Error::BufferFull`] if `buf` is too short.
 pub fn write(
     index: u32,
     class: &Class,
     raw: &[i32],
     links: &[Option<u32>],
+    texts: &[&[u8]],
     buf: &mut [u8],
 ) -> Result<usize> {
     let (fields, link_count) = (class.fields.len(), class.links.len());
-    if raw.len() != fields || links.len() != link_count {
+    if raw.len() != fields || links.len() != link_count || texts.len() != class.texts.len() {
         return Err(Error::RowLength { class: 0, expected: fields, actual: raw.len() });
     }
     let mut at = put(buf, 0, u64::from(index))?;
@@ -43,6 +61,13 @@ pub fn write(
     }
     for link in links {
         at = put(buf, at, link.map_or(0, |h| u64::from(h) + 1))?;
+    }
+    for (field, text) in class.texts.iter().zip(texts) {
+        field.check(text)?;
+        at = put(buf, at, text.len() as u64)?;
+        let end = at + text.len();
+        buf.get_mut(at..end).ok_or(Error::BufferFull)?.copy_from_slice(text);
+        at = end;
     }
     Ok(at)
 }
@@ -55,18 +80,21 @@ pub fn index(bytes: &[u8]) -> Result<(u32, usize)> {
 }
 
 /// Reads an event record of `class` from `bytes` whole: its scalar fields' raw values into
-/// `raw` and its links' target handles into `links` (each at least as long as `class` needs),
-/// and returns its index. [`Error::UnexpectedEnd`] for a record cut short,
-/// [`Error::OutOfRange`] for a value outside its field's range, [`Error::Corrupt`] for a
-/// varint too long or bytes left over, [`Error::RowLength`] for slices too short.
-pub fn read(
+/// `raw`, its links' target handles into `links` and its text fields' bytes into `texts` (each
+/// at least as long as `class` needs), and returns its index. [`Error::UnexpectedEnd`] for a
+/// record cut short, [`Error::OutOfRange`] for a value outside its field's range,
+/// [`Error::TextTooLong`] for a text longer than its field's bound, [`Error::NotUtf8`] for a
+/// string that is not UTF-8, [`Error::Corrupt`] for a varint too long or bytes left over,
+/// [`Error::RowLength`] for slices too short.
+pub fn read<'b>(
     class: &Class,
-    bytes: &[u8],
+    bytes: &'b [u8],
     raw: &mut [i32],
     links: &mut [Option<u32>],
+    texts: &mut [&'b [u8]],
 ) -> Result<u32> {
     let (fields, link_count) = (class.fields.len(), class.links.len());
-    if raw.len() < fields || links.len() < link_count {
+    if raw.len() < fields || links.len() < link_count || texts.len() < class.texts.len() {
         return Err(Error::RowLength { class: 0, expected: fields, actual: raw.len() });
     }
     let (event, mut at) = index(bytes)?;
@@ -82,6 +110,16 @@ pub fn read(
             h => Some(u32::try_from(h - 1).map_err(|_| Error::Corrupt)?),
         };
         at = next;
+    }
+    for (field, slot) in class.texts.iter().zip(texts.iter_mut()) {
+        let (len, next) = get(bytes, at)?;
+        if len > u64::from(field.max) {
+            return Err(Error::TextTooLong { len: len as usize, max: usize::from(field.max) });
+        }
+        let end = next + len as usize;
+        *slot = bytes.get(next..end).ok_or(Error::UnexpectedEnd)?;
+        field.check(slot)?;
+        at = end;
     }
     if at != bytes.len() {
         return Err(Error::Corrupt);
@@ -121,7 +159,7 @@ fn decode(f: &Field, c: u64) -> Result<i32> {
 }
 
 /// Writes `v` as a varint at `buf[at..]`; the offset after it.
-fn put(buf: &mut [u8], mut at: usize, mut v: u64) -> Result<usize> {
+pub(crate) fn put(buf: &mut [u8], mut at: usize, mut v: u64) -> Result<usize> {
     loop {
         let byte = buf.get_mut(at).ok_or(Error::BufferFull)?;
         at += 1;
@@ -136,7 +174,7 @@ fn put(buf: &mut [u8], mut at: usize, mut v: u64) -> Result<usize> {
 
 /// Reads a varint of at most [`MAX_VARINT`] bytes (a value below 2^35) at `bytes[at..]`; the
 /// value and the offset after it.
-fn get(bytes: &[u8], mut at: usize) -> Result<(u64, usize)> {
+pub(crate) fn get(bytes: &[u8], mut at: usize) -> Result<(u64, usize)> {
     let mut v = 0u64;
     for shift in 0..MAX_VARINT {
         let byte = *bytes.get(at).ok_or(Error::UnexpectedEnd)?;
@@ -152,7 +190,7 @@ fn get(bytes: &[u8], mut at: usize) -> Result<(u64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::Link;
+    use crate::schema::{Link, TextField};
 
     const FIELDS: [Field; 3] = [
         Field::categorical("kind", 4),
@@ -164,9 +202,9 @@ mod tests {
 
     fn round_trip(raw: [i32; 3], link: Option<u32>) -> usize {
         let mut buf = [0u8; MAX_EVENT_LEN];
-        let n = write(7, &CLASS, &raw, &[link], &mut buf).unwrap();
+        let n = write(7, &CLASS, &raw, &[link], &[], &mut buf).unwrap();
         let (mut out, mut links) = ([0; 3], [None; 1]);
-        assert_eq!(read(&CLASS, &buf[..n], &mut out, &mut links), Ok(7));
+        assert_eq!(read(&CLASS, &buf[..n], &mut out, &mut links, &mut []), Ok(7));
         assert_eq!((out, links), (raw, [link]));
         n
     }
@@ -182,21 +220,71 @@ mod tests {
     #[test]
     fn hostile_bytes_are_refused_with_typed_errors() {
         let mut buf = [0u8; MAX_EVENT_LEN];
-        let n = write(1, &CLASS, &[2, 5, -20], &[Some(9)], &mut buf).unwrap();
+        let n = write(1, &CLASS, &[2, 5, -20], &[Some(9)], &[], &mut buf).unwrap();
         let (mut raw, mut links) = ([0; 3], [None; 1]);
+        let mut read = |bytes: &[u8]| read(&CLASS, bytes, &mut raw, &mut links, &mut []);
         for cut in 0..n {
-            assert_eq!(read(&CLASS, &buf[..cut], &mut raw, &mut links), Err(Error::UnexpectedEnd));
+            assert_eq!(read(&buf[..cut]), Err(Error::UnexpectedEnd));
         }
         let mut long = buf;
         long[n] = 0;
-        assert_eq!(read(&CLASS, &long[..=n], &mut raw, &mut links), Err(Error::Corrupt));
-        assert_eq!(read(&CLASS, &[1, 4, 0, 0, 0], &mut raw, &mut links), Err(Error::OutOfRange));
-        assert_eq!(read(&CLASS, &[0xff; 6], &mut raw, &mut links), Err(Error::Corrupt));
-        assert_eq!(write(1, &CLASS, &[4, 0, -10], &[None], &mut buf), Err(Error::OutOfRange));
-        assert_eq!(write(1, &CLASS, &[0, 0, -10], &[None], &mut buf[..2]), Err(Error::BufferFull));
+        assert_eq!(read(&long[..=n]), Err(Error::Corrupt));
+        assert_eq!(read(&[1, 4, 0, 0, 0]), Err(Error::OutOfRange));
+        assert_eq!(read(&[0xff; 6]), Err(Error::Corrupt));
         for b in 0..=255u8 {
-            let bytes = [1, b, b, b, b, b];
-            let _ = read(&CLASS, &bytes, &mut raw, &mut links);
+            let _ = read(&[1, b, b, b, b, b]);
+        }
+        assert_eq!(write(1, &CLASS, &[4, 0, -10], &[None], &[], &mut buf), Err(Error::OutOfRange));
+        let short = &mut buf[..2];
+        assert_eq!(write(1, &CLASS, &[0, 0, -10], &[None], &[], short), Err(Error::BufferFull));
+    }
+
+    const TEXTS: [TextField; 2] = [TextField::string("text", 8), TextField::bytes("blob", 130)];
+    const KIND: [Field; 1] = [Field::categorical("kind", 4)];
+    const SAID: Class = Class::new("Said", &KIND).with_links(&LINKS).with_texts(&TEXTS);
+
+    fn read_said<'b>(bytes: &'b [u8], texts: &mut [&'b [u8]; 2]) -> Result<u32> {
+        read(&SAID, bytes, &mut [0], &mut [None], texts)
+    }
+
+    #[test]
+    fn texts_follow_the_links_as_a_length_and_bytes() {
+        let mut buf = [0u8; MAX_EVENT_LEN];
+        let blob = [0xffu8; 130];
+        let n = write(2, &SAID, &[1], &[Some(3)], &["héllo".as_bytes(), &blob], &mut buf).unwrap();
+        assert_eq!(&buf[..10], &[2, 1, 4, 6, b'h', 0xc3, 0xa9, b'l', b'l', b'o']);
+        assert_eq!(&buf[10..12], &[0x82, 0x01]);
+        assert_eq!(n, 12 + 130);
+        let mut texts = [&[][..]; 2];
+        assert_eq!(read_said(&buf[..n], &mut texts), Ok(2));
+        assert_eq!(texts, ["héllo".as_bytes(), &blob[..]]);
+        assert_eq!(max_len(&SAID), 5 * 3 + 9 + 132);
+        assert!(max_len(&SAID) <= MAX_EVENT_LEN);
+    }
+
+    #[test]
+    fn bad_texts_are_refused_with_typed_errors() {
+        let mut texts = [&[][..]; 2];
+        let too_long = [2, 1, 0, 9, b'a', b'a', b'a', b'a', b'a', b'a', b'a', b'a', b'a', 0];
+        assert_eq!(read_said(&too_long, &mut texts), Err(Error::TextTooLong { len: 9, max: 8 }));
+        assert_eq!(read_said(&[2, 1, 0, 2, 0xc3, 0x28, 0], &mut texts), Err(Error::NotUtf8));
+        assert_eq!(read_said(&[2, 1, 0, 3, b'a', b'b'], &mut texts), Err(Error::UnexpectedEnd));
+        assert_eq!(read_said(&[2, 1, 0, 0, 3, 1], &mut texts), Err(Error::UnexpectedEnd));
+        assert_eq!(read_said(&[2, 1, 0, 0, 0x80], &mut texts), Err(Error::UnexpectedEnd));
+        assert_eq!(read_said(&[2, 1, 0, 0, 0, 0], &mut texts), Err(Error::Corrupt));
+        let mut buf = [0u8; MAX_EVENT_LEN];
+        let over = write(0, &SAID, &[0], &[None], &[b"123456789", b""], &mut buf);
+        assert_eq!(over, Err(Error::TextTooLong { len: 9, max: 8 }));
+        let bad = write(0, &SAID, &[0], &[None], &[&[0xff], b""], &mut buf);
+        assert_eq!(bad, Err(Error::NotUtf8));
+        let short = write(0, &SAID, &[0], &[None], &[b"abc", b""], &mut buf[..5]);
+        assert_eq!(short, Err(Error::BufferFull));
+        for len in 0..=200u8 {
+            for b in [0u8, 0x61, 0xc3, 0xff] {
+                let mut bytes = [b; 24];
+                bytes[..5].copy_from_slice(&[2, 1, 0, len.min(8), len]);
+                let _ = read_said(&bytes, &mut [&[][..]; 2]);
+            }
         }
     }
 }

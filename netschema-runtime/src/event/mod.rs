@@ -4,23 +4,26 @@
 //! frame it belongs to, and repaired only when its packet is known lost.
 //!
 //! A protocol lists its events ([`Schema::with_events`]); an event's index in that list
-//! starts its record, followed by its fields' raw values and its references as the client's
-//! handles of their targets (see [`coding`] and `docs/protocol.md`, "Events").
+//! starts its record, followed by its fields' raw values, its references as the client's
+//! handles of their targets and its strings and byte blobs (see [`coding`] and
+//! `docs/protocol.md`, "Events").
 
 pub mod coding;
 
+use crate::engine::records::MAX_RECORD_LEN;
 use crate::engine::records::Record;
 use crate::error::{Error, Result};
-use crate::schema::{Class, MAX_LINKS, Schema};
+use crate::schema::{Class, MAX_LINKS, MAX_TEXTS, Schema};
 use crate::snapshot::Snapshot;
 
-pub use coding::{MAX_EVENT_LEN, index, read, write};
+pub use coding::{MAX_EVENT_LEN, index, max_len, read, write};
 
 /// Most scalar fields of an event.
 pub const MAX_EVENT_FIELDS: usize = 32;
 
 /// An event type: a struct of fields whose kinds are a class's, references included (a
-/// reference names an entity; the client reads it as its handle of the target).
+/// reference names an entity; the client reads it as its handle of the target), and strings
+/// and byte blobs ([`Text`](crate::Text), [`Blob`](crate::Blob)).
 ///
 /// Implemented by `#[derive(Event)]`. The event's fields are the one class of
 /// [`Event::SCHEMA`], which is also its [`Snapshot::CLASS`]; a protocol lists the events it
@@ -31,14 +34,19 @@ pub trait Event: Snapshot {
     const SCHEMA: &'static Schema;
 }
 
-/// Whether `class` can be an event's: at least one field or link, at most
-/// [`MAX_EVENT_FIELDS`] scalar fields and [`MAX_LINKS`] links, one update group and no
+/// Whether `class` can be an event's: at least one field, link or text field, at most
+/// [`MAX_EVENT_FIELDS`] scalar fields, [`MAX_LINKS`] links and [`MAX_TEXTS`] text fields, a
+/// longest record ([`max_len`]) within [`MAX_RECORD_LEN`], one update group and no
 /// timeline. Code generated for an event checks this at compile time.
 pub const fn fits(class: &Class) -> bool {
-    if class.fields.is_empty() && class.links.is_empty() {
+    if class.fields.is_empty() && class.links.is_empty() && class.texts.is_empty() {
         return false;
     }
-    if class.fields.len() > MAX_EVENT_FIELDS || class.links.len() > MAX_LINKS {
+    if class.fields.len() > MAX_EVENT_FIELDS
+        || class.links.len() > MAX_LINKS
+        || class.texts.len() > MAX_TEXTS
+        || max_len(class) > MAX_RECORD_LEN
+    {
         return false;
     }
     if class.group_count() > 1 {
@@ -96,9 +104,9 @@ impl<'r> Received<'r> {
         self.index().is_some() && index_of::<E>(self.protocol).ok() == self.index()
     }
 
-    /// The event as an `E`, its references holding the client's handles of their targets:
-    /// `Ok(None)` if it is another event, [`Error::UnknownEvent`] if the protocol declares no
-    /// `E`, and an error of [`read`] if its bytes are damaged.
+    /// The event as an `E`, its references holding the client's handles of their targets and
+    /// its text fields their bytes: `Ok(None)` if it is another event, [`Error::UnknownEvent`]
+    /// if the protocol declares no `E`, and an error of [`read`] if its bytes are damaged.
     pub fn get<E: Event>(&self) -> Result<Option<E>> {
         if index_of::<E>(self.protocol)? != index(self.bytes)?.0 {
             return Ok(None);
@@ -106,10 +114,14 @@ impl<'r> Received<'r> {
         let class = &E::SCHEMA.classes[0];
         let mut raw = [0i32; MAX_EVENT_FIELDS];
         let mut links = [None; MAX_LINKS];
-        read(class, self.bytes, &mut raw, &mut links)?;
+        let mut texts: [&[u8]; MAX_TEXTS] = [&[]; MAX_TEXTS];
+        read(class, self.bytes, &mut raw, &mut links, &mut texts)?;
         let mut event = E::dequantise(&raw[..class.fields.len()]);
         for (l, handle) in links[..class.links.len()].iter().enumerate() {
             event.set_link(l, handle.map(u64::from));
+        }
+        for (t, bytes) in texts[..class.texts.len()].iter().enumerate() {
+            event.set_text(t, bytes);
         }
         Ok(Some(event))
     }

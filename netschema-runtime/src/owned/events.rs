@@ -3,7 +3,7 @@
 
 use super::{Client, ClientId, Server};
 use crate::event::{self, Event, MAX_EVENT_FIELDS, MAX_EVENT_LEN, Received};
-use crate::schema::MAX_LINKS;
+use crate::schema::{MAX_LINKS, MAX_TEXTS};
 use crate::{Error, Protocol, Result};
 
 impl<P: Protocol> Server<P> {
@@ -18,7 +18,8 @@ impl<P: Protocol> Server<P> {
     ///
     /// Refused, sending nothing, with [`Error::UnknownEvent`] if the protocol does not
     /// declare `E` ([`Schema::with_events`](crate::schema::Schema::with_events)),
-    /// [`Error::Capture`] if a field is out of its range, and as
+    /// [`Error::Capture`] if a field is out of its range, [`Error::TextTooLong`] or
+    /// [`Error::NotUtf8`] if a text field does not take its bytes, and as
     /// [`Server::send_record`] refuses a record.
     pub fn send_event<E: Event>(&mut self, client: ClientId, event: &E) -> Result<Option<u32>> {
         let index = event::index_of::<E>(P::SCHEMA)?;
@@ -34,8 +35,13 @@ impl<P: Protocol> Server<P> {
                 return Ok(None);
             }
         }
+        let mut texts: [&[u8]; MAX_TEXTS] = [&[]; MAX_TEXTS];
+        for (t, text) in texts[..class.texts.len()].iter_mut().enumerate() {
+            *text = event.text(t);
+        }
+        let texts = &texts[..class.texts.len()];
         let mut buf = [0u8; MAX_EVENT_LEN];
-        let n = event::write(index, class, &raw[..fields], &links[..link_count], &mut buf)?;
+        let n = event::write(index, class, &raw[..fields], &links[..link_count], texts, &mut buf)?;
         self.send_record(client, &buf[..n]).map(Some)
     }
 
