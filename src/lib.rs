@@ -1,7 +1,8 @@
 //! netschema replicates game and simulation state from a server to many clients over lossy
 //! datagrams in as few bits as the data allows.
 //!
-//! This facade re-exports [`netschema_runtime`] (see its documentation for the codec), the
+//! This facade re-exports [`netschema_runtime`] (see its documentation for the codec; with it
+//! [`Text`] and [`Blob`], the fixed-capacity values of `string<N>` and `bytes<N>` fields), the
 //! `#[derive(Snapshot)]` / `#[derive(SnapshotStruct)]` / `#[derive(SnapshotEnum)]` /
 //! `#[derive(Protocol)]` / `#[derive(Input)]` / `#[derive(Event)]` macros (default `derive`
 //! feature; events: [`event`]), defines

@@ -72,6 +72,8 @@ mod derived {
         #[netschema(vec2(fixed(-64, 64, res = 1 / 8)), tolerance = 0.25)]
         pub rally: Option<[f32; 2]>,
         pub moods: [Option<Mood>; 2],
+        /// The name shown over it: not part of its row.
+        pub label: netschema::Text<12>,
     }
 
     /// Where a unit aims.
@@ -200,6 +202,7 @@ fn checked_in_prior_is_up_to_date() {
                 capturer: ((tick + id) % 900 < 300).then_some(((tick / 300 + id) % 4) as u8),
                 rally: None,
                 moods: [None, Some(derived::Mood::Calm)],
+                label: netschema::Text::default(),
             };
             let mut row = [0; 12];
             flag.quantise(&mut row);
@@ -254,6 +257,8 @@ fn class_tables_and_hash_are_identical() {
         ]
     );
     assert_eq!(<derived::Flag as Snapshot>::CLASS.groups, []);
+    let label = netschema::schema::TextField::string("label", 12);
+    assert_eq!(<derived::Flag as Snapshot>::CLASS.texts, [label]);
     let flag: Vec<&str> =
         <derived::Flag as Snapshot>::CLASS.fields.iter().map(|f| f.name).collect();
     assert_eq!(
@@ -629,6 +634,7 @@ fn packets_are_identical() {
             capturer: capturer.map(i32::from),
             rally,
             moods: [mood(0).map(idl::Mood::from_index), mood(1).map(idl::Mood::from_index)],
+            label: netschema::Text::try_from(format!("flag {}", tick % 97).as_str()).unwrap(),
         };
         let flag_b = derived::Flag {
             owner: flag_a.owner,
@@ -637,6 +643,7 @@ fn packets_are_identical() {
             capturer,
             rally,
             moods: [mood(0).map(derived::Mood::from_index), mood(1).map(derived::Mood::from_index)],
+            label: flag_a.label,
         };
         let (mut ra, mut rb) = ([0; 12], [0; 12]);
         flag_a.quantise(&mut ra);
@@ -646,6 +653,12 @@ fn packets_are_identical() {
         assert_eq!((back_a.capturer, back_a.rally), (capturer.map(i32::from), rally));
         assert_eq!(back_b.capturer, capturer);
         assert_eq!(back_b.moods.map(|m| m.map(derived::Mood::index)), [mood(0), mood(1)]);
+        // The label is not in the row; both read and set it alike.
+        assert_eq!((flag_a.text(0), flag_b.text(0)), (flag_a.label.as_bytes(), flag_a.text(0)));
+        let (mut label_a, mut label_b) = (back_a, back_b);
+        assert!(label_a.set_text(0, flag_a.text(0)) && label_b.set_text(0, flag_b.text(0)));
+        assert_eq!((label_a.label, label_b.label), (flag_a.label, flag_b.label));
+        assert!(!label_a.set_text(0, b"thirteen byte") && !label_b.set_text(1, b"x"));
         world_a.set(10, idl::Flag::CLASS_INDEX, &ra).unwrap();
         world_b.set(10, 1, &rb).unwrap();
         let (a, b) = squads(tick);

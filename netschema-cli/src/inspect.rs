@@ -61,6 +61,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
         if !links.is_empty() {
             println!("  links: {}", links.join(", "));
         }
+        texts(class, "sent once per change");
     }
     for input in &schema.inputs {
         let runtime = descriptors(&schema.input_schema(input))?;
@@ -91,8 +92,22 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Error> {
         if !links.is_empty() {
             println!("  references: {}", links.join(", "));
         }
+        texts(&class, "after the references");
     }
     Ok(outcome)
+}
+
+/// Prints the strings and byte blobs of `class`, if any, with when they are sent (`when`).
+fn texts(class: &netschema_idl::ir::Class, when: &str) {
+    let texts: Vec<String> = class
+        .texts()
+        .map(|(f, max, utf8)| {
+            format!("{}: {}<{max}>", f.name, if utf8 { "string" } else { "bytes" })
+        })
+        .collect();
+    if !texts.is_empty() {
+        println!("  texts ({when}): {}", texts.join(", "));
+    }
 }
 
 /// Prints the table of the scalar fields `scalars` of a class whose update groups are `groups`

@@ -376,6 +376,12 @@ pub fn protocol_impl(
             fn set_link(&mut self, link: usize, target: ::core::option::Option<u64>) {
                 match self { #(Self::#vs(v) => #krate::Snapshot::set_link(v, link, target),)* }
             }
+            fn text(&self, text: usize) -> &[u8] {
+                match self { #(Self::#vs(v) => #krate::Snapshot::text(v, text),)* }
+            }
+            fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+                match self { #(Self::#vs(v) => #krate::Snapshot::set_text(v, text, bytes),)* }
+            }
         }
         #[automatically_derived]
         impl #krate::Target<#enum_ty> for #enum_ty {

@@ -205,6 +205,19 @@ pub trait Protocol: Sized + 'static {
     fn set_link(&mut self, link: usize, target: Option<u64>) {
         let _ = (link, target);
     }
+
+    /// [`Snapshot::text`] of this value's class (the default: a schema without text fields).
+    fn text(&self, text: usize) -> &[u8] {
+        let _ = text;
+        &[]
+    }
+
+    /// [`Snapshot::set_text`] of this value's class (the default: a schema without text
+    /// fields).
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        let _ = (text, bytes);
+        false
+    }
 }
 
 /// Runs `quantise` and reports the first value it clamped, as a scalar field of `class`.

@@ -107,6 +107,24 @@ impl ::netschema::Protocol for Equiv {
             Self::Bag(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
+    fn text(&self, text: usize) -> &[u8] {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::text(v, text),
+            Self::Flag(v) => ::netschema::Snapshot::text(v, text),
+            Self::Squad(v) => ::netschema::Snapshot::text(v, text),
+            Self::Shot(v) => ::netschema::Snapshot::text(v, text),
+            Self::Bag(v) => ::netschema::Snapshot::text(v, text),
+        }
+    }
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Flag(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Squad(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Shot(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Bag(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+        }
+    }
 }
 #[automatically_derived]
 impl ::netschema::Target<Equiv> for Equiv {
@@ -776,6 +794,10 @@ pub struct Flag {
     pub rally: ::core::option::Option<[f32; 2]>,
     /// `[optional<Mood>; 2]`.
     pub moods: [::core::option::Option<Mood>; 2],
+    /// The name shown over it: not part of its row.
+    ///
+    /// `string<12>`.
+    pub label: ::netschema::Text<12>,
 }
 impl Flag {
     /// This class's index in [`SCHEMA`]: its id on the wire.
@@ -935,7 +957,7 @@ const _: () = {
             ],
             groups: &[],
             links: &[],
-            texts: &[],
+            texts: &[::netschema::schema::TextField::string("label", 12)],
         };
         fn quantise_with(
             &self,
@@ -1058,6 +1080,27 @@ const _: () = {
                         ::core::option::Option::None
                     },
                 ],
+                label: ::netschema::text::Bounded::EMPTY,
+            }
+        }
+        fn text(&self, text: usize) -> &[u8] {
+            match text {
+                0 => self.label.as_bytes(),
+                _ => &[],
+            }
+        }
+        fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+            match text {
+                0 => {
+                    match ::netschema::text::Bounded::from_bytes(bytes) {
+                        ::core::result::Result::Ok(v) => {
+                            self.label = v;
+                            true
+                        }
+                        ::core::result::Result::Err(_) => false,
+                    }
+                }
+                _ => false,
             }
         }
     }

@@ -68,6 +68,18 @@ impl ::netschema::Protocol for Kinds {
             Self::PlainHero(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
+    fn text(&self, text: usize) -> &[u8] {
+        match self {
+            Self::Hero(v) => ::netschema::Snapshot::text(v, text),
+            Self::PlainHero(v) => ::netschema::Snapshot::text(v, text),
+        }
+    }
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        match self {
+            Self::Hero(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::PlainHero(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+        }
+    }
 }
 #[automatically_derived]
 impl ::netschema::Target<Kinds> for Kinds {

@@ -78,6 +78,20 @@ impl ::netschema::Protocol for Lists {
             Self::Plain(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
+    fn text(&self, text: usize) -> &[u8] {
+        match self {
+            Self::Hero(v) => ::netschema::Snapshot::text(v, text),
+            Self::Row(v) => ::netschema::Snapshot::text(v, text),
+            Self::Plain(v) => ::netschema::Snapshot::text(v, text),
+        }
+    }
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        match self {
+            Self::Hero(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Row(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Plain(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+        }
+    }
 }
 #[automatically_derived]
 impl ::netschema::Target<Lists> for Lists {

@@ -67,6 +67,18 @@ impl ::netschema::Protocol for Timeline {
             Self::Walker(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
+    fn text(&self, text: usize) -> &[u8] {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::text(v, text),
+            Self::Walker(v) => ::netschema::Snapshot::text(v, text),
+        }
+    }
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Walker(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+        }
+    }
 }
 #[automatically_derived]
 impl ::netschema::Target<Timeline> for Timeline {

@@ -68,6 +68,18 @@ impl ::netschema::Protocol for Refs {
             Self::Projectile(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
+    fn text(&self, text: usize) -> &[u8] {
+        match self {
+            Self::Ship(v) => ::netschema::Snapshot::text(v, text),
+            Self::Projectile(v) => ::netschema::Snapshot::text(v, text),
+        }
+    }
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        match self {
+            Self::Ship(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Projectile(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+        }
+    }
 }
 #[automatically_derived]
 impl ::netschema::Target<Refs> for Refs {

@@ -63,6 +63,18 @@ impl ::netschema::Protocol for Small {
             Self::Flag(v) => ::netschema::Snapshot::set_link(v, link, target),
         }
     }
+    fn text(&self, text: usize) -> &[u8] {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::text(v, text),
+            Self::Flag(v) => ::netschema::Snapshot::text(v, text),
+        }
+    }
+    fn set_text(&mut self, text: usize, bytes: &[u8]) -> bool {
+        match self {
+            Self::Unit(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+            Self::Flag(v) => ::netschema::Snapshot::set_text(v, text, bytes),
+        }
+    }
 }
 #[automatically_derived]
 impl ::netschema::Target<Small> for Small {

@@ -18,7 +18,7 @@ use crate::schema::{Class, Field};
 const MAX_VARINT: usize = 5;
 
 /// Longest event record: a record's longest,
-/// [`MAX_RECORD_LEN`](crate::engine::records::MAX_RECORD_LEN). An event of
+/// [`MAX_RECORD_LEN`]. An event of
 /// [`MAX_EVENT_FIELDS`](super::MAX_EVENT_FIELDS) scalars and
 /// [`MAX_LINKS`](crate::schema::MAX_LINKS) links and no text field takes at most 245 bytes; an
 /// event's own bound is [`max_len`].

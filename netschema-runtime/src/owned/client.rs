@@ -7,6 +7,7 @@ use super::buffers::ClientBuffers;
 use super::frame::{Down, Up};
 use super::inputs::SenderEnd;
 use super::sight::RenderTime;
+use super::texts::client::HeldTexts;
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::client::{self, ClientState, Reader};
 use crate::engine::handshake;
@@ -67,6 +68,8 @@ pub struct FromServer {
 pub struct Client<P: Protocol> {
     buffers: ClientBuffers,
     state: ClientState,
+    /// The entities' strings and byte blobs, per handle.
+    texts: HeldTexts,
     handles: usize,
     inputs: Option<SenderEnd>,
     _schema: PhantomData<fn() -> P>,
@@ -138,7 +141,8 @@ impl<P: Protocol> Client<P> {
     fn new(handles: usize, inputs: Option<SenderEnd>) -> Result<Self> {
         let mut buffers = ClientBuffers::new(P::SCHEMA, handles);
         let state = buffers.client(P::SCHEMA, handles)?.state();
-        let mut client = Client { buffers, state, handles, inputs, _schema: PhantomData };
+        let texts = HeldTexts::new(P::SCHEMA, handles);
+        let mut client = Client { buffers, state, texts, handles, inputs, _schema: PhantomData };
         if let Some(inputs) = &mut client.inputs {
             inputs.set_session(client.state.session());
         }
@@ -243,11 +247,14 @@ impl<P: Protocol> Client<P> {
     /// Decodes a packet and makes its frame the current view; see [`crate::Client::decode`].
     /// [`crate::Error::StalePacket`] and [`crate::Error::UnknownBaseline`] are normal on a
     /// lossy link (a reordered packet, or one coded against a frame that was lost): drop the
-    /// packet and go on.
+    /// packet and go on. The text records it applied set the entities' strings and blobs.
     pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
         let mut client = self.buffers.resume(P::SCHEMA, self.state);
         let frame = client.decode(packet);
         self.state = client.state();
+        if frame.is_ok() {
+            self.texts.apply(P::SCHEMA, self.state.records().map(|r| r.bytes));
+        }
         frame
     }
 
@@ -309,25 +316,41 @@ impl<P: Protocol> Client<P> {
 
     /// The entity at `handle`, if it is a `C`: its newest values (see
     /// [`Client::view`](crate::Client::view)), its references pointed at the handles this
-    /// client holds their targets under ([`Client::link`]).
+    /// client holds their targets under ([`Client::link`]), its strings and byte blobs the
+    /// latest the server sent for it (empty until the first arrives).
     pub fn get<C: ClassOf<P>>(&self, handle: u32) -> Option<C> {
         match self.reader().get(handle)? {
             (class, raw) if class == C::INDEX => {
                 let mut value = C::dequantise(raw);
                 self.links(handle, class, |l, t| value.set_link(l, t));
+                self.texts(handle, class, |t, bytes| value.set_text(t, bytes));
                 Some(value)
             }
             _ => None,
         }
     }
 
-    /// The entity at `handle`, whatever its class, its references pointed as by
+    /// The entity at `handle`, whatever its class, its references and texts as by
     /// [`Client::get`].
     pub fn entity(&self, handle: u32) -> Option<P> {
         let (class, raw) = self.reader().get(handle)?;
         let mut value = P::dequantise(class, raw)?;
         self.links(handle, class, |l, t| value.set_link(l, t));
+        self.texts(handle, class, |t, bytes| value.set_text(t, bytes));
         Some(value)
+    }
+
+    /// Calls `set` with each text field of the entity at `handle` (of class `class`) this
+    /// client holds a text of.
+    fn texts(&self, handle: u32, class: usize, mut set: impl FnMut(usize, &[u8]) -> bool) {
+        let count = P::SCHEMA.classes.get(class).map_or(0, |c| c.texts.len());
+        if count > 0
+            && let Some(sample) = self.sample(handle)
+        {
+            self.texts.fill(handle, sample.born, count, |t, bytes| {
+                set(t, bytes);
+            });
+        }
     }
 
     /// The entity a reference of a value this client read names, if this client holds it and

@@ -1,7 +1,7 @@
 //! Events through the owned layer: the server codes a game's event for each client, its
 //! references as that client's handles, and sends it as a record; the client reads them back.
 
-use super::{Client, ClientId, Server};
+use super::{Client, ClientId, Server, texts};
 use crate::event::{self, Event, MAX_EVENT_FIELDS, MAX_EVENT_LEN, Received};
 use crate::schema::{MAX_LINKS, MAX_TEXTS};
 use crate::{Error, Protocol, Result};
@@ -77,9 +77,13 @@ impl<P: Protocol> Server<P> {
 impl<P: Protocol> Client<P> {
     /// The events the last accepted packet applied, in order, each with the frame it belongs
     /// to, decodable as typed values ([`Received::get`]); the records of
-    /// [`Client::records`] read as events. Read them after each packet: the next accepted
+    /// [`Client::records`] read as events, but the text records of a schema whose classes have
+    /// strings or byte blobs (which set them). Read them after each packet: the next accepted
     /// packet replaces them.
     pub fn received_events(&self) -> impl Iterator<Item = Received<'_>> + '_ {
-        self.records().map(|r| Received::new(r, P::SCHEMA))
+        let texts = texts::has_texts(P::SCHEMA);
+        self.records()
+            .filter(move |r| !texts || texts::read(P::SCHEMA, r.bytes).is_none())
+            .map(|r| Received::new(r, P::SCHEMA))
     }
 }

@@ -18,6 +18,9 @@
 //!   ([`Client::write`], [`Server::receive`], [`Server::write`], [`Client::receive`]).
 //! - [`Server::seen_by`] rewinds to what a client showed when it pushed an input, from the
 //!   render times its [`Interpolator`] gives ([`Client::set_render_time`]): lag compensation.
+//! - A class's strings and byte blobs (`string<N>`, `bytes<N>`) go to each client that sees the
+//!   entity as records, once when it enters the client's view and again when one changes; the
+//!   client fills them into the values it hands out ([`Client::get`], [`Client::entity`]).
 //! - [`Interest`] decides which entities each client sees from their positions on a grid, with
 //!   enter and leave radii, and hands [`Server`] only the changes.
 //!
@@ -37,6 +40,7 @@ mod interp;
 mod rewind;
 mod server;
 mod sight;
+mod texts;
 
 pub use buffers::{ClientBuffers, InputBuffers, PeerBuffers, WorldBuffers};
 pub use client::{Client, Event, FromServer};

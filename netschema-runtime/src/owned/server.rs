@@ -12,6 +12,7 @@ use super::frame::{Down, Up};
 use super::ids::{IdMap, Ids};
 use super::inputs::{ReceiverEnd, TakenInput};
 use super::rewind::{Rewind, Seen};
+use super::texts::server::{EntityTexts, SentTexts};
 use crate::engine::ack::{Ack, AckOutcome};
 use crate::engine::frame::WINDOW;
 use crate::engine::handshake::{self, Welcome};
@@ -106,6 +107,8 @@ pub struct Connection {
     pending: Option<u32>,
     /// The client's input stream, boxed: a server without inputs keeps connections small.
     inputs: Option<Box<ReceiverEnd>>,
+    /// What the client was sent of the entities' texts.
+    texts: SentTexts,
 }
 
 impl Connection {
@@ -115,12 +118,14 @@ impl Connection {
     }
 
     /// Writes this client's packet for `frame` into `buf`, never past its end; the same bytes
-    /// as [`Server::encode`].
+    /// as [`Server::encode`]. First queues the text records the client lacks (see
+    /// [`Server::set`]).
     pub fn encode<P: Protocol>(&mut self, frame: &Frame<'_, P>, buf: &mut [u8]) -> Result<usize> {
         let sizes = PeerScratch::sizes(P::SCHEMA, self.state.handles());
         SCRATCH.with_borrow_mut(|room| {
             room.reserve(sizes);
             let mut peer = self.buffers.resume_with(P::SCHEMA, self.state, room.room());
+            self.texts.sync(&mut peer, frame.texts, P::SCHEMA);
             let written = peer.encode(&frame.world, buf);
             self.state = peer.state();
             written
@@ -155,6 +160,7 @@ std::thread_local! {
 /// [`Server::split`].
 pub struct Frame<'a, P: Protocol> {
     world: World<'a>,
+    texts: &'a EntityTexts,
     _schema: PhantomData<fn() -> P>,
 }
 
@@ -188,6 +194,8 @@ pub struct Server<P: Protocol> {
     row: Vec<i32>,
     /// What rewinding to a client's view needs ([`Server::seen_by`]).
     rewind: Rewind,
+    /// The entities' strings and byte blobs.
+    texts: EntityTexts,
     /// Clamped values per scalar field, classes one after another.
     clamped: Vec<u64>,
     /// Index in `clamped` of each class's first field.
@@ -236,6 +244,7 @@ impl<P: Protocol> Server<P> {
             input: None,
             row: vec![0; schema.max_fields],
             rewind: Rewind::new(schema),
+            texts: EntityTexts::new(schema, config.entities),
             clamped: vec![0; fields],
             clamped_at,
             _schema: PhantomData,
@@ -297,7 +306,8 @@ impl<P: Protocol> Server<P> {
         let id = ClientId(self.next_client);
         self.next_client += 1;
         self.index.insert(id, self.connections.len());
-        self.connections.push(Connection { id, buffers, state, pending: Some(0), inputs });
+        let texts = SentTexts::new(schema, handles);
+        self.connections.push(Connection { id, buffers, state, pending: Some(0), inputs, texts });
         Ok(id)
     }
 
@@ -385,11 +395,18 @@ impl<P: Protocol> Server<P> {
     ///
     /// The value is quantised over the entity's current raw values (each field's lowest for a
     /// new entity), so that a list keeps each element in the slot it had.
+    ///
+    /// Its strings and byte blobs ([`Snapshot::text`](crate::Snapshot::text)) are not part of
+    /// the row: each client that sees the entity is sent each of them as a record, when the
+    /// entity enters its view (the packet after the one it enters in) and again in the next
+    /// packet whenever it changes, and reads them in the values [`Client::get`](super::Client::get)
+    /// gives (see `docs/protocol.md`, "Text fields"). One longer than its field's bound, or a
+    /// string that is not UTF-8, is refused with [`Error::TextTooLong`] or [`Error::NotUtf8`].
     pub fn set<C: ClassOf<P>>(&mut self, id: u64, value: &C) -> Result<()> {
         let fields = self.previous_row(id, C::INDEX);
         value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
         let targets = self.targets(C::INDEX, |l| value.link(l))?;
-        self.store(id, C::INDEX, &targets)
+        self.store(id, C::INDEX, &targets, &|t| value.text(t))
     }
 
     /// Like [`Server::set`], but values that do not fit are clamped into their fields (NaN to
@@ -404,7 +421,7 @@ impl<P: Protocol> Server<P> {
                 *n += 1;
             }
         });
-        self.store(id, C::INDEX, &targets)
+        self.store(id, C::INDEX, &targets, &|t| value.text(t))
     }
 
     /// [`Server::set`] for a value of any class.
@@ -413,7 +430,7 @@ impl<P: Protocol> Server<P> {
         let fields = self.previous_row(id, class);
         value.try_quantise(&mut self.row[..fields]).map_err(Error::Capture)?;
         let targets = self.targets(class, |l| value.link(l))?;
-        self.store(id, class, &targets)
+        self.store(id, class, &targets, &|t| value.text(t))
     }
 
     /// Fills the scratch row with entity `id`'s raw values in the current frame if it is of
@@ -451,20 +468,31 @@ impl<P: Protocol> Server<P> {
     }
 
     /// Writes the quantised row in `self.row` as entity `id` of `class`, its links pointed at
-    /// `targets`.
-    fn store(&mut self, id: u64, class: usize, targets: &Targets) -> Result<()> {
+    /// `targets` and its text fields set to what `text` gives (checked first).
+    fn store<'v>(
+        &mut self,
+        id: u64,
+        class: usize,
+        targets: &Targets,
+        text: &dyn Fn(usize) -> &'v [u8],
+    ) -> Result<()> {
         if self.world_state.frame().is_none() {
             return Err(Error::FrameNotStarted);
         }
+        let c = &P::SCHEMA.classes[class];
+        for (t, field) in c.texts.iter().enumerate() {
+            field.check(text(t))?;
+        }
+        let was = self.ids.get(id);
         let capacity = self.config.entities;
         let slot = self.ids.insert(id).ok_or(Error::TooManyEntities { capacity })?;
-        let c = &P::SCHEMA.classes[class];
         let mut world = self.world.resume(P::SCHEMA, self.world_state);
+        let fresh = was.is_none() || world.class_now(slot) != Some(class);
         world.set(slot, class, &self.row[..c.fields.len()])?;
         for (link, &target) in targets.iter().enumerate().take(c.links.len()) {
             world.set_link(slot, link, target)?;
         }
-        Ok(())
+        self.texts.set(slot, c, fresh, text)
     }
 
     /// Points link `link` of entity `id` ([`Class::links`](crate::schema::Class::links)) at
@@ -488,6 +516,7 @@ impl<P: Protocol> Server<P> {
     pub fn remove(&mut self, id: u64) -> bool {
         let Some(slot) = self.ids.remove(id) else { return false };
         self.world.resume(P::SCHEMA, self.world_state).remove(slot);
+        self.texts.remove(slot);
         for c in &mut self.connections {
             let mut peer = c.buffers.resume(P::SCHEMA, c.state);
             // Clearing marks never fails.
@@ -661,7 +690,7 @@ impl<P: Protocol> Server<P> {
     /// ```
     pub fn split(&mut self) -> (Frame<'_, P>, &mut [Connection]) {
         let world = self.world.resume(P::SCHEMA, self.world_state);
-        (Frame { world, _schema: PhantomData }, &mut self.connections)
+        (Frame { world, texts: &self.texts, _schema: PhantomData }, &mut self.connections)
     }
 
     /// Takes an acknowledgement from `client`; see [`Peer::receive_ack`]. The first one

@@ -348,6 +348,13 @@ impl<'a> Peer<'a> {
         self.state.slots.find(frame).is_some_and(|p| self.state.acked[p])
     }
 
+    /// The entity handle `h` names, and the frame the handle got it (the client's birth frame
+    /// of the entity: see `docs/protocol.md`, "Handles and visibility"), if it names one.
+    pub fn handle_entity(&self, h: u32) -> Option<(usize, u32)> {
+        let id = *self.store.handle_entity.get(h as usize)?;
+        (id != NO_HANDLE).then(|| (id as usize, self.store.since[h as usize]))
+    }
+
     /// The handle the client knows entity `id` by, if it is visible to it.
     pub fn handle_of(&self, id: usize) -> Option<u32> {
         ids::get(self.store.ids, id).and_then(|e| e.handle()).map(|h| h as u32)
