@@ -45,6 +45,9 @@ impl fmt::Display for TextError {
     }
 }
 
+#[cfg(feature = "std")]
+impl std::error::Error for TextError {}
+
 impl<const N: usize, const UTF8: bool> Bounded<N, UTF8> {
     /// The empty value.
     pub const EMPTY: Self = Bounded { bytes: [0; N], len: 0 };
