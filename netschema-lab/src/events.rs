@@ -9,12 +9,13 @@
 use std::collections::VecDeque;
 
 use netschema_runtime::event::{self, MAX_EVENT_LEN};
-use netschema_runtime::schema::Schema;
+use netschema_runtime::schema::{MAX_TEXTS, Schema};
 use netschema_runtime::{Client, Peer};
 
 use crate::Error;
 
-/// One event sent at a frame.
+/// One event sent at a frame (its strings and blobs, if the event has any, are left out:
+/// sent empty).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Event {
     /// Its index among the schema's events.
@@ -104,7 +105,10 @@ impl RecordLog {
             if e.targets.first().is_some_and(Option::is_none) {
                 continue;
             }
-            let len = event::write(e.event as u32, class, &e.values, &e.targets, &mut buf)?;
+            // The lab carries no strings or blobs (traces leave them out): each is empty.
+            let texts = [&[][..]; MAX_TEXTS];
+            let texts = texts.get(..class.texts.len()).unwrap_or_default();
+            let len = event::write(e.event as u32, class, &e.values, &e.targets, texts, &mut buf)?;
             let number = peer.queue_record(&buf[..len])?;
             self.waiting.push_back((number, frame, buf[..len].to_vec()));
             self.stats.queued += 1;
