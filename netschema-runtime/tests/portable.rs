@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0xda12_d24f_ebf5_d3d6,
-            0x43f8_5504_3ada_2fa3,
-            0x5b6f_2d47_c2b9_304a,
-            0xcd69_8754_aaa6_54f7
+            0x776a_6dd4_27be_753e,
+            0x129f_7374_96fa_dfe3,
+            0x6b04_f69a_af2d_12e7,
+            0xf8e6_d763_2ad4_c513
         ],
         "{got:#018x?}"
     );

@@ -55,8 +55,23 @@ impl<M: BitModel> ResidualModel<M> {
     /// the caller chooses): sign, class and offset. Returns the residual coded.
     #[inline]
     pub fn code_nonzero<C: BinaryCoder>(&mut self, coder: &mut C, e: i32) -> i32 {
+        self.code_nonzero_in(coder, e, None)
+    }
+
+    /// Codes a nonzero residual as [`ResidualModel::code_nonzero`] does, but, given
+    /// `Some((sign, negative))`, its sign with `sign`, the statistics of a context the caller
+    /// chooses, as whether it differs from the expected sign (`negative`), so that a residual
+    /// expected negative codes a likely 0 as one expected positive does.
+    #[inline]
+    pub fn code_nonzero_in<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        e: i32,
+        sign: Option<(&mut M, bool)>,
+    ) -> i32 {
         let magnitude = e.unsigned_abs();
-        let negative = coder.bit(&mut self.sign, e < 0);
+        let (sign, flip) = sign.unwrap_or((&mut self.sign, false));
+        let negative = coder.bit(sign, (e < 0) != flip) != flip;
         let class_in = 32 - magnitude.leading_zeros();
         let mut class = 1;
         while class <= UNARY_CLASSES
@@ -238,6 +253,31 @@ mod tests {
         for &v in &values {
             assert_eq!(model.code(&mut dec, 0), v);
         }
+    }
+
+    #[test]
+    fn a_sign_in_context_round_trips_and_learns_the_expected_sign() {
+        let values = [5, -5, 300, -1, 1, -70000, 9];
+        let mut buf = [0u8; 256];
+        let mut enc = Encoder::new(&mut buf);
+        let (mut model, mut sign) = (ResidualModel::<Prob>::default(), Prob::HALF);
+        for (i, &v) in values.iter().enumerate() {
+            assert_eq!(model.code_nonzero_in(&mut enc, v, Some((&mut sign, i % 2 == 1))), v);
+        }
+        let len = enc.finish().unwrap();
+        let mut dec = Decoder::new(&buf[..len]);
+        let (mut model, mut sign) = (ResidualModel::<Prob>::default(), Prob::HALF);
+        for (i, &v) in values.iter().enumerate() {
+            assert_eq!(model.code_nonzero_in(&mut dec, 0, Some((&mut sign, i % 2 == 1))), v);
+        }
+        // Residuals whose sign is always the expected one make the context's sign cheap,
+        // whichever sign that is.
+        let (mut model, mut sign) = (ResidualModel::<Prob>::default(), Prob::HALF);
+        for i in 0..200 {
+            let e = if i % 2 == 0 { 3 } else { -3 };
+            model.code_nonzero_in(&mut crate::codec::coder::Learner, e, Some((&mut sign, e < 0)));
+        }
+        assert!(crate::codec::prob::bit_cost(&sign, false) < crate::codec::prob::COST_ONE_BIT / 8);
     }
 
     #[test]

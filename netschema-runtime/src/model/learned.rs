@@ -7,13 +7,14 @@
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
 use crate::codec::prob::{BitModel, Count, PROB_ONE, Prob};
 use crate::codec::residual::ResidualModel;
+use crate::model::motion::{Motion, SIGNS};
 use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
 /// updated and the non-chosen candidates' models learn (both ends apply this identically);
 /// the chosen candidate's model learns from every value it codes.
-pub const LEARN_PERIOD: u32 = 64;
+pub const LEARN_PERIOD: u32 = 16;
 /// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
 pub const COST_DECAY: u32 = 4;
 /// A candidate counts as tied with the cheapest if it costs at most this much more per value
@@ -40,34 +41,6 @@ pub(crate) fn neighbour(field: &Field, value: i32, prediction: i32) -> usize {
         _ => value != prediction,
     };
     usize::from(missed)
-}
-
-/// The activity context of a value predicted by a predictor of `order` samples: how wrong
-/// the same order was one step back, measured by the entity's finite difference of that
-/// order (the newest sample against what the older ones extrapolate, taking the samples as
-/// evenly spaced; with gaps in the history it is a rougher measure, which measured better than
-/// exact gapped extrapolation). 0: exact, 1: off by under 8 steps, 2: under 64, 3: more, or
-/// too little history to tell.
-#[inline(always)]
-fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
-    if order == 0 || history.len <= order {
-        return CONTEXTS - 1;
-    }
-    let s = history.samples;
-    let d = |a: usize, b: usize| {
-        if field.wraps {
-            i64::from(field.residual(s[a], s[b]))
-        } else {
-            i64::from(s[a]) - i64::from(s[b])
-        }
-    };
-    let miss = match order {
-        1 => d(0, 1),
-        2 => d(0, 1) - d(1, 2),
-        _ => d(0, 1) - 2 * d(1, 2) + d(2, 3),
-    }
-    .unsigned_abs();
-    usize::from(miss != 0) + usize::from(miss >= 8) + usize::from(miss >= 64)
 }
 
 /// A candidate as a model runs it: a predictor, and whether it is the least-squares fit
@@ -147,9 +120,13 @@ pub struct Model {
     residuals: [ResidualModel; MAX_CANDIDATES],
     /// Running average of each candidate's ideal cost per value, in cost units.
     costs: [i32; MAX_CANDIDATES],
-    /// Each candidate's zero flag per activity context (see [`activity`]) and neighbour
-    /// context (see [`neighbour`]); the rest of its residual is coded with its residual model.
+    /// Each candidate's zero flag per activity context (see [`Motion::activity`]) and
+    /// neighbour context (see [`neighbour`]); the rest of its residual is coded with its
+    /// residual model, but for the sign where the history gives it a context.
     zero: [[Prob; CONTEXTS * NEIGHBOURS]; MAX_CANDIDATES],
+    /// Each candidate's sign, relative to the history's newest step, per sign context (see
+    /// [`Motion`]).
+    signs: [[Prob; SIGNS]; MAX_CANDIDATES],
     /// Residuals of the zero predictor, used while an entity has no history.
     entry: ResidualModel,
     /// Residuals of an entering entity's value against the same field of an earlier entity of
@@ -224,10 +201,10 @@ const RESIDUAL_PROBS: usize = 33;
 /// Probabilities in a model: the residual models' (candidates', entry's and step's), the zero
 /// flags' and the flags'.
 const PROBS: usize =
-    (MAX_CANDIDATES + 2) * RESIDUAL_PROBS + MAX_CANDIDATES * CONTEXTS * NEIGHBOURS + 8;
+    (MAX_CANDIDATES + 2) * RESIDUAL_PROBS + MAX_CANDIDATES * (CONTEXTS * NEIGHBOURS + SIGNS) + 8;
 
 /// The first bytes of a prior (see [`ModelLayout::write_prior`]).
-const PRIOR_MAGIC: &[u8; 4] = b"nsp3";
+const PRIOR_MAGIC: &[u8; 4] = b"nsp4";
 /// Bytes before a prior's models: magic, schema hash, model count.
 const PRIOR_HEADER: usize = 16;
 
@@ -240,6 +217,7 @@ impl Default for Model {
             residuals: [ResidualModel::default(); MAX_CANDIDATES],
             costs: [0; MAX_CANDIDATES],
             zero: [[Prob::HALF; CONTEXTS * NEIGHBOURS]; MAX_CANDIDATES],
+            signs: [[Prob::HALF; SIGNS]; MAX_CANDIDATES],
             entry: ResidualModel::default(),
             step: ResidualModel::default(),
             step_lead: 0,
@@ -481,12 +459,16 @@ impl Model {
         e: i32,
     ) -> i32 {
         let i = i.min(MAX_CANDIDATES - 1);
-        let context = activity(field, history, order) + CONTEXTS * history.neighbour;
+        let motion = Motion::of(field, history, order);
+        let context = motion.activity() + CONTEXTS * history.neighbour;
         let zero = &mut self.zero[i][context % (CONTEXTS * NEIGHBOURS)];
         if !coder.bit(zero, e != 0) {
             return 0;
         }
-        self.residuals[i].code_nonzero(coder, e)
+        let residual = &mut self.residuals[i];
+        let signs = &mut self.signs[i];
+        let sign = motion.sign.map(|(c, negative)| (&mut signs[c % SIGNS], negative));
+        residual.code_nonzero_in(coder, e, sign)
     }
 
     /// Codes a value of an entering entity, which has no history: against the zero predictor
@@ -604,6 +586,11 @@ impl Model {
                 p.mean_in(o, count);
             }
         }
+        for (s, o) in self.signs.iter_mut().zip(&other.signs) {
+            for (p, &o) in s.iter_mut().zip(o) {
+                p.mean_in(o, count);
+            }
+        }
         for (p, &o) in self.flags.iter_mut().zip(&other.flags) {
             p.mean_in(o, count);
         }
@@ -622,6 +609,7 @@ impl Model {
         residuals
             .flat_map(ResidualModel::probs_mut)
             .chain(self.zero.iter_mut().flatten())
+            .chain(self.signs.iter_mut().flatten())
             .chain(&mut self.flags)
     }
 
@@ -663,8 +651,11 @@ impl Model {
     pub(crate) const fn stored_words(kept: Kept) -> usize {
         let residual = ResidualModel::<Prob>::used_probs(kept.classes);
         let used = if kept.used < MAX_CANDIDATES { kept.used } else { MAX_CANDIDATES };
-        let predicts =
-            if kept.predicts { used * (2 + CONTEXTS * NEIGHBOURS) + 2 + CHOICE_WORDS } else { 0 };
+        let predicts = if kept.predicts {
+            used * (2 + CONTEXTS * NEIGHBOURS + SIGNS) + 2 + CHOICE_WORDS
+        } else {
+            0
+        };
         let flags = if kept.flags { Self::FLAG_WORDS } else { 0 };
         predicts + 2 + (used + 2) * residual + flags
     }
@@ -699,6 +690,13 @@ impl Model {
                 }
             }
             at += used * CONTEXTS * NEIGHBOURS;
+            let signs = out[at..at + used * SIGNS].chunks_exact_mut(SIGNS);
+            for (o, s) in signs.zip(&self.signs) {
+                for (o, p) in o.iter_mut().zip(s) {
+                    *o = p.p0() as u16;
+                }
+            }
+            at += used * SIGNS;
         }
         int(out, &mut at, self.step_lead as u32);
         for r in self.residuals[..used].iter().chain([&self.step, &self.entry]) {
@@ -743,6 +741,12 @@ impl Model {
                 }
             }
             at += used * CONTEXTS * NEIGHBOURS;
+            for (s, w) in m.signs.iter_mut().zip(words[at..at + used * SIGNS].chunks_exact(SIGNS)) {
+                for (s, w) in s.iter_mut().zip(w) {
+                    *s = p(w);
+                }
+            }
+            at += used * SIGNS;
         }
         m.step_lead = int(at) as i32;
         at += 2;
@@ -831,7 +835,7 @@ impl Model {
         }
         probs(&self.entry);
         probs(&self.step);
-        for z in self.zero.iter().flatten().chain(&self.flags) {
+        for z in self.zero.iter().flatten().chain(self.signs.iter().flatten()).chain(&self.flags) {
             fold.add(z.p0() as u16);
         }
         let costs = self.costs.into_iter().chain([self.step_lead]).map(|c| c as u32);
@@ -943,7 +947,7 @@ impl ModelLayout {
     }
 
     /// Writes `models` (a set of `schema`, as learned) into `out` (at least
-    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp3`, the schema's
+    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp4`, the schema's
     /// hash (u64) and model count (u32), then each model ([`Model::write`]). Returns the length.
     pub fn write_prior(schema: &Schema, models: &[Model], out: &mut [u8]) -> Option<usize> {
         let len = Self::prior_len(schema);
@@ -1008,36 +1012,8 @@ mod tests {
     #[test]
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
-        assert_eq!(core::mem::size_of::<Model>(), 592);
-        assert_eq!(Model::BYTES, 586, "a prior's model, docs/protocol.md");
-    }
-
-    #[test]
-    fn activity_measures_how_wrong_the_order_was_one_step_back() {
-        const F: Field = Field::numeric("f", -1000, 1000, false, &[Predictor::Hold]);
-        const A: Field = Field::numeric("a", 0, 1023, true, &[Predictor::Hold]);
-        let table = crate::model::predict::EVENLY_SPACED;
-        let h = |samples: &'static [i32; MAX_SAMPLES], len| History {
-            table: &table,
-            samples,
-            len,
-            contract: None,
-            neighbour: 0,
-        };
-        // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
-        let line = h(&[40, 30, 20, 10], 4);
-        assert_eq!(activity(&F, &line, 1), 2);
-        assert_eq!(activity(&F, &line, 2), 0);
-        assert_eq!(activity(&F, &line, 3), 0);
-        // Constant acceleration 2: linear missed by 2, quadratic was exact.
-        let parabola = h(&[12, 6, 2, 0], 4);
-        assert_eq!(activity(&F, &parabola, 2), 1);
-        assert_eq!(activity(&F, &parabola, 3), 0);
-        // Not enough history for the order, or no prediction: the widest context.
-        assert_eq!(activity(&F, &h(&[5, 5, 0, 0], 2), 2), CONTEXTS - 1);
-        assert_eq!(activity(&F, &line, 0), CONTEXTS - 1);
-        // Wrapping fields measure across the seam.
-        assert_eq!(activity(&A, &h(&[3, 1020, 1013, 1006], 4), 2), 0);
+        assert_eq!(core::mem::size_of::<Model>(), 632);
+        assert_eq!(Model::BYTES, 626, "a prior's model, docs/protocol.md");
     }
 
     #[test]

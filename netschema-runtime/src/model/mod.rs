@@ -8,6 +8,8 @@
 //!   predictor, from which both ends derive the same choice of predictor, and the transition
 //!   flags of categorical fields; [`ModelLayout`] places the models of every field and class,
 //!   and one for the packet's structure, in a frame's model set;
+//! - `motion`: what an entity's own history says about a field's next residual: its zero
+//!   flag's activity context and the context and expected direction of its sign;
 //! - [`contract`]: predictive contracts, a game's own deterministic predictor offered as one
 //!   more candidate;
 //! - [`policy`]: how model sets are kept in step between the ends ([`ModelPolicy`]): one per
@@ -22,6 +24,7 @@
 
 pub mod contract;
 mod learned;
+mod motion;
 pub mod policy;
 pub mod predict;
 pub(crate) mod stored;
