@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0x776a_6dd4_27be_753e,
-            0x129f_7374_96fa_dfe3,
-            0x6b04_f69a_af2d_12e7,
-            0xf8e6_d763_2ad4_c513
+            0xb9fe_ff26_a6e0_15f6,
+            0x9fd1_4e5a_4d04_d3de,
+            0x17dc_b253_a315_1ba1,
+            0x0791_5bb9_14ff_f084
         ],
         "{got:#018x?}"
     );

@@ -14,7 +14,7 @@ use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 /// On every `LEARN_PERIOD`-th value of a field, the running costs of all its candidates are
 /// updated and the non-chosen candidates' models learn (both ends apply this identically);
 /// the chosen candidate's model learns from every value it codes.
-pub const LEARN_PERIOD: u32 = 16;
+pub const LEARN_PERIOD: u32 = 32;
 /// The running cost of a candidate is an average over roughly `2^COST_DECAY` observations.
 pub const COST_DECAY: u32 = 4;
 /// A candidate counts as tied with the cheapest if it costs at most this much more per value
