@@ -81,6 +81,15 @@ fn the_arena_sends_its_events_once_each_through_the_record_stream() {
         assert!(sends < 1.0 / (1.0 - loss) + 0.15, "{latency} {loss}: {sends}");
         assert!(records.delay_p99() >= latency, "{records:?}");
     }
+    // A client whose acks nearly all drop fills the queue: later events are refused and
+    // counted, not lost silently, and the run goes on.
+    let config = RunConfig::new(6, 0.95, 1);
+    let r =
+        netschema_lab::run(&Netschema::default(), &setup, &rec.snapshots, None, &config, |_| {})
+            .unwrap();
+    let records = r.records.unwrap();
+    assert!(records.refused > 0 && records.queued + records.refused <= records.events);
+    assert_eq!(records.mismatches, 0);
 }
 
 #[test]

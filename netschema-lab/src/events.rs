@@ -35,6 +35,8 @@ pub struct RecordStats {
     pub events: u64,
     /// Records queued: the events sent (those whose subject the client saw).
     pub queued: u64,
+    /// Events the peer's full record queue refused (the client stopped acknowledging).
+    pub refused: u64,
     /// Times a record was put in a packet, first sends and repairs.
     pub sends: u64,
     /// Bytes of records put in packets, first sends and repairs (each record's header, about
@@ -88,7 +90,7 @@ pub(crate) struct RecordLog {
 impl RecordLog {
     /// Queues `events`, sent at `frame`, on `peer` as event records of `schema`. Their targets
     /// are the client's handles (`None` for an entity it has none for); an event whose first
-    /// reference names none is left out.
+    /// reference names none is left out, and one the full queue refuses is counted as refused.
     pub(crate) fn queue(
         &mut self,
         schema: &Schema,
@@ -109,7 +111,15 @@ impl RecordLog {
             let texts = [&[][..]; MAX_TEXTS];
             let texts = texts.get(..class.texts.len()).unwrap_or_default();
             let len = event::write(e.event as u32, class, &e.values, &e.targets, texts, &mut buf)?;
-            let number = peer.queue_record(&buf[..len])?;
+            let number = match peer.queue_record(&buf[..len]) {
+                Ok(number) => number,
+                // The client stopped acknowledging: the game would try again later.
+                Err(netschema_runtime::Error::RecordQueueFull { .. }) => {
+                    self.stats.refused += 1;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             self.waiting.push_back((number, frame, buf[..len].to_vec()));
             self.stats.queued += 1;
         }

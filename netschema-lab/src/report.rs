@@ -122,6 +122,8 @@ pub struct RecordSummary {
     pub events: u64,
     /// Records queued: the events whose subject the client saw.
     pub queued: u64,
+    /// Events the full record queue refused (the client stopped acknowledging).
+    pub refused: u64,
     /// Records applied, each as queued.
     pub applied: u64,
     /// Bytes of records per frame, repairs included (without their headers).
@@ -140,6 +142,7 @@ impl RecordSummary {
         RecordSummary {
             events: stats.events,
             queued: stats.queued,
+            refused: stats.refused,
             applied: stats.applied,
             record_bytes: stats.bytes as f64 / frames.max(1) as f64,
             sends_per_record: stats.sends_per_record(),
@@ -152,10 +155,11 @@ impl RecordSummary {
 /// The columns of the table "netschema: events" ([`ScenarioReport::records_table`]), for a
 /// scenario whose frames send events: netschema carries them in its record stream, sent once
 /// and again only when their packet is known lost (the other techniques carry none).
-pub const RECORD_COLUMNS: [(&str, &str); 8] = [
+pub const RECORD_COLUMNS: [(&str, &str); 9] = [
     ("technique", "netschema (or a variant)"),
     ("events", "events the scenario sent"),
     ("queued", "records queued: the events whose subject the client saw"),
+    ("refused", "events the full record queue refused (acks stopped)"),
     ("applied", "records the client applied, each checked against the one queued"),
     ("record_bytes", "bytes of records per frame, repairs included, without their ~11-bit headers"),
     ("sends", "times a record was put in a packet, per record"),
@@ -311,16 +315,17 @@ impl ScenarioReport {
         let _ = writeln!(s, "netschema: events, one a record");
         let _ = writeln!(
             s,
-            "{:<13} {:>7} {:>7} {:>7} {:>12} {:>6} {:>10} {:>9}",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+            "{:<13} {:>7} {:>7} {:>7} {:>7} {:>12} {:>6} {:>10} {:>9}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
         );
         for (name, r) in rows {
             let _ = writeln!(
                 s,
-                "{:<13} {:>7} {:>7} {:>7} {:>12.2} {:>6.2} {:>10.1} {:>9}",
+                "{:<13} {:>7} {:>7} {:>7} {:>7} {:>12.2} {:>6.2} {:>10.1} {:>9}",
                 name,
                 r.events,
                 r.queued,
+                r.refused,
                 r.applied,
                 r.record_bytes,
                 r.sends_per_record,
@@ -454,9 +459,10 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
             });
             let records = m.records.map_or_else(String::new, |r| {
                 format!(
-                    ", \"records\": {{\"events\": {}, \"queued\": {}, \"applied\": {}, \"record_bytes\": {}, \"sends\": {}, \"delay_mean\": {}, \"delay_p99\": {}}}",
+                    ", \"records\": {{\"events\": {}, \"queued\": {}, \"refused\": {}, \"applied\": {}, \"record_bytes\": {}, \"sends\": {}, \"delay_mean\": {}, \"delay_p99\": {}}}",
                     r.events,
                     r.queued,
+                    r.refused,
                     r.applied,
                     json_num(r.record_bytes),
                     json_num(r.sends_per_record),
