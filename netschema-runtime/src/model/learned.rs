@@ -7,7 +7,7 @@
 use crate::codec::coder::{BinaryCoder, CostMeter, Metered};
 use crate::codec::prob::{BitModel, Count, PROB_ONE, Prob};
 use crate::codec::residual::ResidualModel;
-use crate::model::motion::{Motion, SIGNS};
+use crate::model::motion::{self, SIGNS};
 use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
 use crate::schema::{Class, Coding, Field, MAX_CANDIDATES, Schema};
 
@@ -120,12 +120,12 @@ pub struct Model {
     residuals: [ResidualModel; MAX_CANDIDATES],
     /// Running average of each candidate's ideal cost per value, in cost units.
     costs: [i32; MAX_CANDIDATES],
-    /// Each candidate's zero flag per activity context (see [`Motion::activity`]) and
+    /// Each candidate's zero flag per activity context (see [`motion::activity`]) and
     /// neighbour context (see [`neighbour`]); the rest of its residual is coded with its
     /// residual model, but for the sign where the history gives it a context.
     zero: [[Prob; CONTEXTS * NEIGHBOURS]; MAX_CANDIDATES],
     /// Each candidate's sign, relative to the history's newest step, per sign context (see
-    /// [`Motion`]).
+    /// [`motion::sign`]).
     signs: [[Prob; SIGNS]; MAX_CANDIDATES],
     /// Residuals of the zero predictor, used while an entity has no history.
     entry: ResidualModel,
@@ -459,15 +459,15 @@ impl Model {
         e: i32,
     ) -> i32 {
         let i = i.min(MAX_CANDIDATES - 1);
-        let motion = Motion::of(field, history, order);
-        let context = motion.activity() + CONTEXTS * history.neighbour;
+        let context = motion::activity(field, history, order) + CONTEXTS * history.neighbour;
         let zero = &mut self.zero[i][context % (CONTEXTS * NEIGHBOURS)];
         if !coder.bit(zero, e != 0) {
             return 0;
         }
         let residual = &mut self.residuals[i];
         let signs = &mut self.signs[i];
-        let sign = motion.sign.map(|(c, negative)| (&mut signs[c % SIGNS], negative));
+        let sign = motion::sign(field, history);
+        let sign = sign.map(|(c, negative)| (&mut signs[c % SIGNS], negative));
         residual.code_nonzero_in(coder, e, sign)
     }
 

@@ -16,59 +16,54 @@ use crate::schema::Field;
 /// goes its way; against it; none or unknown (two samples).
 pub(crate) const SIGNS: usize = 4;
 
-/// What the history says about the residual of a candidate of some order.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Motion {
-    /// The candidate's miss one step back, if the history is long enough to tell.
-    miss: Option<u64>,
-    /// The sign context and whether the residual is expected negative, if the history has
-    /// two samples.
-    pub(crate) sign: Option<(usize, bool)>,
+/// The history's step from sample `b` to sample `a` (`a` newer), across the seam for a
+/// wrapping field.
+#[inline(always)]
+fn step(field: &Field, history: &History<'_>, a: usize, b: usize) -> i64 {
+    let s = history.samples;
+    if field.wraps {
+        i64::from(field.residual(s[a], s[b]))
+    } else {
+        i64::from(s[a]) - i64::from(s[b])
+    }
 }
 
-impl Motion {
-    /// The motion of `field`'s `history` for a candidate of `order`: its finite difference of
-    /// that order (the newest sample against what the older ones extrapolate, taking the
-    /// samples as evenly spaced; with gaps in the history it is a rougher measure, which
-    /// measured better than exact gapped extrapolation), and the direction of the newest step
-    /// and its bend.
-    #[inline(always)]
-    pub(crate) fn of(field: &Field, history: &History<'_>, order: usize) -> Motion {
-        let s = history.samples;
-        let d = |a: usize, b: usize| {
-            if field.wraps {
-                i64::from(field.residual(s[a], s[b]))
-            } else {
-                i64::from(s[a]) - i64::from(s[b])
-            }
-        };
-        let len = history.len;
-        let step = if len >= 2 { d(0, 1) } else { 0 };
-        let bend = if len >= 3 { step - d(1, 2) } else { 0 };
-        let miss = (order > 0 && len > order).then(|| {
-            match order {
-                1 => step,
-                2 => bend,
-                _ => bend - d(1, 2) + d(2, 3),
-            }
-            .unsigned_abs()
-        });
-        let sign = (len >= 2).then(|| match step {
-            0 => (0, false),
-            _ if bend == 0 => (3, step < 0),
-            _ => (1 + usize::from((bend < 0) != (step < 0)), step < 0),
-        });
-        Motion { miss, sign }
+/// The zero flag's activity context for a candidate of `order` samples: how wrong the same
+/// order was one step back, measured by the entity's finite difference of that order (the
+/// newest sample against what the older ones extrapolate, taking the samples as evenly
+/// spaced; with gaps in the history it is a rougher measure, which measured better than exact
+/// gapped extrapolation). 0: exact, 1: off by under 8 steps, 2: under 64, 3: more, or too
+/// little history to tell.
+#[inline(always)]
+pub(crate) fn activity(field: &Field, history: &History<'_>, order: usize) -> usize {
+    if order == 0 || history.len <= order {
+        return CONTEXTS - 1;
     }
+    let d = |a, b| step(field, history, a, b);
+    let miss = match order {
+        1 => d(0, 1),
+        2 => d(0, 1) - d(1, 2),
+        _ => d(0, 1) - 2 * d(1, 2) + d(2, 3),
+    }
+    .unsigned_abs();
+    usize::from(miss != 0) + usize::from(miss >= 8) + usize::from(miss >= 64)
+}
 
-    /// The zero flag's activity context: 0 exact, 1 off by under 8 steps, 2 under 64, 3 more
-    /// or too little history to tell.
-    #[inline(always)]
-    pub(crate) fn activity(&self) -> usize {
-        self.miss.map_or(CONTEXTS - 1, |m| {
-            usize::from(m != 0) + usize::from(m >= 8) + usize::from(m >= 64)
-        })
+/// The sign context of a nonzero residual, and whether it is expected negative: from the
+/// history's newest step and its bend, if the history has two samples. Asked for only once
+/// the residual is known not to be zero.
+#[inline(always)]
+pub(crate) fn sign(field: &Field, history: &History<'_>) -> Option<(usize, bool)> {
+    if history.len < 2 {
+        return None;
     }
+    let newest = step(field, history, 0, 1);
+    let bend = if history.len >= 3 { newest - step(field, history, 1, 2) } else { 0 };
+    Some(match newest {
+        0 => (0, false),
+        _ if bend == 0 => (3, newest < 0),
+        _ => (1 + usize::from((bend < 0) != (newest < 0)), newest < 0),
+    })
 }
 
 #[cfg(test)]
@@ -87,23 +82,23 @@ mod tests {
     fn activity_measures_how_wrong_the_order_was_one_step_back() {
         // Constant velocity 10: hold missed by 10, linear and quadratic were exact.
         let line = h(&[40, 30, 20, 10], 4);
-        assert_eq!(Motion::of(&F, &line, 1).activity(), 2);
-        assert_eq!(Motion::of(&F, &line, 2).activity(), 0);
-        assert_eq!(Motion::of(&F, &line, 3).activity(), 0);
+        assert_eq!(activity(&F, &line, 1), 2);
+        assert_eq!(activity(&F, &line, 2), 0);
+        assert_eq!(activity(&F, &line, 3), 0);
         // Constant acceleration 2: linear missed by 2, quadratic was exact.
         let parabola = h(&[12, 6, 2, 0], 4);
-        assert_eq!(Motion::of(&F, &parabola, 2).activity(), 1);
-        assert_eq!(Motion::of(&F, &parabola, 3).activity(), 0);
+        assert_eq!(activity(&F, &parabola, 2), 1);
+        assert_eq!(activity(&F, &parabola, 3), 0);
         // Not enough history for the order, or no prediction: the widest context.
-        assert_eq!(Motion::of(&F, &h(&[5, 5, 0, 0], 2), 2).activity(), CONTEXTS - 1);
-        assert_eq!(Motion::of(&F, &line, 0).activity(), CONTEXTS - 1);
+        assert_eq!(activity(&F, &h(&[5, 5, 0, 0], 2), 2), CONTEXTS - 1);
+        assert_eq!(activity(&F, &line, 0), CONTEXTS - 1);
         // Wrapping fields measure across the seam.
-        assert_eq!(Motion::of(&A, &h(&[3, 1020, 1013, 1006], 4), 2).activity(), 0);
+        assert_eq!(activity(&A, &h(&[3, 1020, 1013, 1006], 4), 2), 0);
     }
 
     #[test]
     fn the_sign_follows_the_newest_step_and_its_bend() {
-        let sign = |samples, len| Motion::of(&F, &h(samples, len), 1).sign;
+        let sign = |samples, len| sign(&F, &h(samples, len));
         // One sample: no context. A still history: no step, a positive sign expected.
         assert_eq!(sign(&[7, 0, 0, 0], 1), None);
         assert_eq!(sign(&[7, 7, 3, 0], 3), Some((0, false)));
@@ -114,6 +109,6 @@ mod tests {
         assert_eq!(sign(&[30, 20, 10, 0], 3), Some((3, false)));
         assert_eq!(sign(&[30, 20, 0, 0], 2), Some((3, false)));
         // A wrapping field steps across the seam: 1020 to 3 rises by 7.
-        assert_eq!(Motion::of(&A, &h(&[3, 1020, 1013, 1006], 4), 1).sign, Some((3, false)));
+        assert_eq!(super::sign(&A, &h(&[3, 1020, 1013, 1006], 4)), Some((3, false)));
     }
 }
