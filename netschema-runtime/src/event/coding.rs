@@ -64,10 +64,7 @@ pub fn write(
     }
     for (field, text) in class.texts.iter().zip(texts) {
         field.check(text)?;
-        at = put(buf, at, text.len() as u64)?;
-        let end = at + text.len();
-        buf.get_mut(at..end).ok_or(Error::BufferFull)?.copy_from_slice(text);
-        at = end;
+        at = put_bytes(buf, at, text)?;
     }
     Ok(at)
 }
@@ -170,6 +167,15 @@ pub(crate) fn put(buf: &mut [u8], mut at: usize, mut v: u64) -> Result<usize> {
         *byte = (v as u8 & 0x7f) | 0x80;
         v >>= 7;
     }
+}
+
+/// Writes `bytes` at `buf[at..]` as the varint of their length and the bytes; the offset
+/// after them.
+pub(crate) fn put_bytes(buf: &mut [u8], at: usize, bytes: &[u8]) -> Result<usize> {
+    let at = put(buf, at, bytes.len() as u64)?;
+    let end = at + bytes.len();
+    buf.get_mut(at..end).ok_or(Error::BufferFull)?.copy_from_slice(bytes);
+    Ok(end)
 }
 
 /// Reads a varint of at most [`MAX_VARINT`] bytes (a value below 2^35) at `bytes[at..]`; the

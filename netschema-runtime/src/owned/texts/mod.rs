@@ -20,7 +20,7 @@ pub(super) mod server;
 mod slots;
 
 use crate::error::{Error, Result};
-use crate::event::coding::{get, put};
+use crate::event::coding::{get, put, put_bytes};
 use crate::schema::{MAX_TEXTS, Schema};
 
 /// One text field's bytes for the entity a handle names.
@@ -49,12 +49,10 @@ pub(crate) fn has_texts(schema: &Schema) -> bool {
 /// Writes `record` as a text record of `schema` into `buf`; the length written.
 pub(crate) fn write(schema: &Schema, record: &TextRecord<'_>, buf: &mut [u8]) -> Result<usize> {
     let mut at = put(buf, 0, tag(schema))?;
-    for v in [record.handle, record.birth, record.text as u32, record.bytes.len() as u32] {
+    for v in [record.handle, record.birth, record.text as u32] {
         at = put(buf, at, u64::from(v))?;
     }
-    let end = at + record.bytes.len();
-    buf.get_mut(at..end).ok_or(Error::BufferFull)?.copy_from_slice(record.bytes);
-    Ok(end)
+    put_bytes(buf, at, record.bytes)
 }
 
 /// The text record `bytes` hold, if they start with `schema`'s tag: [`Error::Corrupt`] for a
