@@ -38,7 +38,8 @@ pub enum Error {
     /// server's schema may differ from the client's (check values cover the schema hash): the
     /// handshake ([`crate::engine::handshake`]) compares the two and names both hashes.
     CheckMismatch,
-    /// A packet names a baseline frame that the receiver does not hold.
+    /// A packet names a baseline frame, or under the per-frame model policy a model frame, that
+    /// the receiver does not hold: a packet that arrives late.
     UnknownBaseline,
     /// A packet is coded with a model the receiver does not keep (batched model policy: the
     /// client built newer ones since, or never decoded that batch whole).

@@ -64,10 +64,10 @@ fn a_packet_coded_with_a_dropped_model_is_refused_and_the_stream_recovers() {
     assert!(recovered, "the stream did not recover");
 }
 
-/// Per frame, a peer stores 16 sets compactly (for its baseline and the frames in flight) and
-/// codes in scratch room of two whole sets (one to code in, one to save models in) that the
-/// peers of a server share; a client keeps a whole set to decode in and stores 24 (for the
-/// newest baseline named and the frames decoded since). A batched peer keeps its model in use
+/// Per frame, a peer stores 8 sets compactly (for its model frame and the frames in flight
+/// that keep their models) and codes in scratch room of two whole sets (one to code in, one
+/// to save models in) that the peers of a server share; a client keeps a whole set to decode
+/// in and stores 8 (for the newest model frame named and the frames decoded since). A batched peer keeps its model in use
 /// and an accumulator per batch an ack may prove; a batched client its kept models, one
 /// accumulator and a working set: far less than a set per frame slot.
 #[test]
@@ -80,9 +80,9 @@ fn model_storage_follows_the_policy() {
     assert_eq!(peer(&SCHEMA).scratch.models, 2 * set);
     assert_eq!(client(&SCHEMA).models, set);
     // Stored sets leave out what the fields never change: smaller than whole ones.
-    let stored = peer(&SCHEMA).stored / 16;
-    assert_eq!(peer(&SCHEMA).stored, 16 * stored);
-    assert_eq!(client(&SCHEMA).stored, 24 * stored);
+    let stored = peer(&SCHEMA).stored / 8;
+    assert_eq!(peer(&SCHEMA).stored, 8 * stored);
+    assert_eq!(client(&SCHEMA).stored, 8 * stored);
     assert!(2 * stored < set * model);
     // Batches of 10: accumulators for 32 / 10 + 1 = 4 batches.
     assert_eq!(peer(&BATCHED).models, (1 + 4) * set);

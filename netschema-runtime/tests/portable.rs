@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0xb9fe_ff26_a6e0_15f6,
-            0x9fd1_4e5a_4d04_d3de,
-            0x17dc_b253_a315_1ba1,
-            0x0791_5bb9_14ff_f084
+            0x5e8c_7cfa_0832_efc1,
+            0xc0a4_4615_15d0_1535,
+            0x870a_5ff6_22a3_c0f9,
+            0xa9a6_51f6_6d2d_e00c
         ],
         "{got:#018x?}"
     );

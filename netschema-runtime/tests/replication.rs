@@ -105,11 +105,14 @@ fn run_world(
                     let got: BTreeMap<u32, (usize, Vec<i32>)> =
                         client.view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect();
                     assert_eq!(&got, want, "frame {f}: client view differs from server rows");
-                    // A client that found no pooled set free keeps no models for the frame
-                    // (and never acknowledges it); those it keeps equal the server's.
+                    // A frame keeps its models only if its number is a multiple of the stride
+                    // its baseline distance gives, as on the server, and on the client only if
+                    // it found a pooled set free (else it never acknowledges it); those it
+                    // keeps equal the server's.
                     match client.model_digest(f) {
                         Some(d) => assert_eq!(Some(d), models[&f], "frame {f}: models differ"),
-                        None => out.unkept += 1,
+                        None if models[&f].is_some() => out.unkept += 1,
+                        None => {}
                     }
                     if let Some((start, digest)) = peer.batch_model() {
                         let kept = client.batch_model_digest(start);
@@ -724,10 +727,11 @@ fn ends_with_and_without_a_contract_refuse_each_other() {
     assert_eq!(client.decode(&buf[..len]), Err(Error::CheckMismatch));
 }
 
-/// A world of one idle entity, acknowledged at once, costs the header, the check value and a
-/// few flags: about 3.2 bytes a packet once the models have learned it (1.9 kbit/s at 72 Hz).
+/// A world of one idle entity, acknowledged at once, costs the header (with the model frame's
+/// bit), the check value and a few flags: about 3.5 bytes a packet once the models have
+/// learned it (2 kbit/s at 72 Hz).
 #[test]
-fn an_idle_world_costs_under_three_and_a_half_bytes_a_packet() {
+fn an_idle_world_costs_about_three_and_a_half_bytes_a_packet() {
     let (mut world, mut peer, mut client) = session(&SCHEMA, 1, 4);
     peer.set_visible(0, true).unwrap();
     let mut buf = [0u8; 64];
@@ -744,5 +748,5 @@ fn an_idle_world_costs_under_three_and_a_half_bytes_a_packet() {
     }
     let mean = bytes as f64 / 300.0;
     println!("{mean:.2} bytes per packet");
-    assert!(mean < 3.5, "{mean:.2} bytes per packet");
+    assert!(mean < 3.6, "{mean:.2} bytes per packet");
 }

@@ -15,7 +15,7 @@
 //! ([`SCRATCH_SETS`]: the set a packet is coded in and one where the packer saves models it
 //! may have to restore), which the peers of one server can share.
 
-use crate::engine::frame::{NO_FRAME, age};
+use crate::engine::frame::{NO_FRAME, REACH, age};
 use crate::engine::peer::digest;
 use crate::engine::slots::SLOTS;
 use crate::model::policy::{MAX_KEPT, ModelPolicy};
@@ -36,21 +36,46 @@ pub(crate) enum End {
 /// Most accumulators of either end.
 const MAX_ACC: usize = ModelPolicy::accumulators(1);
 
-/// Model sets a server peer pools under the per-frame policy. The newest frame the client
-/// acknowledged can be a baseline, and so can every frame sent since, so with one set for the
-/// packet being coded a round trip of up to `SERVER_SETS - 1` frames keeps the models of every
-/// frame in flight; beyond that the frames in flight give their sets up, evenly spread, and
-/// their acks are not taken as baselines (see [`Book::reserve`]): baselines get a little
-/// older, nothing else changes.
-pub(crate) const SERVER_SETS: usize = 16;
+/// Under the per-frame policy, the packet for a frame keeps the models it ends with only if
+/// the frame's number is a multiple of the stride its baseline distance gives (see
+/// [`keeps_models`]), and a packet starts from the models of the newest acknowledged frame
+/// that kept them (its *model frame*, named in its header), whatever its baseline. The stride
+/// grows with the distance, which follows the round trip, so that the frames in flight that
+/// keep models stay fewer than the sets each end pools: 1 up to a distance of 6 frames, 2 up
+/// to 14, 4 up to 30, then 8.
+pub(crate) const fn model_stride(distance: u32) -> u32 {
+    match distance {
+        0..=6 => 1,
+        7..=14 => 2,
+        15..=30 => 4,
+        _ => 8,
+    }
+}
 
-/// Model sets a client pools under the per-frame policy: every frame decoded since the newest
-/// baseline a packet named can become one. The server's baselines are its acknowledged frames
-/// less than a round trip old whose sets it kept, and a round trip of more than about 24
-/// frames stretches the frame slots (see [`crate::engine::frame::reach_after`]), which then
-/// keep one frame in two, so the client's frames seldom outnumber its sets; when they do, a
-/// frame decoded then keeps no models and its acks do not name it (see [`Book::holds`]).
-pub(crate) const CLIENT_SETS: usize = 24;
+/// Whether the packet for `frame`, `distance` frames after its baseline (0 without), keeps
+/// the models it ends with (per frame; see [`model_stride`]). A packet without baseline keeps
+/// none: it is sent while acks do not come, when keeping them would only fill the pools.
+pub(crate) const fn keeps_models(frame: u32, distance: u32) -> bool {
+    distance > 0 && frame.is_multiple_of(model_stride(distance))
+}
+
+/// Model sets a server peer pools under the per-frame policy. The newest model frame the
+/// client acknowledged can start a packet, and so can every frame sent since that keeps its
+/// models ([`model_stride`] keeps them under the pool's size while the round trip is
+/// steady); when they outnumber the pool they give their sets up, evenly spread, and their
+/// acks are not taken as model frames (see [`Book::reserve`]): packets start from a little
+/// older models, nothing else changes.
+pub(crate) const SERVER_SETS: usize = 8;
+
+/// Model sets a client pools under the per-frame policy: every model frame decoded since the
+/// newest model frame a packet named can start one. The server's model frames are its
+/// acknowledged ones less than a round trip old whose sets it kept, and a round trip of more
+/// than about 24 frames stretches the frame slots (see
+/// [`crate::engine::frame::reach_after`]), so the client's model frames seldom outnumber its
+/// sets; when they do, a model frame decoded then keeps no models and its acks do not name it
+/// (see [`Book::ackable`]).
+pub(crate) const CLIENT_SETS: usize = 8;
+const _: () = assert!(SERVER_SETS <= CLIENT_SETS, "one pool array serves both ends");
 
 /// Whole model sets of a server peer's scratch room: the set a packet is coded in, then the
 /// set the packer saves models in (see [`Book::start_encode`]).
@@ -79,9 +104,9 @@ pub(crate) struct Book {
     pool: [u32; CLIENT_SETS],
     /// Per frame, server: the pooled set the next packet is coded in.
     reserved: usize,
-    /// Per frame, client: the newest baseline a packet decoded named ([`NO_FRAME`]: none
-    /// since the start): no packet the server sends later is coded against an older one.
-    newest_base: u32,
+    /// Per frame, client: the newest model frame a packet decoded named ([`NO_FRAME`]: none
+    /// since the start): no packet the server sends later starts from an older one.
+    newest_model: u32,
 }
 
 impl Book {
@@ -98,7 +123,7 @@ impl Book {
             digests: [0; SLOTS],
             pool: [NO_FRAME; CLIENT_SETS],
             reserved: 0,
-            newest_base: NO_FRAME,
+            newest_model: NO_FRAME,
         }
     }
 
@@ -177,9 +202,14 @@ impl Book {
         }
     }
 
-    /// The model the server's next packet for `frame` starts from: the first frame of its
-    /// batch, or [`NO_FRAME`] for cold models (always per frame).
-    pub(crate) fn in_use(&self, frame: u32) -> u32 {
+    /// The model the server's next packet for `frame` starts from: batched, the first frame
+    /// of its batch; per frame, `acked`, the newest model frame acknowledged, if its models
+    /// are kept and it is less than [`REACH`] frames back; [`NO_FRAME`] for cold models.
+    pub(crate) fn in_use(&self, frame: u32, acked: u32) -> u32 {
+        if self.pooled() {
+            let near = acked != NO_FRAME && (1..REACH).contains(&age(frame, acked));
+            return if near && self.holds(acked) { acked } else { NO_FRAME };
+        }
         match self.kept[0] {
             // Older than a packet header names: start cold.
             m if m != NO_FRAME && age(frame, m) >= 1 << 31 => NO_FRAME,
@@ -187,35 +217,38 @@ impl Book {
         }
     }
 
-    /// Client: whether an ack may name `frame`: batched always; per frame if its models are
-    /// kept, or if it is older than the newest baseline a packet named (no packet will be
-    /// coded against it, and the server may still pick it as a history sample).
-    pub(crate) fn ackable(&self, frame: u32) -> bool {
-        let old = self.newest_base != NO_FRAME && (age(self.newest_base, frame) as i32) > 0;
-        self.holds(frame) || old
+    /// Client: whether an ack may name `frame`, `distance` frames after its baseline: batched
+    /// always; per frame if it keeps no models ([`keeps_models`]: the server takes it as a baseline, never as a model frame),
+    /// if its models are kept, or if it is older than the newest model frame a packet named
+    /// (no packet will start from it, and the server may still pick it as a baseline or
+    /// history sample).
+    pub(crate) fn ackable(&self, frame: u32, distance: u32) -> bool {
+        let old = self.newest_model != NO_FRAME && (age(self.newest_model, frame) as i32) > 0;
+        !keeps_models(frame, distance) || self.holds(frame) || old
     }
 
-    /// Client, per frame: notes `base`, the baseline of the packet just decoded, and returns a
-    /// pooled set free for its frame's models: empty, or holding a frame no longer `held` or
-    /// older than the newest baseline named, which no later packet is coded against.
-    fn free_for(&mut self, base: Option<u32>, held: impl Fn(u32) -> bool) -> Option<usize> {
-        if let Some(b) = base
-            && (self.newest_base == NO_FRAME || (age(b, self.newest_base) as i32) > 0)
+    /// Client, per frame: notes `model`, the model frame of the packet just decoded, and
+    /// returns a pooled set free for its frame's models: empty, or holding a frame no longer
+    /// `held` or older than the newest model frame named, which no later packet starts from.
+    fn free_for(&mut self, model: u32, held: impl Fn(u32) -> bool) -> Option<usize> {
+        if model != NO_FRAME
+            && (self.newest_model == NO_FRAME || (age(model, self.newest_model) as i32) > 0)
         {
-            self.newest_base = b;
+            self.newest_model = model;
         }
-        let newest_base = self.newest_base;
-        let old = |f: u32| newest_base != NO_FRAME && (age(newest_base, f) as i32) > 0;
-        self.pool.iter().position(|&f| f == NO_FRAME || old(f) || !held(f))
+        let newest = self.newest_model;
+        let old = |f: u32| newest != NO_FRAME && (age(newest, f) as i32) > 0;
+        self.pool[..CLIENT_SETS].iter().position(|&f| f == NO_FRAME || old(f) || !held(f))
     }
 
-    /// Server, per frame: takes a pooled set for the next packet, for `newest`, to be coded
-    /// in: one whose frame is no longer `wanted`, else the set of the frame in flight whose
-    /// neighbours in the pool are nearest each other, so that the frames kept stay evenly
-    /// spread over a round trip longer than the pool (the frame given up then never serves as
-    /// a baseline: see [`Book::holds`]).
-    pub(crate) fn reserve(&mut self, newest: u32, wanted: impl Fn(u32) -> bool) {
-        if !self.pooled() || self.end != End::Server {
+    /// Server, per frame: if the next packet, for `newest`, `distance` frames after its
+    /// baseline, keeps its models ([`keeps_models`]), takes a pooled set for them: one whose
+    /// frame is no longer `wanted`, else the set of the frame in flight whose neighbours in
+    /// the pool are nearest each other, so that the frames kept stay evenly spread over a
+    /// round trip longer than the pool (the frame given up then never serves as a model
+    /// frame: see [`Book::holds`]).
+    pub(crate) fn reserve(&mut self, (newest, distance): (u32, u32), wanted: impl Fn(u32) -> bool) {
+        if !self.pooled() || self.end != End::Server || !keeps_models(newest, distance) {
             return;
         }
         let free = self.pool[..SERVER_SETS].iter().position(|&f| f == NO_FRAME || !wanted(f));
@@ -243,22 +276,21 @@ impl Book {
     }
 
     /// Encoder: fills the set a packet is coded in, the first of `scratch` (the peer's
-    /// scratch room, [`SCRATCH_SETS`] long), with the models the packet starts from — under
-    /// the per-frame policy those stored with the baseline `base` (cold without), batched
-    /// those of `model` (an [`Book::in_use`] value, the first set of `models`) — and returns
-    /// it with the saved set.
+    /// scratch room, [`SCRATCH_SETS`] long), with the models the packet starts from, those of
+    /// `model` (an [`Book::in_use`] value; cold for [`NO_FRAME`]) — under the per-frame policy
+    /// those stored with that frame, batched the first set of `models` — and returns it with
+    /// the saved set.
     pub(crate) fn start_encode<'m>(
         &self,
         schema: &Schema,
         (models, scratch): (&[Model], &'m mut [Model]),
         stored: &[u16],
-        base: Option<u32>,
         model: u32,
     ) -> (&'m mut [Model], &'m mut [Model]) {
         let (working, saved) = scratch.split_at_mut(self.len.min(scratch.len()));
         match self.policy {
             ModelPolicy::PerFrame => {
-                self.load(schema, working, stored, base.and_then(|b| self.stored_of(b)));
+                self.load(schema, working, stored, self.stored_of(model));
             }
             ModelPolicy::Batched { .. } => {
                 let source = (model != NO_FRAME).then(|| Self::set(models, self.len, 0));
@@ -268,30 +300,27 @@ impl Book {
         (working, saved.get_mut(..self.len).unwrap_or(&mut []))
     }
 
-    /// Decoder: fills the working set with the models the packet starts from — per frame
-    /// those stored with the baseline `base` (cold without), batched the kept model built
-    /// from the batch starting at `model` (cold for [`NO_FRAME`]) — and returns it. A
-    /// baseline whose models this client did not keep is [`Error::UnknownBaseline`], a model
-    /// it does not keep [`Error::UnknownModel`], and nothing changes.
+    /// Decoder: fills the working set with the models the packet starts from, those of
+    /// `model` (cold for [`NO_FRAME`]) — per frame those stored with that frame, batched the
+    /// kept model built from the batch starting there — and returns it. A model this client
+    /// does not keep is, and nothing changes, per frame [`Error::UnknownBaseline`] (only a
+    /// late packet names a model frame the client no longer keeps, as a baseline), batched
+    /// [`Error::UnknownModel`].
     pub(crate) fn start_decode<'m>(
         &self,
         schema: &Schema,
         models: &'m mut [Model],
         stored: &[u16],
-        base: Option<u32>,
         model: u32,
     ) -> Result<&'m mut [Model]> {
         let (persistent, working) = self.parts(models, &mut []);
         let source = match self.policy {
+            _ if model == NO_FRAME => None,
             ModelPolicy::PerFrame => {
-                let source = match base {
-                    Some(b) => Some(self.stored_of(b).ok_or(Error::UnknownBaseline)?),
-                    None => None,
-                };
-                self.load(schema, working, stored, source);
+                let source = self.stored_of(model).ok_or(Error::UnknownBaseline)?;
+                self.load(schema, working, stored, Some(source));
                 return Ok(working);
             }
-            ModelPolicy::Batched { .. } if model == NO_FRAME => None,
             ModelPolicy::Batched { kept, .. } => Some(
                 self.kept[..usize::from(kept)]
                     .iter()
@@ -313,10 +342,11 @@ impl Book {
     }
 
     /// Records the packet for `frame`, coded in the working set (see [`Book::parts`]: of
-    /// `models`, or the first of the server's `scratch`) against baseline `base` and now held
-    /// in frame slot `spare`: per frame, its models are stored in a pooled set
-    /// (the server's in the one [`Book::reserve`] took, the client's in one whose frame is no
-    /// longer `held` or older than the newest baseline named, if any is); batched, its models
+    /// `models`, or the first of the server's `scratch`) from the models of `model` (per
+    /// frame, its model frame), `distance` frames after its baseline, and now held in frame
+    /// slot `spare`: per frame, if the frame keeps its models ([`keeps_models`]), they are stored in a pooled set (the server's in
+    /// the one [`Book::reserve`] took, the client's in one whose frame is no longer `held` or
+    /// older than the newest model frame named, if any is); batched, its models
     /// join the accumulator of its batch, and a client that now holds every packet of the
     /// batch builds the batch's model and keeps it (replacing its oldest).
     pub(crate) fn commit(
@@ -324,7 +354,7 @@ impl Book {
         schema: &Schema,
         (models, scratch): (&mut [Model], &mut [Model]),
         stored: &mut [u16],
-        (frame, base): (u32, Option<u32>),
+        (frame, model, distance): (u32, u32, u32),
         spare: usize,
         held: impl Fn(u32) -> bool,
     ) {
@@ -333,9 +363,9 @@ impl Book {
         if self.policy == ModelPolicy::PerFrame {
             let to = match self.end {
                 End::Server => Some(self.reserved),
-                End::Client => self.free_for(base, held),
+                End::Client => self.free_for(model, held),
             };
-            let Some(to) = to else { return };
+            let Some(to) = to.filter(|_| keeps_models(frame, distance)) else { return };
             if let Some(out) = stored.get_mut(to * self.words..(to + 1) * self.words) {
                 stored::store(schema, set, out);
             }
@@ -390,7 +420,7 @@ impl Book {
     /// Forgets every model built and every accumulator: cold models from the next packet.
     pub(crate) fn restart(&mut self) {
         self.pool = [NO_FRAME; CLIENT_SETS];
-        self.newest_base = NO_FRAME;
+        self.newest_model = NO_FRAME;
         self.kept = [NO_FRAME; MAX_KEPT as usize];
         self.acc = [(NO_FRAME, 0); MAX_ACC];
         self.next = 0;
@@ -428,14 +458,14 @@ mod tests {
     const SCHEMA: Schema = Schema::new("pool", &[]);
 
     /// A round trip longer than the pool: the frames kept stay spread over it, and the oldest
-    /// (the baseline) is never given up.
+    /// (the model frame) is never given up.
     #[test]
     fn a_full_pool_gives_up_the_frame_that_leaves_the_smallest_gap() {
         let mut book = Book::new(&SCHEMA, End::Server);
         for frame in 100..140 {
             // Nothing acknowledged since frame 100: every frame from it is wanted.
-            book.reserve(frame, |f| f >= 100);
-            book.commit(&SCHEMA, (&mut [], &mut []), &mut [], (frame, None), 0, |_| true);
+            book.reserve((frame, 1), |f| f >= 100);
+            book.commit(&SCHEMA, (&mut [], &mut []), &mut [], (frame, NO_FRAME, 1), 0, |_| true);
         }
         let mut kept = book.pool;
         let kept = &mut kept[..SERVER_SETS];
@@ -443,28 +473,51 @@ mod tests {
         assert_eq!(kept[0], 100);
         assert_eq!(kept[SERVER_SETS - 1], 139);
         let mut gaps = kept.windows(2).map(|w| w[1] - w[0]);
-        assert!(gaps.all(|g| (1..=4).contains(&g)), "{kept:?}");
+        assert!(gaps.all(|g| (1..=8).contains(&g)), "{kept:?}");
         assert!(book.holds(100) && !book.holds(101) && book.holds(139));
     }
 
-    /// A client keeps the models of every frame since the newest baseline a packet named;
-    /// when they outnumber its sets, a frame decoded then keeps none, and acks name it only
-    /// once a packet names a newer baseline.
+    /// Packets far from their baseline keep their models only on the frames of their stride,
+    /// and take no pooled set on the others; a client acknowledges those freely.
     #[test]
-    fn a_client_frees_the_sets_of_frames_older_than_the_newest_baseline() {
-        let mut book = Book::new(&SCHEMA, End::Client);
-        let commit = |book: &mut Book, frame, base| {
-            book.commit(&SCHEMA, (&mut [], &mut []), &mut [], (frame, base), 0, |_| true);
-        };
-        // Frames 0..24 against no baseline, then 24 against baseline 0: the pool is full.
-        for frame in 0..CLIENT_SETS as u32 {
-            commit(&mut book, frame, None);
+    fn only_the_frames_of_the_stride_keep_models() {
+        assert_eq!([1, 6, 7, 14, 15, 30, 31].map(model_stride), [1, 1, 2, 2, 4, 4, 8]);
+        assert!(!keeps_models(8, 0) && keeps_models(8, 1) && keeps_models(8, 31));
+        let mut server = Book::new(&SCHEMA, End::Server);
+        let mut client = Book::new(&SCHEMA, End::Client);
+        for frame in 200..210 {
+            server.reserve((frame, 10), |_| true);
+            let sent = (frame, NO_FRAME, 10);
+            server.commit(&SCHEMA, (&mut [], &mut []), &mut [], sent, 0, |_| true);
+            client.commit(&SCHEMA, (&mut [], &mut []), &mut [], sent, 0, |_| true);
         }
-        commit(&mut book, 24, Some(0));
-        assert!(!book.holds(24) && !book.ackable(24) && book.holds(0));
-        // A packet against baseline 5: frames 0 to 4 are free again.
-        commit(&mut book, 25, Some(5));
-        assert!(book.holds(25) && !book.holds(0) && book.holds(5));
-        assert!(book.ackable(0) && book.ackable(4) && !book.ackable(24));
+        for frame in 200..210 {
+            let even = frame % 2 == 0;
+            assert_eq!((server.holds(frame), client.holds(frame)), (even, even), "{frame}");
+            assert!(client.ackable(frame, 10));
+        }
+    }
+
+    /// A client keeps the models of every frame since the newest model frame a packet named;
+    /// when they outnumber its sets, a frame decoded then keeps none, and acks name it only
+    /// once a packet names a newer model frame.
+    #[test]
+    fn a_client_frees_the_sets_of_frames_older_than_the_newest_model_frame() {
+        let mut book = Book::new(&SCHEMA, End::Client);
+        let commit = |book: &mut Book, frame, model| {
+            let sent = (frame, model, 1);
+            book.commit(&SCHEMA, (&mut [], &mut []), &mut [], sent, 0, |_| true);
+        };
+        // Frames 0..8 from cold models, then 8 from frame 0's: the pool is full.
+        let sets = CLIENT_SETS as u32;
+        for frame in 0..sets {
+            commit(&mut book, frame, NO_FRAME);
+        }
+        commit(&mut book, sets, 0);
+        assert!(!book.holds(sets) && !book.ackable(sets, 1) && book.holds(0));
+        // A packet from frame 5's models: frames 0 to 4 are free again.
+        commit(&mut book, sets + 1, 5);
+        assert!(book.holds(sets + 1) && !book.holds(0) && book.holds(5));
+        assert!(book.ackable(0, 1) && book.ackable(4, 1) && !book.ackable(sets, 1));
     }
 }

@@ -34,7 +34,7 @@ impl Client<'_> {
         let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
         let slots = self.state.slots;
         let held = |f: u32| slots.find(f).is_some();
-        let (sets, sent) = ((models, &mut [][..]), (frame, refs.base()));
+        let (sets, sent) = ((models, &mut [][..]), (frame, refs.model, refs.distance()));
         self.state.book.commit(self.schema, sets, stored, sent, spare, held);
         self.state.newest = frame;
         self.show(spare);

@@ -221,9 +221,9 @@ impl<'a> Client<'a> {
 
     /// Digest of the models the packet for `frame` ended with, if they are kept (for checking
     /// both ends agree: [`Peer::model_digest`](crate::Peer::model_digest)). Per frame a client
-    /// keeps those of the frames that may still become a baseline, in a pool that a round trip
-    /// of more frames than it holds can fill: a frame decoded then keeps none, and is never
-    /// acknowledged.
+    /// keeps those of the frames that keep their models and may still start a packet, in a
+    /// pool that a round trip of more such frames than it holds can fill: a frame decoded then
+    /// keeps none, and is never acknowledged.
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
         self.state.book.digest(self.store.stored, p, frame)
@@ -305,15 +305,19 @@ impl<'a> Client<'a> {
             (base, Some(p))
         };
         let mut model = NO_FRAME;
-        if self.schema.policy != ModelPolicy::PerFrame {
-            packet::code_model(&mut dec, &mut model, reference)?;
+        match (self.schema.policy, base) {
+            (ModelPolicy::PerFrame, None) => {}
+            (ModelPolicy::PerFrame, Some(p)) => {
+                let before = self.state.slots.distance(p);
+                packet::code_model_frame(&mut dec, &mut model, (reference, before))?;
+            }
+            _ => packet::code_model(&mut dec, &mut model, reference)?,
         }
         let spare = self.state.slots.spare();
         let models = self.state.book.start_decode(
             self.schema,
             self.store.models,
             self.store.stored,
-            base.map(|_| reference),
             model,
         )?;
         let packet = &mut models[ModelLayout::PACKET];

@@ -77,7 +77,8 @@ impl<'s> Reader<'s> {
         // A frame whose models were not kept must not become a baseline: the newest frame
         // that may is the ack's latest (almost always the newest decoded), and the others
         // that may are named with it.
-        let kept = |f: u32| state.book.ackable(f) && state.slots.find(f).is_some();
+        let slots = &state.slots;
+        let kept = |f: u32| slots.find(f).is_some_and(|p| state.book.ackable(f, slots.distance(p)));
         let latest = match kept(newest) {
             true => newest,
             false => (1..WINDOW).map(|back| newest.wrapping_sub(back)).find(|&f| kept(f))?,

@@ -1,10 +1,11 @@
-//! The packet header after the baseline: which model a batched packet starts from, a cold
+//! The packet header after the baseline: which model a packet starts from, a cold
 //! packet's reach, the baseline's distance, and the history frames predictors use.
 
 use super::{COUNT_DISTANCE, COUNT_HISTORY_GAP, FLAG_MORE_HISTORY, Refs};
 
 use crate::codec::coder::BinaryCoder;
 use crate::engine::frame::{MAX_REACH, NO_FRAME, REACH, age, span};
+use crate::engine::models::model_stride;
 use crate::model::Model;
 use crate::model::predict::MAX_SAMPLES;
 use crate::{Error, Result};
@@ -39,6 +40,24 @@ pub(crate) fn code_model<C: BinaryCoder>(
         }
     };
     Ok(())
+}
+
+/// Codes, in the header of a per-frame packet with baseline `base`, the model frame it
+/// starts from (`model`, see [`model_stride`]): a direct bit, 1 when it is the newest
+/// multiple at or before `base` of the stride `base`'s own baseline distance (`before`) gives
+/// (as it is while acks keep coming and the round trip holds), else 0 and [`code_model`]
+/// against `base` (0: cold models). The decoder fills `model`.
+pub(crate) fn code_model_frame<C: BinaryCoder>(
+    coder: &mut C,
+    model: &mut u32,
+    (base, before): (u32, u32),
+) -> Result<()> {
+    let expected = base - base % model_stride(before);
+    if coder.direct(u32::from(*model == expected), 1) == 1 {
+        *model = expected;
+        return Ok(());
+    }
+    code_model(coder, model, base)
 }
 
 /// Bits of a packet without baseline's reach.

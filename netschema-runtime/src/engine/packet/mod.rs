@@ -72,7 +72,9 @@ mod walk;
 
 pub(crate) use body::code_body;
 pub(crate) use chunk::CHUNK;
-pub(crate) use header::{code_cold_reach, code_distance, code_history, code_model, history_target};
+pub(crate) use header::{
+    code_cold_reach, code_distance, code_history, code_model, code_model_frame, history_target,
+};
 
 /// Bits of the frame number in the header of a packet without baseline: all of them, so that
 /// a client numbers frames as its server does however long it heard nothing (a packet with a
@@ -135,8 +137,9 @@ pub(crate) struct Refs {
     pub offsets: [u32; MAX_SAMPLES],
     /// Predictor vectors for the history's offsets.
     pub table: PredictorTable,
-    /// Under the batched policy, the first frame of the batch whose model the packet starts
-    /// from; [`NO_FRAME`] for cold models, and under the per-frame policy.
+    /// The model the packet starts from: per frame its model frame (see
+    /// `models::MODEL_STRIDE`), batched the first frame of the batch it was built from;
+    /// [`NO_FRAME`] for cold models.
     pub model: u32,
     /// The packet's reach (see [`crate::engine::frame::span`]): with a baseline, the one its
     /// distance and the baseline's reach give (`reach_after`); without, the one the header

@@ -5,6 +5,7 @@ use super::{NO_HANDLE, PROVEN, Peer, STRICT};
 use crate::engine::ack::{Ack, AckOutcome, Proof, ViewDigest};
 use crate::engine::bitset::words;
 use crate::engine::frame::{NO_FRAME, age, from_wire};
+use crate::engine::models::keeps_models;
 use crate::engine::slots::SLOTS;
 use crate::engine::world::World;
 
@@ -65,11 +66,14 @@ impl Peer<'_> {
                 continue;
             }
             self.state.acked[p] = true;
-            // A frame whose models were not kept serves as a history sample, not a baseline.
-            let newer =
-                self.state.acked_high == NO_FRAME || (age(frame, self.state.acked_high) as i32) > 0;
-            if newer && self.state.book.holds(frame) {
+            let newer = |than: u32| than == NO_FRAME || (age(frame, than) as i32) > 0;
+            if newer(self.state.acked_high) {
                 self.state.acked_high = frame;
+            }
+            // Only a frame whose models are kept may start a packet.
+            let keeps = keeps_models(frame, self.state.slots.distance(p));
+            if newer(self.state.acked_model) && keeps && self.state.book.holds(frame) {
+                self.state.acked_model = frame;
             }
         }
         let slots = self.state.slots;

@@ -23,8 +23,8 @@ use crate::{Error, Result};
 
 impl Peer<'_> {
     /// Acknowledged frames used as references for `frame`, newest first, at most
-    /// [`MAX_SAMPLES`], and the packet's reach: the newest acknowledged frame whose models are
-    /// kept, less than [`REACH`] back, as the baseline, then frames within the span of the
+    /// [`MAX_SAMPLES`], and the packet's reach: the newest acknowledged frame, less than
+    /// [`REACH`] back, as the baseline, then frames within the span of the
     /// reach as near as possible to twice, three and four times its distance. No baseline if
     /// that frame is no longer held (a later frame of a longer reach took its slot): handles
     /// may have been given again since the frames before it.
@@ -41,8 +41,7 @@ impl Peer<'_> {
         let high = self.state.acked_high;
         let base = age(frame, high);
         let slots = &self.state.slots;
-        let kept = |p: usize| self.state.acked[p] && self.state.book.holds(high);
-        let Some(p) = slots.find(high).filter(|&p| kept(p)) else {
+        let Some(p) = slots.find(high).filter(|&p| self.state.acked[p]) else {
             return (out, 0, 0);
         };
         if high == NO_FRAME || !(1..REACH).contains(&base) {
@@ -127,13 +126,18 @@ impl Peer<'_> {
         };
         let round_trip = self.state.stats.round_trip.max(waited);
         refs.reach = if len > 0 { reach } else { reach_after(round_trip, 0) };
-        refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
+        let (slots, floor, model) = (self.state.slots, self.state.floor, self.state.acked_model);
+        refs.model = match (self.schema.policy, refs.base()) {
+            (ModelPolicy::PerFrame, None) => NO_FRAME,
+            (ModelPolicy::PerFrame, Some(_)) if slots.find(model).is_none() => NO_FRAME,
+            (ModelPolicy::PerFrame, Some(_)) => self.state.book.in_use(frame, model),
+            (_, base) => self.state.book.in_use(base.unwrap_or(frame), model),
+        };
         self.assign_handles(world, frame, &refs);
-        let (slots, floor, high) = (self.state.slots, self.state.floor, self.state.acked_high);
-        self.state.book.reserve(frame, |f| {
+        self.state.book.reserve((frame, refs.distance()), |f| {
             slots.find(f).is_some()
                 && !super::acks::before_restart(floor, f)
-                && (high == NO_FRAME || age(f, high) as i32 >= 0)
+                && (model == NO_FRAME || age(f, model) as i32 >= 0)
         });
 
         // First with nothing held if everything seems to fit, then with "held" flags, then
@@ -184,7 +188,6 @@ impl Peer<'_> {
             self.schema,
             (self.store.models, self.store.scratch.models),
             self.store.stored,
-            refs.base(),
             refs.model,
         );
 
@@ -308,7 +311,7 @@ impl Peer<'_> {
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
         self.state.records.carried(written.carried, frame);
         let models = (&mut *self.store.models, &mut *self.store.scratch.models);
-        let sent = (frame, refs.base());
+        let sent = (frame, refs.model, refs.distance());
         let stored = &mut *self.store.stored;
         self.state.book.commit(self.schema, models, stored, sent, spare, |_| true);
         self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
@@ -353,8 +356,13 @@ fn write_header(
         }
     };
     let mut refs_coded = *refs;
-    if policy != ModelPolicy::PerFrame {
-        packet::code_model(&mut header, &mut refs_coded.model, reference)?;
+    match (policy, refs.base()) {
+        (ModelPolicy::PerFrame, None) => {}
+        (ModelPolicy::PerFrame, Some(b)) => {
+            let before = base.map_or(0, |p| slots.distance(p));
+            packet::code_model_frame(&mut header, &mut refs_coded.model, (b, before))?;
+        }
+        _ => packet::code_model(&mut header, &mut refs_coded.model, reference)?,
     }
     if let Some(p) = base {
         packet::code_distance(&mut header, packet, refs.distance(), slots.distance(p))?;

@@ -96,7 +96,11 @@ pub(crate) struct PeerState {
     slots: Slots,
     acked: [bool; SLOTS],
     newest_sent: u32,
+    /// The newest frame acknowledged: the next packet's baseline.
     acked_high: u32,
+    /// Per frame, the newest acknowledged frame whose models are kept (see
+    /// `models::MODEL_STRIDE`): the next packet's model frame.
+    acked_model: u32,
     /// The newest frame sent before the last restart ([`NO_FRAME`]: none): the client holds
     /// none of the frames up to it, so acks naming them, still in flight when the restart
     /// came, are stale.
@@ -230,6 +234,7 @@ impl<'a> Peer<'a> {
             acked: [false; SLOTS],
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
+            acked_model: NO_FRAME,
             floor: NO_FRAME,
             checks: [(NO_FRAME, 0, 0); PROVEN as usize],
             strict_until: NO_FRAME,
@@ -517,7 +522,8 @@ impl<'a> Peer<'a> {
 
     /// Digest of the models the packet for `frame` ended with, while they are kept (for
     /// checking both ends agree: [`Client::model_digest`](crate::Client::model_digest)): per
-    /// frame, those of the frames that may still become a baseline, always the newest sent.
+    /// frame, those of the frames that keep their models and may still start a packet (the
+    /// newest sent, if it keeps them).
     pub fn model_digest(&self, frame: u32) -> Option<u64> {
         let p = self.state.slots.find(frame)?;
         self.state.book.digest(self.store.stored, p, frame)
