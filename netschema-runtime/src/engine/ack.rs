@@ -8,7 +8,9 @@ use crate::{Error, Result};
 /// frames before it (bit `i` set: it holds frame `latest - 1 - i`), and a proof that it holds
 /// them: a hash of the check values of those frames, which only a receiver of their packets
 /// knows. Now and then it also carries a digest of the client's view of `latest`, which the
-/// server compares with its record of what the client holds.
+/// server compares with its record of what the client holds; and, rarely, which of the frames
+/// it names should have kept their models and did not, so that the server takes them as
+/// baselines but never as model frames.
 ///
 /// A restart request ([`Ack::restart`]) names no frame: it carries the hashes of the last two
 /// datagrams the client received, which prove it receives the server's packets.
@@ -25,6 +27,9 @@ pub struct Ack {
     /// Digest of the client's view of frame `latest`
     /// ([`Client::view_digest`](crate::Client::view_digest)), in one ack in [`VIEW_EVERY`].
     pub view: Option<u32>,
+    /// Frames named whose models the client did not keep although their packets kept them
+    /// (its pool was full): bit 0 for `latest`, bit `i` for `latest - i`. Usually 0.
+    pub unkept: u32,
     /// A restart request: the hashes ([`datagram_hash`]) of the last two datagrams the client
     /// received. The other fields are then 0 and unused.
     pub restart: Option<[u32; 2]>,
@@ -141,14 +146,15 @@ impl ViewDigest {
 /// Flag bits of an ack's first byte.
 const FLAG_RESTART: u8 = 1;
 const FLAG_VIEW: u8 = 2;
+const FLAG_UNKEPT: u8 = 4;
 
 impl Ack {
     /// The most bytes an ack takes on the wire.
-    pub const MAX_LEN: usize = 15;
+    pub const MAX_LEN: usize = 19;
 
     /// Writes the ack into `buf` and returns its length: a flag byte, then for a restart
-    /// request its two hashes, else `latest`, `bits`, `proof` and the view digest if any, all
-    /// little-endian.
+    /// request its two hashes, else `latest`, `bits`, `proof`, the view digest if any and
+    /// `unkept` if not 0, all little-endian.
     pub fn write(&self, buf: &mut [u8]) -> Result<usize> {
         let mut out = [0u8; Self::MAX_LEN];
         let len = if let Some([a, b]) = self.restart {
@@ -157,17 +163,18 @@ impl Ack {
             out[5..9].copy_from_slice(&b.to_le_bytes());
             9
         } else {
-            out[0] = if self.view.is_some() { FLAG_VIEW } else { 0 };
             out[1..3].copy_from_slice(&self.latest.to_le_bytes());
             out[3..7].copy_from_slice(&self.bits.to_le_bytes());
             out[7..11].copy_from_slice(&self.proof.to_le_bytes());
-            match self.view {
-                Some(v) => {
-                    out[11..15].copy_from_slice(&v.to_le_bytes());
-                    15
+            let mut len = 11;
+            for (flag, word) in [(FLAG_VIEW, self.view), (FLAG_UNKEPT, Some(self.unkept))] {
+                if let Some(w) = word.filter(|&w| flag == FLAG_VIEW || w != 0) {
+                    out[0] |= flag;
+                    out[len..len + 4].copy_from_slice(&w.to_le_bytes());
+                    len += 4;
                 }
-                None => 11,
             }
+            len
         };
         buf.get_mut(..len).ok_or(Error::BufferFull)?.copy_from_slice(&out[..len]);
         Ok(len)
@@ -183,13 +190,20 @@ impl Ack {
         let flags = *buf.first().ok_or(Error::UnexpectedEnd)?;
         match flags {
             FLAG_RESTART => Ok(Ack { restart: Some([word(1)?, word(5)?]), ..Ack::default() }),
-            0 | FLAG_VIEW => {
+            f if f & !(FLAG_VIEW | FLAG_UNKEPT) == 0 => {
                 let b = buf.get(1..3).ok_or(Error::UnexpectedEnd)?;
+                let view = (f & FLAG_VIEW != 0).then(|| word(11)).transpose()?;
+                let at = 11 + 4 * usize::from(view.is_some());
+                let unkept = if f & FLAG_UNKEPT != 0 { word(at)? } else { 0 };
+                if f & FLAG_UNKEPT != 0 && unkept == 0 {
+                    return Err(Error::Corrupt);
+                }
                 Ok(Ack {
                     latest: u16::from_le_bytes([b[0], b[1]]),
                     bits: word(3)?,
                     proof: word(7)?,
-                    view: if flags == FLAG_VIEW { Some(word(11)?) } else { None },
+                    view,
+                    unkept,
                     restart: None,
                 })
             }
@@ -217,7 +231,8 @@ impl Ack {
                 proof.add(frame, c);
             }
         }
-        Ack { latest: to_wire(latest), bits, proof: proof.value(), view: None, restart: None }
+        let latest = to_wire(latest);
+        Ack { latest, bits, proof: proof.value(), view: None, unkept: 0, restart: None }
     }
 
     /// The request of a client that holds nothing and asks its server to start over
@@ -225,7 +240,7 @@ impl Ack {
     /// datagrams it received ([`datagram_hash`]). The server restarts only if one of them is
     /// a packet it sent since the last restart.
     pub const fn restart(seen: [u32; 2]) -> Ack {
-        Ack { latest: 0, bits: 0, proof: 0, view: None, restart: Some(seen) }
+        Ack { latest: 0, bits: 0, proof: 0, view: None, unkept: 0, restart: Some(seen) }
     }
 
     /// Whether this is a restart request ([`Ack::restart`]).
@@ -257,14 +272,20 @@ mod tests {
     fn wire_round_trip() {
         let plain = Ack { latest: 0xfffe, bits: 0x8000_0005, proof: 0xdead_beef, ..Ack::default() };
         let viewed = Ack { view: Some(0x1234_5678), ..plain };
-        for (ack, len) in [(plain, 11), (viewed, 15), (Ack::restart([7, 0xffff_ffff]), 9)] {
+        let unkept = Ack { unkept: 0x11, ..plain };
+        let both = Ack { unkept: 0x8000_0000, ..viewed };
+        let restart = Ack::restart([7, 0xffff_ffff]);
+        for (ack, len) in [(plain, 11), (viewed, 15), (unkept, 15), (both, 19), (restart, 9)] {
             let mut buf = [0u8; Ack::MAX_LEN];
             assert_eq!(ack.write(&mut buf), Ok(len));
             assert_eq!(Ack::read(&buf[..len]), Ok(ack));
             assert_eq!(Ack::read(&buf[..len - 1]), Err(Error::UnexpectedEnd));
             assert_eq!(ack.write(&mut buf[..len - 1]), Err(Error::BufferFull));
         }
-        assert_eq!(Ack::read(&[4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), Err(Error::Corrupt));
+        assert_eq!(Ack::read(&[8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), Err(Error::Corrupt));
+        // A frame field that names no frame is not written that way.
+        let empty = [4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(Ack::read(&empty), Err(Error::Corrupt));
     }
 
     #[test]

@@ -217,12 +217,14 @@ impl Book {
         }
     }
 
-    /// Client: whether an ack may name `frame`, `distance` frames after its baseline: batched
-    /// always; per frame if it keeps no models ([`keeps_models`]: the server takes it as a baseline, never as a model frame),
+    /// Client: whether the server may start a packet from the models of `frame`, `distance`
+    /// frames after its baseline, once an ack names it (if not, the ack marks it: see
+    /// [`Ack::unkept`](crate::engine::ack::Ack::unkept)): batched always; per frame if it
+    /// keeps no models ([`keeps_models`]: the server takes it as a baseline, never as a model frame),
     /// if its models are kept, or if it is older than the newest model frame a packet named
     /// (no packet will start from it, and the server may still pick it as a baseline or
     /// history sample).
-    pub(crate) fn ackable(&self, frame: u32, distance: u32) -> bool {
+    pub(crate) fn may_start(&self, frame: u32, distance: u32) -> bool {
         let old = self.newest_model != NO_FRAME && (age(self.newest_model, frame) as i32) > 0;
         !keeps_models(frame, distance) || self.holds(frame) || old
     }
@@ -494,7 +496,7 @@ mod tests {
         for frame in 200..210 {
             let even = frame % 2 == 0;
             assert_eq!((server.holds(frame), client.holds(frame)), (even, even), "{frame}");
-            assert!(client.ackable(frame, 10));
+            assert!(client.may_start(frame, 10));
         }
     }
 
@@ -514,10 +516,10 @@ mod tests {
             commit(&mut book, frame, NO_FRAME);
         }
         commit(&mut book, sets, 0);
-        assert!(!book.holds(sets) && !book.ackable(sets, 1) && book.holds(0));
+        assert!(!book.holds(sets) && !book.may_start(sets, 1) && book.holds(0));
         // A packet from frame 5's models: frames 0 to 4 are free again.
         commit(&mut book, sets + 1, 5);
         assert!(book.holds(sets + 1) && !book.holds(0) && book.holds(5));
-        assert!(book.ackable(0, 1) && book.ackable(4, 1) && !book.ackable(sets, 1));
+        assert!(book.may_start(0, 1) && book.may_start(4, 1) && !book.may_start(sets, 1));
     }
 }

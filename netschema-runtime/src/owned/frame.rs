@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn frames_round_trip_and_malformed_ones_are_refused() {
-        let ack = Ack { latest: 7, bits: 3, proof: 9, view: Some(1), restart: None };
+        let ack = Ack { latest: 7, bits: 3, proof: 9, view: Some(1), unkept: 2, restart: None };
         let mut buf = [0u8; 64];
         let n = Up::write(Some(&ack), &mut buf, |b| {
             b[..3].copy_from_slice(&[1, 2, 3]);

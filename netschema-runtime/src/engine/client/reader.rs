@@ -73,21 +73,23 @@ impl<'s> Reader<'s> {
         let Some(newest) = self.state.frame() else {
             return self.state.restarting().then(|| Ack::restart(self.state.seen));
         };
-        let state = &self.state;
-        // A frame whose models were not kept must not become a baseline: the newest frame
-        // that may is the ack's latest (almost always the newest decoded), and the others
-        // that may are named with it.
-        let slots = &state.slots;
-        let kept = |f: u32| slots.find(f).is_some_and(|p| state.book.ackable(f, slots.distance(p)));
-        let latest = match kept(newest) {
-            true => newest,
-            false => (1..WINDOW).map(|back| newest.wrapping_sub(back)).find(|&f| kept(f))?,
-        };
-        let ack = Ack::proven(latest, |f| {
-            state.slots.find(f).filter(|_| kept(f)).map(|p| state.checks[p])
+        let (state, slots) = (&self.state, &self.state.slots);
+        // Every frame held is named. One whose packet kept its models while this client could
+        // not keep them (its pool was full) must never start a packet: it is marked as such
+        // when it is among the 32 frames the mark covers, and not named when older.
+        let unkept = |f: u32, p: usize| !state.book.may_start(f, slots.distance(p));
+        let marked = |f: u32| newest.wrapping_sub(f) < 32;
+        let ack = Ack::proven(newest, |f| {
+            let p = slots.find(f)?;
+            (marked(f) || !unkept(f, p)).then(|| state.checks[p])
         });
-        let view = (latest == newest && newest % VIEW_EVERY == 0).then(|| self.view_digest());
-        Some(Ack { view: view.flatten(), ..ack })
+        let unkept = (0..32u32).fold(0, |marks, back| {
+            let f = newest.wrapping_sub(back);
+            let mark = slots.find(f).is_some_and(|p| unkept(f, p));
+            marks | u32::from(mark) << back
+        });
+        let view = (newest % VIEW_EVERY == 0).then(|| self.view_digest()).flatten();
+        Some(Ack { view, unkept, ..ack })
     }
 
     /// Digest of the current frame's view.

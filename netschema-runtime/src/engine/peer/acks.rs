@@ -56,6 +56,7 @@ impl Peer<'_> {
         let strict = self.state.strict_until != NO_FRAME
             && (age(newest, self.state.strict_until) as i32) < 0;
         let mut held = [false; SLOTS];
+        let latest = from_wire(newest, ack.latest);
         for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
             let Some(p) = self.state.slots.find(frame) else { continue };
             held[p] = !strict
@@ -71,7 +72,9 @@ impl Peer<'_> {
                 self.state.acked_high = frame;
             }
             // Only a frame whose models are kept may start a packet.
-            let keeps = keeps_models(frame, self.state.slots.distance(p));
+            let back = age(latest, frame);
+            let unkept = back < 32 && ack.unkept >> back & 1 != 0;
+            let keeps = keeps_models(frame, self.state.slots.distance(p)) && !unkept;
             if newer(self.state.acked_model) && keeps && self.state.book.holds(frame) {
                 self.state.acked_model = frame;
             }
@@ -79,7 +82,6 @@ impl Peer<'_> {
         let slots = self.state.slots;
         let holds = |f: u32| slots.find(f).is_some_and(|p| held[p]);
         self.state.book.acked(self.store.models, newest, holds);
-        let latest = from_wire(newest, ack.latest);
         self.state.records.acked(latest, holds);
         self.state.unacked_since = NO_FRAME;
         if self.state.acked_latest == NO_FRAME || (age(latest, self.state.acked_latest) as i32) > 0
