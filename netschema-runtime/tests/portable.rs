@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0x5e8c_7cfa_0832_efc1,
-            0xc0a4_4615_15d0_1535,
-            0x870a_5ff6_22a3_c0f9,
-            0xa9a6_51f6_6d2d_e00c
+            0x9908_90e0_4f82_a2ce,
+            0x72f3_06cf_fa28_9d70,
+            0x86e0_d6a9_3c88_6a6b,
+            0x082c_dd93_0430_f38a
         ],
         "{got:#018x?}"
     );

@@ -43,19 +43,23 @@ pub(crate) fn code_model<C: BinaryCoder>(
 }
 
 /// Codes, in the header of a per-frame packet with baseline `base`, the model frame it
-/// starts from (`model`, see [`model_stride`]): a direct bit, 1 when it is the newest
-/// multiple at or before `base` of the stride `base`'s own baseline distance (`before`) gives
-/// (as it is while acks keep coming and the round trip holds), else 0 and [`code_model`]
-/// against `base` (0: cold models). The decoder fills `model`.
+/// starts from (`model`, see [`model_stride`]) against the one expected, the newest multiple
+/// at or before `base` of the stride `base`'s own baseline distance (`before`) gives (as it is
+/// while acks keep coming and the round trip holds): a direct bit, 1 when it is that frame;
+/// else a second, 1 when it is the multiple before; else [`code_model`] against `base` (0:
+/// cold models). The decoder fills `model`.
 pub(crate) fn code_model_frame<C: BinaryCoder>(
     coder: &mut C,
     model: &mut u32,
     (base, before): (u32, u32),
 ) -> Result<()> {
-    let expected = base - base % model_stride(before);
-    if coder.direct(u32::from(*model == expected), 1) == 1 {
-        *model = expected;
-        return Ok(());
+    let stride = model_stride(before);
+    let expected = base - base % stride;
+    for candidate in [expected, expected.wrapping_sub(stride)] {
+        if coder.direct(u32::from(*model == candidate), 1) == 1 {
+            *model = candidate;
+            return Ok(());
+        }
     }
     code_model(coder, model, base)
 }
