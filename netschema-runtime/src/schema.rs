@@ -451,6 +451,21 @@ impl Class {
         }
     }
 
+    /// Whether field `f` is a keyframe slot's flag: the field after it is the slot's frame
+    /// ([`KeySlot::after_flag`] 1).
+    #[inline]
+    pub fn is_key_flag(&self, f: usize) -> bool {
+        self.fields.get(f + 1).and_then(|n| n.slot).is_some_and(|s| s.after_flag == 1)
+    }
+
+    /// Whether field `f` belongs to a timeline's keyframe slots (a flag, frame or value), which
+    /// travel as keyframe records rather than in the state stream (`docs/protocol.md`,
+    /// "Timeline fields").
+    #[inline]
+    pub fn is_key(&self, f: usize) -> bool {
+        self.fields.get(f).is_some_and(|x| x.slot.is_some()) || self.is_key_flag(f)
+    }
+
     /// Number of fields with a tolerance.
     pub const fn tolerant_fields(&self) -> usize {
         let (mut n, mut f) = (0, 0);
@@ -701,6 +716,11 @@ impl Schema {
         }
         self.policy = policy;
         self
+    }
+
+    /// Whether any class has timeline fields ([`Class::is_key`]).
+    pub fn has_keys(&self) -> bool {
+        self.classes.iter().any(|c| c.fields.iter().any(|f| f.slot.is_some()))
     }
 
     /// Index of the first model of `class` in a model set of `total_fields` entries.

@@ -10,6 +10,7 @@
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::{Ack, datagram_hash};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
+use crate::engine::keys::{self, Store};
 use crate::engine::models::{Book, End};
 use crate::engine::packet::{self, BASE_ID_BITS, FRAME_BITS, Refs};
 use crate::engine::probe::NoProbe;
@@ -22,6 +23,7 @@ use crate::schema::Schema;
 use crate::{Error, Result};
 
 mod accept;
+mod keyed;
 mod lineage;
 mod reader;
 mod row;
@@ -143,11 +145,13 @@ impl<'a> Client<'a> {
             || store.lags.len() < sizes.lags
             || store.links.len() < sizes.links
             || store.models.len() < sizes.models
+            || store.keys.len() < sizes.keys
         {
             return Err(Error::StorageTooSmall);
         }
         let store = Self::trim(store, &sizes);
         store.classes.fill(NO_CLASS);
+        Store::new(schema, store.keys).clear();
         let state = ClientState {
             book: Book::new(schema, End::Client),
             handles: handles as u32,
@@ -342,7 +346,11 @@ impl<'a> Client<'a> {
         // it genuine: refusals of genuine packets are what drives a restart.
         let stale = self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0;
         packet::code_history(&mut dec, packet, &mut refs)?;
-        let records = records::read_records(&mut dec, packet, &mut self.state.records, frame)?;
+        let handles = self.state.handles;
+        let schema = self.schema;
+        let check = |bytes: &[u8]| keys::check(schema, handles, bytes);
+        let kinds: (bool, &dyn Fn(&[u8]) -> Result<()>) = (self.schema.has_keys(), &check);
+        let records = records::read_records(&mut dec, packet, &mut self.state.records, frame, kinds)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
             *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
@@ -370,6 +378,7 @@ impl<'a> Client<'a> {
             history_rows,
             new: spare,
             new_rows,
+            keyed: !self.store.keys.is_empty(),
             values,
             new_values,
             layouts: layouts(self.schema),
@@ -407,6 +416,7 @@ impl<'a> Client<'a> {
         }
         self.accept(&refs, (spare, check as u16, max_lag), base.map(|p| (reference, p)));
         self.state.records.commit();
+        self.apply_keys();
         Ok(frame)
     }
 

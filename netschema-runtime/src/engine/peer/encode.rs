@@ -129,6 +129,7 @@ impl Peer<'_> {
         refs.reach = if len > 0 { reach } else { reach_after(round_trip, 0) };
         refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
         self.assign_handles(world, frame, &refs);
+        self.queue_keys(world);
         let (slots, floor, high) = (self.state.slots, self.state.floor, self.state.acked_high);
         self.state.book.reserve(frame, |f| {
             slots.find(f).is_some()
@@ -254,8 +255,9 @@ impl Peer<'_> {
             Part::Header,
             write_header(&mut enc, packet, refs, slots, self.schema.policy)?,
         );
-        let section =
-            records::write_records(&mut enc, packet, &self.state.records, refs.frame, limit);
+        let kinds = !self.store.keys.is_empty();
+        let outbox = &self.state.records;
+        let section = records::write_records(&mut enc, packet, outbox, (refs.frame, limit), kinds);
         probe.structure(Part::Records, section.cost);
         let check = packet::code_body(
             &mut enc,
