@@ -1,14 +1,13 @@
-//! A keyframe record's bytes: a run of varints as an event's
-//! ([`event::coding`](crate::event::coding)).
+//! A keyframe record's bytes: blocks of varints as an event's
+//! ([`event::coding`](crate::event::coding)), one block per entity, until the record ends.
 //!
 //! | part | value |
 //! | --- | --- |
-//! | handle | the handle the client holds the entity under |
-//! | birth | the frame the handle got the entity, in full |
-//! | class | the entity's class |
-//! | slots | each: its flag field's index in the class times 4 plus its flag (0: empty; 1 or 2: a keyframe), then, for a keyframe, its frame and values, each as its step from the same field of the slot before (the last slot's, for slot 0) as the client holds it when it reads this slot, zig-zag, within half the field's span (wrapping round it) |
+//! | entity | twice (the handle the client holds the entity under times the schema's class count, plus the entity's class), plus 1 if an earlier record named the same entity under the handle |
+//! | birth | the frame the handle got the entity, in full; only if 1 was not added |
+//! | slots | each: how many of its class's keyframe slots lie between the entity's previous slot in the block (or the row's start) and it, times 16, plus 8 if another slot of the entity follows, 4 if its values are those of the slot before, and its flag (0: empty; 1 or 2: a keyframe); then, for a keyframe, its frame and (unless 4 was added) its values, each as its step from the same field of the slot before (the last slot's, for slot 0) as the client holds it when it reads this slot, zig-zag, within half the field's span (wrapping round it) |
 //!
-//! Slots come in field order, each at most once; nothing follows the last.
+//! An entity's slots come in field order, each at most once.
 
 use super::stride;
 use crate::engine::records::MAX_RECORD_LEN;
@@ -16,29 +15,35 @@ use crate::event::coding::{get, put};
 use crate::schema::{Class, Field, MAX_SLOT_STRIDE, Schema};
 use crate::{Error, Result};
 
-/// A keyframe record being written.
+/// What follows a slot's place in its code.
+const MORE: u64 = 8;
+/// Added to a slot's code when its values are those of the slot before.
+const SAME: u64 = 4;
+
+/// The values of one slot: its flag, frame and values, or their steps.
+pub(super) type SlotValues<T> = [T; MAX_SLOT_STRIDE as usize];
+
+/// A keyframe record being written, block by block.
 pub(super) struct Writer {
     buf: [u8; MAX_RECORD_LEN],
     len: usize,
-    /// The length of its head.
-    head: usize,
+    /// The head of the block being written, until its first slot writes it.
+    pending: Option<Head<u64>>,
+    /// Where the code of the block's last slot starts, once it has one.
+    last: Option<usize>,
+    /// The field after the block's last slot.
+    next: usize,
 }
 
 impl Writer {
-    /// A record for the entity of `class` under `handle`, born at `birth`, with no slots yet.
-    pub(super) fn new(handle: u32, birth: u32, class: usize) -> Writer {
-        let mut w = Writer { buf: [0; MAX_RECORD_LEN], len: 0, head: 0 };
-        for v in [u64::from(handle), u64::from(birth), class as u64] {
-            // Three varints of at most 5 bytes, even at u64 width 10: they fit.
-            w.len = put(&mut w.buf, w.len, v).unwrap_or(w.len);
-        }
-        w.head = w.len;
-        w
+    /// An empty record.
+    pub(super) fn new() -> Writer {
+        Writer { buf: [0; MAX_RECORD_LEN], len: 0, pending: None, last: None, next: 0 }
     }
 
     /// Whether it has no slot.
     pub(super) fn is_empty(&self) -> bool {
-        self.len == self.head
+        self.len == 0
     }
 
     /// Its bytes.
@@ -46,33 +51,75 @@ impl Writer {
         &self.buf[..self.len]
     }
 
-    /// Adds the slot of `class` whose flag is field `f`, as `now` holds it; `held(i)` is field
-    /// `i` as the client holds it when it reads this slot. [`Error::BufferFull`] if it does
-    /// not fit, and the record is as it was.
+    /// Starts the block of the entity of `class` (of a schema of `classes`) under `handle`,
+    /// born at `birth`, which an earlier record named if `named` (its head is written with its
+    /// first slot).
+    pub(super) fn begin(
+        &mut self,
+        (handle, birth, named): (u32, u32, bool),
+        (class, classes): (usize, usize),
+    ) {
+        let entity = (u64::from(handle) * classes as u64 + class as u64) << 1;
+        let head = if named { Head::Named(entity | 1) } else { Head::Born(entity, birth) };
+        (self.pending, self.last, self.next) = (Some(head), None, 0);
+    }
+
+    /// Ends the block being written: its last slot says none follows. Whether it has slots.
+    pub(super) fn end(&mut self) -> bool {
+        self.pending = None;
+        let last = self.last.take();
+        if let Some(b) = last.and_then(|at| self.buf.get_mut(at)) {
+            *b &= !(MORE as u8);
+        }
+        last.is_some()
+    }
+
+    /// Adds to the block the slot of `class` whose flag is field `f`, as `now` holds it;
+    /// `held[i]` is field `f + i` of the slot before as the client holds it when it reads
+    /// this one. [`Error::BufferFull`] if it does not fit, and the record is as it was.
     pub(super) fn slot(
         &mut self,
         class: &Class,
         f: usize,
         now: &[i32],
-        held: impl Fn(usize) -> i32,
+        held: &SlotValues<i32>,
     ) -> Result<()> {
         let (start, n) = (self.len, stride(class, f));
         let flag = now.get(f).copied().unwrap_or(0);
-        let mut at = put(&mut self.buf, self.len, (f as u64) << 2 | (flag as u64 & 3));
-        if flag != 0 {
-            let slot = class.fields.get(f + 1).and_then(|x| x.slot);
-            for i in f + 1..f + n {
-                let (field, v) = (&class.fields[i], now.get(i).copied().unwrap_or(0));
-                let r = slot.map_or(v, |s| held(s.previous_field(i)));
-                at = at.and_then(|at| put(&mut self.buf, at, zigzag(step(field, r, v))));
-            }
+        let mut steps = [0i64; MAX_SLOT_STRIDE as usize];
+        for (i, s) in steps.iter_mut().enumerate().take(n).skip(1) {
+            let (Some(field), Some(&v)) = (class.fields.get(f + i), now.get(f + i)) else {
+                continue;
+            };
+            *s = step(field, held[i], v);
         }
-        match at {
-            Ok(end) => {
-                self.len = end;
+        let same = steps.get(2..n).is_some_and(|s| s.iter().all(|&s| s == 0));
+        let place = (self.next..f).filter(|&i| class.is_key_flag(i));
+        let code = (place.count() as u64) << 4
+            | MORE
+            | if same { SAME } else { 0 }
+            | (flag as u64 & 3);
+        let mut at = Ok(self.len);
+        match self.pending {
+            Some(Head::Named(entity)) => at = put(&mut self.buf, self.len, entity),
+            Some(Head::Born(entity, birth)) => {
+                at = put(&mut self.buf, self.len, entity);
+                at = at.and_then(|at| put(&mut self.buf, at, u64::from(birth)));
+            }
+            None => {}
+        }
+        let code_at = at;
+        at = at.and_then(|at| put(&mut self.buf, at, code));
+        let values = if same { 2 } else { n };
+        for &s in steps.get(1..values).unwrap_or(&[]).iter().filter(|_| flag != 0) {
+            at = at.and_then(|at| put(&mut self.buf, at, zigzag(s)));
+        }
+        match (at, code_at) {
+            (Ok(end), Ok(code_at)) => {
+                (self.len, self.last, self.pending, self.next) = (end, Some(code_at), None, f + n);
                 Ok(())
             }
-            Err(e) => {
+            (Err(e), _) | (_, Err(e)) => {
                 self.len = start;
                 Err(e)
             }
@@ -108,75 +155,104 @@ fn unzigzag(z: u64) -> i64 {
     (z >> 1) as i64 ^ -((z & 1) as i64)
 }
 
-/// What a keyframe record names.
+/// The head of a block, `E` its entity's code: with the entity's birth, or naming the
+/// entity an earlier record named under the handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Head {
+pub(super) enum Head<E> {
+    Born(E, u32),
+    Named(E),
+}
+
+/// What a block of a keyframe record names: a handle, its entity's class and its birth (if
+/// given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Block {
     pub(super) handle: u32,
-    pub(super) birth: u32,
     pub(super) class: usize,
-    /// Where its slots start.
-    pub(super) at: usize,
+    pub(super) birth: Option<u32>,
 }
 
-/// Reads the head of a keyframe record of `schema`: [`Error::Corrupt`] for a handle or
-/// birth past 32 bits or a class the schema does not have.
-pub(super) fn head(schema: &Schema, bytes: &[u8]) -> Result<Head> {
-    let (handle, at) = get(bytes, 0)?;
-    let (birth, at) = get(bytes, at)?;
-    let (class, at) = get(bytes, at)?;
-    let handle = u32::try_from(handle).map_err(|_| Error::Corrupt)?;
-    let birth = u32::try_from(birth).map_err(|_| Error::Corrupt)?;
-    let class = usize::try_from(class).ok().filter(|&c| c < schema.classes.len());
-    Ok(Head { handle, birth, class: class.ok_or(Error::Corrupt)?, at })
+/// What [`read`] finds in a record, in order.
+pub(super) enum Item<'s> {
+    /// A block starts.
+    Block(Block),
+    /// A slot of the block: its flag field, its flag and the steps of its frame and values
+    /// (`steps[i]` for field `f + i`, `i` from 1).
+    Slot(usize, i32, &'s [i64]),
 }
 
-/// Reads the slots of a keyframe record of `class` from `bytes[at..]` and calls
-/// `slot(f, flag, steps)` for each: its flag field, its flag and the steps of its frame and
-/// values (`steps[i]` for field `f + i`, `i` from 1). [`Error::Corrupt`] for a field that is
-/// no slot's flag or not after the previous slot's, a flag past 2, a step past half its
-/// field's span or a varint past 5 bytes; [`Error::UnexpectedEnd`] for a record cut short.
-pub(super) fn slots(
-    class: &Class,
-    bytes: &[u8],
-    mut at: usize,
-    mut slot: impl FnMut(usize, i32, &[i64]),
-) -> Result<()> {
-    let mut next = 0;
+/// Reads keyframe record `bytes` of `schema` and calls `item` with what it holds, in order.
+/// [`Error::Corrupt`] for a handle or birth past 32 bits, a slot place the class does not
+/// have or not after the previous slot's, a flag past 2, a step past half its field's span or
+/// a varint past 5 bytes; [`Error::UnexpectedEnd`] for a record cut short.
+pub(super) fn read(schema: &Schema, bytes: &[u8], mut item: impl FnMut(Item<'_>)) -> Result<()> {
+    let classes = schema.classes.len().max(1) as u64;
+    let mut at = 0;
     while at < bytes.len() {
         let (code, after) = get(bytes, at)?;
         at = after;
-        let (f, flag) = (usize::try_from(code >> 2).unwrap_or(usize::MAX), (code & 3) as i32);
-        let n = stride(class, f);
-        if f < next || !class.is_key_flag(f) || flag > 2 || n > usize::from(MAX_SLOT_STRIDE) {
-            return Err(Error::Corrupt);
-        }
-        let mut steps = [0i64; MAX_SLOT_STRIDE as usize];
-        for (i, s) in steps.iter_mut().enumerate().take(n).skip(1).filter(|_| flag != 0) {
-            let (z, after) = get(bytes, at)?;
-            at = after;
-            let field = class.fields.get(f + i).ok_or(Error::Corrupt)?;
-            *s = unzigzag(z);
-            if s.unsigned_abs() > field.span() / 2 {
-                return Err(Error::Corrupt);
+        let birth = match code & 1 {
+            0 => {
+                let (birth, after) = get(bytes, at)?;
+                at = after;
+                Some(u32::try_from(birth).map_err(|_| Error::Corrupt)?)
             }
-        }
-        slot(f, flag, &steps[..n]);
-        next = f + n;
+            _ => None,
+        };
+        let entity = code >> 1;
+        let handle = u32::try_from(entity / classes).map_err(|_| Error::Corrupt)?;
+        let class = (entity % classes) as usize;
+        let c = schema.classes.get(class).ok_or(Error::Corrupt)?;
+        item(Item::Block(Block { handle, class, birth }));
+        at = slots(c, bytes, at, &mut item)?;
     }
     Ok(())
 }
 
-/// Checks a keyframe record of `schema` for a client of `handles` handles, as the client
-/// stages it: [`Error::Corrupt`] for a handle past them and as [`head`] and [`slots`] say.
-pub(crate) fn check(schema: &Schema, handles: u32, bytes: &[u8]) -> Result<()> {
-    let h = head(schema, bytes)?;
-    if h.handle >= handles {
-        return Err(Error::Corrupt);
+/// Reads the slots of a block of `class` from `bytes[at..]` for [`read`]; the offset after
+/// them.
+fn slots(class: &Class, bytes: &[u8], mut at: usize, item: &mut impl FnMut(Item<'_>)) -> Result<usize> {
+    let mut next = 0;
+    loop {
+        let (code, after) = get(bytes, at)?;
+        at = after;
+        let flag = (code & 3) as i32;
+        let place = usize::try_from(code >> 4).unwrap_or(usize::MAX);
+        let f = (next..class.fields.len()).filter(|&f| class.is_key_flag(f)).nth(place);
+        let f = f.filter(|_| flag <= 2).ok_or(Error::Corrupt)?;
+        let n = stride(class, f);
+        let values = if code & SAME != 0 { 2 } else { n };
+        let mut steps = [0i64; MAX_SLOT_STRIDE as usize];
+        for (i, s) in steps.iter_mut().enumerate().take(values).skip(1).filter(|_| flag != 0) {
+            let (z, after) = get(bytes, at)?;
+            at = after;
+            *s = unzigzag(z);
+            let field = class.fields.get(f + i).ok_or(Error::Corrupt)?;
+            if s.unsigned_abs() > field.span() / 2 {
+                return Err(Error::Corrupt);
+            }
+        }
+        item(Item::Slot(f, flag, steps.get(..n).ok_or(Error::Corrupt)?));
+        next = f + n;
+        if code & MORE == 0 {
+            return Ok(at);
+        }
     }
-    slots(&schema.classes[h.class], bytes, h.at, |_, _, _| {})
 }
 
-/// Applies slot `f` of `class` with `flag` and `steps` (as [`slots`] gives them) to `held`,
+/// Checks a keyframe record of `schema` for a client of `handles` handles, as the client
+/// stages it: [`Error::Corrupt`] for a handle past them and as [`read`] says.
+pub(crate) fn check(schema: &Schema, handles: u32, bytes: &[u8]) -> Result<()> {
+    let mut bad = false;
+    read(schema, bytes, |item| {
+        if let Item::Block(h) = item {
+            bad |= h.handle >= handles;
+        }
+    })?;
+    if bad { Err(Error::Corrupt) } else { Ok(()) }
+}
+
+/// Applies slot `f` of `class` with `flag` and `steps` (as [`read`] gives them) to `held`,
 /// the client's values of the entity's fields.
 pub(super) fn apply(class: &Class, held: &mut [i32], (f, flag, steps): (usize, i32, &[i64])) {
     if let Some(v) = held.get_mut(f) {
@@ -186,11 +262,8 @@ pub(super) fn apply(class: &Class, held: &mut [i32], (f, flag, steps): (usize, i
         return;
     }
     for (i, &d) in steps.iter().enumerate().skip(1) {
-        let (Some(field), Some(slot)) =
-            (class.fields.get(f + i), class.fields.get(f + i).and_then(|x| x.slot))
-        else {
-            continue;
-        };
+        let Some(field) = class.fields.get(f + i) else { continue };
+        let Some(slot) = field.slot else { continue };
         let r = held.get(slot.previous_field(f + i)).copied().unwrap_or(field.min);
         if let Some(v) = held.get_mut(f + i) {
             *v = stepped(field, r, d);

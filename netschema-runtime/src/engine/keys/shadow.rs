@@ -1,20 +1,31 @@
 //! The peer's side: per handle, a shadow of the timeline slots it has queued to the client,
-//! and the keyframe records that bring the client's up to the world's.
+//! and the keyframe records that bring the client's up to the world's, the blocks of several
+//! entities to a record.
 
-use super::record::Writer;
+use super::record::{SlotValues, Writer};
 use super::{differs, previous_flag, stride, take};
-use crate::engine::records::Outbox;
+use crate::engine::records::{MAX_RECORD_LEN, Outbox};
+use crate::engine::world::World;
 use crate::schema::{Class, Schema};
 use crate::{Error, Result};
 
-/// Words before a handle's values in the shadow: the entity's id, its birth frame and class.
-const HEAD: usize = 3;
+/// Words before a handle's values in the shadow: the entity's id, its birth frame and class,
+/// and whether a record queued named it (1) or not yet (0).
+const HEAD: usize = 4;
+
+/// The most blocks a record holds: each takes at least three bytes.
+const BLOCKS: usize = MAX_RECORD_LEN / 3 + 1;
 
 /// The peer's shadow: per handle, the entity it is of and the values of its timeline fields
-/// as the client holds them once it has applied every record queued (the other fields unused).
+/// as the client holds them once it has applied every record queued (the other fields
+/// unused); and the record being filled.
 pub(crate) struct Shadow<'a> {
     keys: &'a mut [i32],
     width: usize,
+    record: Writer,
+    /// The blocks of the record: handle, entity id, and the flag fields it covers.
+    blocks: [(u32, u32, usize, usize); BLOCKS],
+    count: usize,
 }
 
 impl<'a> Shadow<'a> {
@@ -29,7 +40,8 @@ impl<'a> Shadow<'a> {
 
     /// The shadow in `keys` (of [`Shadow::len`]) for `schema`.
     pub(crate) fn new(schema: &Schema, keys: &'a mut [i32]) -> Shadow<'a> {
-        Shadow { keys, width: HEAD + schema.max_fields }
+        let (record, blocks) = (Writer::new(), [(0, 0, 0, 0); BLOCKS]);
+        Shadow { keys, width: HEAD + schema.max_fields, record, blocks, count: 0 }
     }
 
     /// Whether the schema has timelines.
@@ -42,69 +54,118 @@ impl<'a> Shadow<'a> {
         self.keys.chunks_exact_mut(self.width).for_each(|k| k[0] = -1);
     }
 
-    /// Queues the keyframe records that bring what the client holds of handle `h`, naming
-    /// entity `id` of `class` (`c`) born at `birth`, up to `now`, the entity's timeline
-    /// fields in the world (all its slots that hold keyframes, if the shadow was of another
-    /// entity). Fails with [`Error::RecordQueueFull`] when `outbox` refuses a record: the
-    /// slots not queued stay as they were in the shadow, for the next packet.
+    /// Handle `h`'s entity and values.
+    fn row(&mut self, h: u32) -> Option<(&mut [i32], &mut [i32])> {
+        let row = self.keys.chunks_exact_mut(self.width).nth(h as usize)?;
+        Some(row.split_at_mut(HEAD))
+    }
+
+    /// Adds to the record what brings the client's slots of handle `h`, naming entity `id` of
+    /// `class` (`c`, of a schema of `classes`) born at `birth`, up to the entity's timeline
+    /// fields in `world` at `frame` (all its slots that hold keyframes, if the shadow was of
+    /// another entity), queuing the record whenever it is full. A keyframe the timeline forgot
+    /// (a slot emptied whose keyframe is not after `frame`) alone adds nothing: it goes with
+    /// the entity's next edit. Fails with [`Error::RecordQueueFull`] when `outbox` refuses the
+    /// record: the slots not queued stay as they were in the shadow, for the next packet.
     pub(crate) fn sync(
         &mut self,
-        outbox: &mut Outbox,
-        (h, id, birth): (u32, u32, u32),
-        (class, c): (usize, &Class),
-        now: &[i32],
+        (outbox, world): (&mut Outbox, &World<'_>),
+        (h, id, birth, frame): (u32, u32, u32, u32),
+        (class, c, classes): (usize, &Class, usize),
     ) -> Result<()> {
-        let Some(row) = self.keys.chunks_exact_mut(self.width).nth(h as usize) else {
-            return Ok(());
-        };
-        let (head, held) = row.split_at_mut(HEAD);
-        let named = [id as i32, birth as i32, class as i32];
-        if head != named {
-            head.copy_from_slice(&named);
+        let now = world.keys(id as usize, c.fields.len());
+        let n = c.fields.len().min(now.len());
+        let Some((head, held)) = self.row(h) else { return Ok(()) };
+        let entity = [id as i32, birth as i32, class as i32];
+        if head[..3] != entity {
+            head[..3].copy_from_slice(&entity);
+            head[3] = 0;
             c.empty_row(held);
         }
-        let n = c.fields.len().min(now.len());
-        let mut record = Writer::new(h, birth, class);
-        // The first slot the record being written covers.
+        let mut named = head[3] != 0;
+        let forgotten = |f: usize| {
+            now[f] == 0 && held.get(f + 1).is_some_and(|&t| u32::try_from(t).unwrap_or(0) <= frame)
+        };
+        let edited = |f: usize| c.is_key_flag(f) && differs(held, now, f, stride(c, f));
+        if !(0..n).any(|f| edited(f) && !forgotten(f)) {
+            return Ok(());
+        }
+        self.record.begin((h, birth, named), (class, classes));
+        // The first slot of the entity's block in the record.
         let mut lo = 0;
         for f in 0..n {
+            let Some((_, held)) = self.row(h) else { return Ok(()) };
             if !c.is_key_flag(f) || !differs(held, now, f, stride(c, f)) {
                 continue;
             }
-            // The client holds the slot before as this record leaves it.
-            let value = |i: usize| {
-                let pf = previous_flag(c, f);
-                let sent = (lo..f).contains(&pf)
-                    && differs(held, now, pf, stride(c, pf))
-                    && now.get(pf) != Some(&0);
-                if sent { now.get(i) } else { held.get(i) }.copied().unwrap_or(0)
-            };
-            if let Err(Error::BufferFull) = record.slot(c, f, now, value) {
-                flush(outbox, &record, held, now, (c, lo..f))?;
-                (record, lo) = (Writer::new(h, birth, class), f);
-                let value = |i: usize| held.get(i).copied().unwrap_or(0);
-                record.slot(c, f, now, value)?;
+            let before = previous(c, held, now, f, lo);
+            match self.record.slot(c, f, now, &before) {
+                Ok(()) => {}
+                Err(Error::BufferFull) => {
+                    named |= self.close((h, id), lo, f);
+                    self.flush(outbox, world)?;
+                    self.record.begin((h, birth, named), (class, classes));
+                    lo = f;
+                    let held = self.row(h).map_or(&[][..], |(_, held)| held);
+                    let before = previous(c, held, now, f, lo);
+                    self.record.slot(c, f, now, &before)?;
+                }
+                Err(e) => return Err(e),
             }
         }
-        if !record.is_empty() {
-            flush(outbox, &record, held, now, (c, lo..n))?;
+        self.close((h, id), lo, n);
+        Ok(())
+    }
+
+    /// Ends the block being written, of handle `h` naming entity `id`, which covers the flag
+    /// fields `lo..hi`; whether it has slots.
+    fn close(&mut self, (h, id): (u32, u32), lo: usize, hi: usize) -> bool {
+        let some = self.record.end();
+        if let Some(b) = self.blocks.get_mut(self.count).filter(|_| some) {
+            *b = (h, id, lo, hi);
+            self.count += 1;
         }
+        some
+    }
+
+    /// Queues the record, if it has slots, and makes the shadow take the slots it sends from
+    /// `world`. Fails with [`Error::RecordQueueFull`] when `outbox` refuses it.
+    pub(crate) fn flush(&mut self, outbox: &mut Outbox, world: &World<'_>) -> Result<()> {
+        if self.record.is_empty() {
+            return Ok(());
+        }
+        outbox.push(self.record.bytes(), true)?;
+        let schema = world.schema();
+        for &(h, id, lo, hi) in &self.blocks[..self.count] {
+            let Some(c) = world.class_now(id as usize).and_then(|c| schema.classes.get(c)) else {
+                continue;
+            };
+            let now = world.keys(id as usize, c.fields.len());
+            let Some(row) = self.keys.chunks_exact_mut(self.width).nth(h as usize) else {
+                continue;
+            };
+            row[3] = 1;
+            let held = &mut row[HEAD..];
+            for f in (lo..hi).filter(|&f| c.is_key_flag(f)) {
+                take(held, now, f, stride(c, f));
+            }
+        }
+        (self.record, self.count) = (Writer::new(), 0);
         Ok(())
     }
 }
 
-/// Queues `record`, which covers the slots of `c` whose flags are in `range`, and makes the
-/// shadow `held` take them from `now`.
-fn flush(
-    outbox: &mut Outbox,
-    record: &Writer,
-    held: &mut [i32],
-    now: &[i32],
-    (c, range): (&Class, core::ops::Range<usize>),
-) -> Result<()> {
-    outbox.push(record.bytes(), true)?;
-    for f in range.filter(|&f| c.is_key_flag(f)) {
-        take(held, now, f, stride(c, f));
+/// The slot before the one whose flag is field `f` of `c`, as the client holds it when it
+/// reads that one: as `now` has it if the block, whose first slot is `lo`, sends it before,
+/// else as `held` has it; at the same places as the slot's own fields.
+fn previous(c: &Class, held: &[i32], now: &[i32], f: usize, lo: usize) -> SlotValues<i32> {
+    let pf = previous_flag(c, f);
+    let n = stride(c, pf);
+    let sent = (lo..f).contains(&pf) && differs(held, now, pf, n) && now.get(pf) != Some(&0);
+    let from = if sent { now } else { held };
+    let mut out = [0; crate::schema::MAX_SLOT_STRIDE as usize];
+    for (i, o) in out.iter_mut().enumerate().take(n) {
+        *o = from.get(pf + i).copied().unwrap_or(0);
     }
-    Ok(())
+    out
 }

@@ -1,7 +1,7 @@
 //! The client's side: per handle, the timeline slots of the entity born at one frame, as the
 //! keyframe records applied so far set them.
 
-use super::record::{apply, head, slots};
+use super::record::{Item, apply, read};
 use crate::engine::frame::age;
 use crate::schema::Schema;
 
@@ -36,25 +36,42 @@ impl<'a> Store<'a> {
     }
 
     /// Applies keyframe record `bytes` of `schema` (checked when it was staged; a damaged one
-    /// changes nothing past its damage). A record of an entity born before the one whose slots
+    /// changes nothing past its damage). A block of an entity born before the one whose slots
     /// the handle holds is of an entity gone, and is dropped; one born later, or of another
-    /// class, starts the handle's slots over from empty.
+    /// class, starts the handle's slots over from empty. A block without birth is of the entity
+    /// the handle holds slots of (and is dropped if it holds none of its class).
     pub(crate) fn apply(&mut self, schema: &Schema, bytes: &[u8]) {
-        let Ok(r) = head(schema, bytes) else { return };
-        let Some(row) = self.keys.chunks_exact_mut(self.width).nth(r.handle as usize) else {
-            return;
-        };
-        let (named, held) = row.split_at_mut(HEAD);
-        let (birth, class) = (named[0] as u32, named[1]);
-        if class >= 0 && birth != r.birth && (age(birth, r.birth) as i32) > 0 {
-            return;
-        }
-        let c = &schema.classes[r.class];
-        if class != r.class as i32 || birth != r.birth {
-            named.copy_from_slice(&[r.birth as i32, r.class as i32]);
-            c.empty_row(held);
-        }
-        let _ = slots(c, bytes, r.at, |f, flag, steps| apply(c, held, (f, flag, steps)));
+        let (keys, width) = (&mut *self.keys, self.width);
+        // The row and class the block being read applies to, if any.
+        let mut target = None;
+        let _ = read(schema, bytes, |item| match item {
+            Item::Block(b) => {
+                let row = keys.chunks_exact_mut(width).nth(b.handle as usize);
+                target = row.and_then(|row| {
+                    let (named, held) = row.split_at_mut(HEAD);
+                    let (birth, class) = (named[0] as u32, named[1]);
+                    let c = &schema.classes[b.class];
+                    let same = class == b.class as i32;
+                    match b.birth {
+                        None if same => {}
+                        None => return None,
+                        Some(new) if class >= 0 && (age(birth, new) as i32) > 0 => return None,
+                        Some(new) if same && new == birth => {}
+                        Some(new) => {
+                            named.copy_from_slice(&[new as i32, b.class as i32]);
+                            c.empty_row(held);
+                        }
+                    }
+                    Some((b.handle, c))
+                });
+            }
+            Item::Slot(f, flag, steps) => {
+                let Some((h, c)) = target else { return };
+                if let Some(row) = keys.chunks_exact_mut(width).nth(h as usize) {
+                    apply(c, &mut row[HEAD..], (f, flag, steps));
+                }
+            }
+        });
     }
 
     /// The timeline fields of the entity of `class` born at `born` under handle `h`, at their

@@ -11,21 +11,22 @@ impl Peer<'_> {
     /// ([`PeerStats::keys_waiting`](super::PeerStats::keys_waiting)).
     pub(super) fn queue_keys(&mut self, world: &World<'_>) {
         let mut shadow = Shadow::new(self.schema, self.store.keys);
-        if !shadow.is_used() {
-            return;
-        }
-        for (h, (&id, &birth)) in self.store.handle_entity.iter().zip(&*self.store.since).enumerate()
-        {
+        let Some(frame) = world.frame().filter(|_| shadow.is_used()) else { return };
+        let outbox = &mut self.state.records;
+        let entities = self.store.handle_entity.iter().zip(&*self.store.since);
+        let mut synced = Ok(());
+        for (h, (&id, &birth)) in entities.enumerate() {
             let Some(class) = world.class_now(id as usize).filter(|_| id != NO_HANDLE) else {
                 continue;
             };
-            let c = &self.schema.classes[class];
-            let now = world.keys(id as usize, c.fields.len());
-            let named = (h as u32, id, birth);
-            if shadow.sync(&mut self.state.records, named, (class, c), now).is_err() {
-                self.state.stats.keys_waiting += 1;
-                return;
+            let of = (class, &self.schema.classes[class], self.schema.classes.len());
+            synced = shadow.sync((outbox, world), (h as u32, id, birth, frame), of);
+            if synced.is_err() {
+                break;
             }
+        }
+        if synced.and_then(|()| shadow.flush(outbox, world)).is_err() {
+            self.state.stats.keys_waiting += 1;
         }
     }
 }

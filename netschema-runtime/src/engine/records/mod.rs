@@ -61,7 +61,7 @@ pub const RECORD_LIMIT: usize = 64;
 
 /// The most bytes of records a peer keeps queued or unacknowledged for its client; a record
 /// that would pass it is refused with [`Error::RecordQueueFull`](crate::Error::RecordQueueFull).
-pub const RECORD_BYTES: usize = 1024;
+pub const RECORD_BYTES: usize = 2048;
 
 /// Records take at most `1 / RECORD_SHARE` of a packet's byte budget, first, before the
 /// state: half, so that neither starves the other.
