@@ -350,7 +350,8 @@ impl<'a> Client<'a> {
         let schema = self.schema;
         let check = |bytes: &[u8]| keys::check(schema, handles, bytes);
         let kinds: (bool, &dyn Fn(&[u8]) -> Result<()>) = (self.schema.has_keys(), &check);
-        let records = records::read_records(&mut dec, packet, &mut self.state.records, frame, kinds)?;
+        let records =
+            records::read_records(&mut dec, packet, &mut self.state.records, frame, kinds)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
             *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;

@@ -33,12 +33,14 @@ pub(super) struct Writer {
     last: Option<usize>,
     /// The field after the block's last slot.
     next: usize,
+    /// Where the block being written starts.
+    start: usize,
 }
 
 impl Writer {
     /// An empty record.
     pub(super) fn new() -> Writer {
-        Writer { buf: [0; MAX_RECORD_LEN], len: 0, pending: None, last: None, next: 0 }
+        Writer { buf: [0; MAX_RECORD_LEN], len: 0, pending: None, last: None, next: 0, start: 0 }
     }
 
     /// Whether it has no slot.
@@ -61,7 +63,17 @@ impl Writer {
     ) {
         let entity = (u64::from(handle) * classes as u64 + class as u64) << 1;
         let head = if named { Head::Named(entity | 1) } else { Head::Born(entity, birth) };
-        (self.pending, self.last, self.next) = (Some(head), None, 0);
+        (self.pending, self.last, self.next, self.start) = (Some(head), None, 0, self.len);
+    }
+
+    /// Whether blocks of other entities come before the one being written.
+    pub(super) fn follows_others(&self) -> bool {
+        self.start > 0
+    }
+
+    /// Drops the block being written.
+    pub(super) fn drop_block(&mut self) {
+        (self.len, self.pending, self.last) = (self.start, None, None);
     }
 
     /// Ends the block being written: its last slot says none follows. Whether it has slots.
@@ -95,10 +107,8 @@ impl Writer {
         }
         let same = steps.get(2..n).is_some_and(|s| s.iter().all(|&s| s == 0));
         let place = (self.next..f).filter(|&i| class.is_key_flag(i));
-        let code = (place.count() as u64) << 4
-            | MORE
-            | if same { SAME } else { 0 }
-            | (flag as u64 & 3);
+        let code =
+            (place.count() as u64) << 4 | MORE | if same { SAME } else { 0 } | (flag as u64 & 3);
         let mut at = Ok(self.len);
         match self.pending {
             Some(Head::Named(entity)) => at = put(&mut self.buf, self.len, entity),
@@ -211,7 +221,12 @@ pub(super) fn read(schema: &Schema, bytes: &[u8], mut item: impl FnMut(Item<'_>)
 
 /// Reads the slots of a block of `class` from `bytes[at..]` for [`read`]; the offset after
 /// them.
-fn slots(class: &Class, bytes: &[u8], mut at: usize, item: &mut impl FnMut(Item<'_>)) -> Result<usize> {
+fn slots(
+    class: &Class,
+    bytes: &[u8],
+    mut at: usize,
+    item: &mut impl FnMut(Item<'_>),
+) -> Result<usize> {
     let mut next = 0;
     loop {
         let (code, after) = get(bytes, at)?;

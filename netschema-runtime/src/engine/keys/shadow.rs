@@ -101,7 +101,15 @@ impl<'a> Shadow<'a> {
             let before = previous(c, held, now, f, lo);
             match self.record.slot(c, f, now, &before) {
                 Ok(()) => {}
+                Err(Error::BufferFull) if self.record.follows_others() => {
+                    // The entity's slots start a record of their own, so that a client
+                    // holds them as the world had them at a frame.
+                    self.record.drop_block();
+                    self.flush(outbox, world)?;
+                    return self.sync((outbox, world), (h, id, birth, frame), (class, c, classes));
+                }
                 Err(Error::BufferFull) => {
+                    // One record cannot hold them all: the rest go in the next.
                     named |= self.close((h, id), lo, f);
                     self.flush(outbox, world)?;
                     self.record.begin((h, birth, named), (class, classes));

@@ -95,7 +95,13 @@ impl Inbox {
     /// engine's if `engine`: its bytes follow ([`Inbox::put`]). A record held already is read
     /// past. One at or past [`RECORD_LIMIT`] after the next to apply, or past the room, is
     /// [`Error::Corrupt`]: no honest server sends it.
-    pub(crate) fn stage(&mut self, number: u32, frame: u32, len: usize, engine: bool) -> Result<()> {
+    pub(crate) fn stage(
+        &mut self,
+        number: u32,
+        frame: u32,
+        len: usize,
+        engine: bool,
+    ) -> Result<()> {
         self.keeping = false;
         if self.has(number) {
             return Ok(());

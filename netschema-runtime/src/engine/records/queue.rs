@@ -24,14 +24,8 @@ pub(super) struct Entry {
     pub(super) engine: bool,
 }
 
-const EMPTY: Entry = Entry {
-    frame: NO_FRAME,
-    carried: NO_FRAME,
-    start: 0,
-    len: 0,
-    delivered: false,
-    engine: false,
-};
+const EMPTY: Entry =
+    Entry { frame: NO_FRAME, carried: NO_FRAME, start: 0, len: 0, delivered: false, engine: false };
 
 /// Records queued for one client or not yet acknowledged, oldest first: a record leaves once
 /// it and every record before it are delivered.
@@ -176,7 +170,10 @@ mod tests {
         for n in 0..4u32 {
             assert_eq!(out.push(&[n as u8; 255], false), Ok(n));
         }
-        assert_eq!(out.push(&[0; 5], false), Err(Error::RecordQueueFull { records: 4, bytes: 1020 }));
+        assert_eq!(
+            out.push(&[0; 5], false),
+            Err(Error::RecordQueueFull { records: 4, bytes: 1020 })
+        );
         assert_eq!(out.push(&[0; 256], false), Err(Error::RecordTooLong { len: 256, max: 255 }));
         assert_eq!(out.push(&[7; 4], false), Ok(4));
         let mut short = Outbox::new();
