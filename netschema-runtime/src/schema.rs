@@ -62,10 +62,10 @@ pub const MAX_SLOT_STRIDE: u8 = 16;
 
 /// The place of a keyframe's frame or value in a timeline's slots (see `docs/protocol.md`,
 /// timeline fields): a slot is a flag (0: empty; 1 or 2, alternating each time the slot takes
-/// a new keyframe), the keyframe's frame, then its values. When a slot's flag differs from the
-/// one the client holds and is not 0, the slot holds a new keyframe, and its frame and values
-/// are predicted from the slot before it, which holds the keyframe before it when keyframes
-/// are added in time order.
+/// a new keyframe), the keyframe's frame, then its values. The fields of a timeline's slots
+/// travel as keyframe records, not in the state stream; a keyframe's frame and values are sent
+/// as steps from the slot before it, which holds the keyframe before it when keyframes are
+/// added in time order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KeySlot {
     /// Fields from the slot's flag to this one (1 for the frame, 2 for the first value).

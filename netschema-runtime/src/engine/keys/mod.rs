@@ -34,7 +34,7 @@ fn stride(class: &Class, f: usize) -> usize {
 /// last slot's, for slot 0).
 fn previous_flag(class: &Class, f: usize) -> usize {
     let time = class.fields.get(f + 1).and_then(|n| n.slot);
-    time.map_or(f, |s| s.previous_field(f + 1).saturating_sub(1))
+    time.map_or(f, |s| s.flag_field(s.previous_field(f + 1)))
 }
 
 /// Whether keyframe slot `f..f + stride` differs between `held` (what the client holds) and

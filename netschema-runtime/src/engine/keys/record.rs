@@ -285,3 +285,86 @@ pub(super) fn apply(class: &Class, held: &mut [i32], (f, flag, steps): (usize, i
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::predict::Predictor;
+    use crate::schema::KeySlot;
+    use std::vec::Vec;
+
+    const fn slot(after_flag: u8, index: u8) -> KeySlot {
+        KeySlot { after_flag, stride: 3, index, capacity: 2 }
+    }
+    const T: Field = Field::numeric("t", 0, i32::MAX, false, &[Predictor::Hold]);
+    const V: Field = Field::numeric("v", -100, 100, false, &[Predictor::Hold]);
+    static FIELDS: [Field; 7] = [
+        Field::numeric("hp", 0, 9, false, &[Predictor::Hold]),
+        Field::categorical("k[0].live", 3),
+        T.in_slot(slot(1, 0)),
+        V.in_slot(slot(2, 0)),
+        Field::categorical("k[1].live", 3),
+        T.in_slot(slot(1, 1)),
+        V.in_slot(slot(2, 1)),
+    ];
+    static CLASSES: [Class; 1] = [Class::new("c", &FIELDS)];
+    static SCHEMA: Schema = Schema::new("s", &CLASSES);
+
+    /// A record of one block of handle 3 born at frame 40 holding `now`'s slots, as the client
+    /// holds `held`: slot 0 steps from slot 1 as held, slot 1 from slot 0 as sent.
+    fn record(now: &[i32], held: &[i32]) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.begin((3, 40, false), (0, 1));
+        for (f, pf, from) in [(1, 4, held), (4, 1, now)] {
+            let before = core::array::from_fn(|i| from.get(pf + i).copied().unwrap_or(0));
+            w.slot(&CLASSES[0], f, now, &before).unwrap();
+        }
+        w.end();
+        w.bytes().to_vec()
+    }
+
+    #[test]
+    fn slots_read_back_as_written_and_steps_wrap_within_the_range() {
+        let held = [0, 0, 0, -100, 0, 0, -100];
+        let now = [0, 1, 50, 100, 2, 90, 100];
+        let bytes = record(&now, &held);
+        assert_eq!(check(&SCHEMA, 4, &bytes), Ok(()));
+        assert_eq!(check(&SCHEMA, 3, &bytes), Err(Error::Corrupt), "a handle past the client's");
+        let mut got = held;
+        read(&SCHEMA, &bytes, |item| {
+            if let Item::Slot(f, flag, steps) = item {
+                apply(&CLASSES[0], &mut got, (f, flag, steps));
+            }
+        })
+        .unwrap();
+        assert_eq!(got, now);
+        // From -100 to 100 is one step back round the range; the second slot's value is the
+        // first's: its code says so and no value follows.
+        assert_eq!(bytes, [6, 40, 1 | 8, 100, 1, 2 | 4, 80]);
+    }
+
+    #[test]
+    fn damaged_records_are_refused_with_typed_errors_never_a_panic() {
+        let whole = record(&[0, 1, 50, 7, 2, 90, -3], &[0; 7]);
+        for cut in 1..whole.len() {
+            assert!(check(&SCHEMA, 4, &whole[..cut]).is_err(), "cut at {cut}");
+        }
+        // A slot place past the class's slots, a flag of 3, a step past half the span, a
+        // slot code of field 0 (not a flag) and a varint of six bytes.
+        for bad in [
+            &[6, 40, 2 << 4][..],
+            &[6, 40, 3],
+            &[6, 40, 1, 0, 250, 1],
+            &[6, 40, 0x80, 0x80, 0x80, 0x80, 0x80, 0],
+        ] {
+            assert_eq!(check(&SCHEMA, 4, bad), Err(Error::Corrupt), "{bad:?}");
+        }
+        let mut rng = 0x1234_5678_u64;
+        for _ in 0..20_000 {
+            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let len = (rng >> 59) as usize;
+            let bytes: Vec<u8> = (0..len).map(|i| (rng >> (i % 7 * 8)) as u8).collect();
+            let _ = check(&SCHEMA, 8, &bytes);
+        }
+    }
+}

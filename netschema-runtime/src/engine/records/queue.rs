@@ -167,15 +167,16 @@ mod tests {
     #[test]
     fn a_full_queue_refuses_and_changes_nothing() {
         let mut out = Outbox::new();
-        for n in 0..4u32 {
-            assert_eq!(out.push(&[n as u8; 255], false), Ok(n));
+        // 8 records of 255 bytes leave 8 of the 2048.
+        for n in 0..8u32 {
+            assert_eq!(out.push(&[n as u8; 255], n % 2 == 0), Ok(n));
         }
         assert_eq!(
-            out.push(&[0; 5], false),
-            Err(Error::RecordQueueFull { records: 4, bytes: 1020 })
+            out.push(&[0; 9], false),
+            Err(Error::RecordQueueFull { records: 8, bytes: 2040 })
         );
         assert_eq!(out.push(&[0; 256], false), Err(Error::RecordTooLong { len: 256, max: 255 }));
-        assert_eq!(out.push(&[7; 4], false), Ok(4));
+        assert_eq!(out.push(&[7; 8], true), Ok(8));
         let mut short = Outbox::new();
         for n in 0..RECORD_LIMIT as u32 {
             assert_eq!(short.push(&[], false), Ok(n));

@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(read(&section(0, &[(0, 0, 1), (100, 0, 1)])), Err(Error::Corrupt));
         // More records than a queue holds, and more bytes than the inbox's room.
         assert_eq!(read(&section(0, &[(0, 0, 0); 65])), Err(Error::Corrupt));
-        assert_eq!(read(&section(0, &[(0, 0, 255); 9])), Err(Error::Corrupt));
+        assert_eq!(read(&section(0, &[(0, 0, 255); 17])), Err(Error::Corrupt));
         // No record after the number: the age's code runs into zeros.
         assert_eq!(read(&section(0, &[])), Err(Error::Corrupt));
         // A gap far behind is a record the client has: read past.
