@@ -11,7 +11,6 @@ use netschema_runtime::model::predict::Predictor;
 use netschema_runtime::schema::{Class, Field, KeySlot, Schema};
 use netschema_runtime::timeline::{Interp, Keyframe, Kind, Spec, Time, Timeline};
 use netschema_runtime::{Ack, Client, Error, Peer, World};
-use std::collections::BTreeMap;
 use support::{Link, Rng, ack_bytes, session};
 
 const UNITS: usize = 40;

@@ -349,7 +349,7 @@ impl<'a> Client<'a> {
         let handles = self.state.handles;
         let schema = self.schema;
         let check = |bytes: &[u8]| keys::check(schema, handles, bytes);
-        let kinds: (bool, &dyn Fn(&[u8]) -> Result<()>) = (self.schema.has_keys(), &check);
+        let kinds = self.schema.has_keys().then_some(&check as &dyn Fn(&[u8]) -> Result<()>);
         let records =
             records::read_records(&mut dec, packet, &mut self.state.records, frame, kinds)?;
         let mut history = [0usize; MAX_SAMPLES];

@@ -30,6 +30,10 @@ const _: () = assert!(COUNT_RECORDS < crate::model::COUNT_SLOTS);
 /// The digest of a section without records.
 const NO_RECORDS: u32 = 0;
 
+/// How the decoder reads records' kinds: `None` for a schema without timelines (no kinds
+/// coded), else the check every keyframe record staged must pass.
+pub(crate) type Kinds<'c> = Option<&'c dyn Fn(&[u8]) -> Result<()>>;
+
 /// Which records a packet carries, from the encoder: bit `i` for the record `i` places after
 /// the oldest in the outbox.
 pub(crate) type Carry = u64;
@@ -168,16 +172,16 @@ pub(crate) fn write_records(
 }
 
 /// Reads the record section of the packet for `frame` after its header into `inbox`'s
-/// staging room and returns its digest; with `kinds` (a schema with timelines), each record's
-/// kind too, and `check` must accept the bytes of each keyframe record staged. A count,
-/// number, length or size past what an honest server sends is [`Error::Corrupt`], as is a
-/// keyframe record `check` refuses; input that runs out is [`Error::UnexpectedEnd`].
+/// staging room and returns its digest; with [`Kinds`] (a schema with timelines), each
+/// record's kind too, and its check must accept the bytes of each keyframe record staged. A
+/// count, number, length or size past what an honest server sends is [`Error::Corrupt`], as is
+/// a keyframe record the check refuses; input that runs out is [`Error::UnexpectedEnd`].
 pub(crate) fn read_records(
     dec: &mut Decoder<'_>,
     packet: &mut Model,
     inbox: &mut Inbox,
     frame: u32,
-    (kinds, check): (bool, &dyn Fn(&[u8]) -> Result<()>),
+    kinds: Kinds<'_>,
 ) -> Result<u32> {
     inbox.begin_staging();
     match packet.code_count(dec, COUNT_RECORDS, 0) {
@@ -202,10 +206,10 @@ pub(crate) fn read_records(
         }
         let tag = frame.wrapping_sub(get_gamma(dec)?);
         let len = dec.direct(0, LEN_BITS) as usize;
-        let engine = kinds && dec.direct(0, 1) == 1;
+        let engine = kinds.is_some() && dec.direct(0, 1) == 1;
         inbox.stage(number, tag, len, engine)?;
         digest.record(number, tag, len);
-        digest.kind(kinds, engine);
+        digest.kind(kinds.is_some(), engine);
         for _ in 0..len {
             let b = dec.direct(0, 8) as u8;
             inbox.put(b);
@@ -214,7 +218,7 @@ pub(crate) fn read_records(
         if dec.exhausted() {
             return Err(Error::UnexpectedEnd);
         }
-        if let Some(bytes) = inbox.staged_keys() {
+        if let (Some(check), Some(bytes)) = (kinds, inbox.staged_keys()) {
             check(bytes)?;
         }
     }
@@ -253,8 +257,7 @@ mod tests {
     /// applied (number and frame).
     fn read(bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
         let mut inbox = Inbox::new();
-        let kinds: (bool, &dyn Fn(&[u8]) -> Result<()>) = (false, &|_| Ok(()));
-        read_records(&mut Decoder::new(bytes), &mut Model::default(), &mut inbox, 100, kinds)?;
+        read_records(&mut Decoder::new(bytes), &mut Model::default(), &mut inbox, 100, None)?;
         inbox.commit();
         Ok(inbox.applied().map(|r| (r.number, r.frame)).collect())
     }
