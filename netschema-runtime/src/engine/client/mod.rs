@@ -473,7 +473,9 @@ impl<'a> Client<'a> {
 
     /// The records the last accepted packet applied, in order, each with its number and the
     /// frame it belongs to (see [`Peer::queue_record`](crate::Peer::queue_record)): every
-    /// record the server queued comes here once, after every record before it. A record
+    /// record the game queued comes here once, after every record before it (the keyframe
+    /// records the engine queues itself set the timelines the rows show, and do not come
+    /// here). A record
     /// that arrives after one still missing waits for it. The records stay until the next
     /// packet is accepted; a refused packet does not change them.
     pub fn records(&self) -> Records<'_> {

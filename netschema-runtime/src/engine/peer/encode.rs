@@ -85,8 +85,10 @@ impl Peer<'_> {
     ///
     /// The packet never exceeds `buf.len()` bytes, its byte budget ([`DEFAULT_BUDGET`](super::DEFAULT_BUDGET) is the
     /// usual choice). It is coded against the newest frame the client has acknowledged (or from
-    /// scratch if there is none within the window). Records due ([`Peer::queue_record`]) go
-    /// first, in order, up to half the budget ([`RECORD_SHARE`]). When not everything fits, entering
+    /// scratch if there is none within the window). The timeline edits since the last packet
+    /// are queued first, as keyframe records (waiting, if the record queue is full, for a later
+    /// packet: [`PeerStats::keys_waiting`](super::PeerStats::keys_waiting)). Records due
+    /// ([`Peer::queue_record`]) go first, in order, up to half the budget ([`RECORD_SHARE`]). When not everything fits, entering
     /// entities and updates go in order of urgency and priority (frames waited times weight,
     /// see [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
     /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, with

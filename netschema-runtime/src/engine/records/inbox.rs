@@ -221,7 +221,8 @@ impl Inbox {
 
 const _: () = assert!(HELD <= 128 && HELD_BYTES <= u16::MAX as usize);
 
-/// Records a client holds, by number: those the last packet it accepted applied
+/// Records a client holds, by number, of one kind (the game's, or the engine's keyframe
+/// records): those the last packet it accepted applied
 /// ([`Client::records`](crate::Client::records)) or those waiting for an earlier one
 /// ([`Client::waiting_records`](crate::Client::waiting_records)).
 #[derive(Clone, Debug)]
