@@ -16,7 +16,7 @@
 //!
 //! Timelines travel as keyframe records, not in the state stream: the frames are checked with
 //! their timeline fields empty, and the timelines the client holds against those the server's
-//! held (see [`crate::timelines`]).
+//! held, and for keyframes planned far enough ahead, in time (see `crate::timelines`).
 //!
 //! [`ProbedNetschema`] sends the same packets and also reports every field value's cost to a
 //! shared [`FieldCosts`] (the per-field table of `netschema profile`).
