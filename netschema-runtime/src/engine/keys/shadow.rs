@@ -13,8 +13,9 @@ use crate::{Error, Result};
 /// and whether a record queued named it (1) or not yet (0).
 const HEAD: usize = 4;
 
-/// The most blocks a record holds: each takes at least three bytes.
-const BLOCKS: usize = MAX_RECORD_LEN / 3 + 1;
+/// The most blocks a record holds: each takes at least two bytes (its entity and a slot's
+/// code), so every block of a record is recorded, and its slots taken when it is queued.
+const BLOCKS: usize = MAX_RECORD_LEN / 2 + 1;
 
 /// The peer's shadow: per handle, the entity it is of and the values of its timeline fields
 /// as the client holds them once it has applied every record queued (the other fields
