@@ -264,6 +264,7 @@ fn lists_follow_the_server_under_a_byte_budget() {
             run.step(now, Unit::plan);
         }
         assert!(run.accepted > 150, "loss {loss}: {} packets accepted", run.accepted);
+        assert!(run.found.iter().all(|&f| f), "loss {loss}: every unit's lists arrived");
     }
 }
 

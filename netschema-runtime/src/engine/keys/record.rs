@@ -35,12 +35,23 @@ pub(super) struct Writer {
     next: usize,
     /// Where the block being written starts.
     start: usize,
+    /// The longest the record may be.
+    cap: usize,
 }
 
 impl Writer {
-    /// An empty record.
-    pub(super) fn new() -> Writer {
-        Writer { buf: [0; MAX_RECORD_LEN], len: 0, pending: None, last: None, next: 0, start: 0 }
+    /// An empty record of at most `cap` bytes (and [`MAX_RECORD_LEN`]).
+    pub(super) fn new(cap: usize) -> Writer {
+        let cap = cap.min(MAX_RECORD_LEN);
+        Writer {
+            buf: [0; MAX_RECORD_LEN],
+            len: 0,
+            pending: None,
+            last: None,
+            next: 0,
+            start: 0,
+            cap,
+        }
     }
 
     /// Whether it has no slot.
@@ -124,7 +135,8 @@ impl Writer {
         for &s in steps.get(1..values).unwrap_or(&[]).iter().filter(|_| flag != 0) {
             at = at.and_then(|at| put(&mut self.buf, at, zigzag(s)));
         }
-        match (at, code_at) {
+        let end = at.and_then(|end| if end > self.cap { Err(Error::BufferFull) } else { Ok(end) });
+        match (end, code_at) {
             (Ok(end), Ok(code_at)) => {
                 (self.len, self.last, self.pending, self.next) = (end, Some(code_at), None, f + n);
                 Ok(())
@@ -313,7 +325,7 @@ mod tests {
     /// A record of one block of handle 3 born at frame 40 holding `now`'s slots, as the client
     /// holds `held`: slot 0 steps from slot 1 as held, slot 1 from slot 0 as sent.
     fn record(now: &[i32], held: &[i32]) -> Vec<u8> {
-        let mut w = Writer::new();
+        let mut w = Writer::new(MAX_RECORD_LEN);
         w.begin((3, 40, false), (0, 1));
         for (f, pf, from) in [(1, 4, held), (4, 1, now)] {
             let before = core::array::from_fn(|i| from.get(pf + i).copied().unwrap_or(0));

@@ -4,7 +4,7 @@
 
 use super::record::{SlotValues, Writer};
 use super::{differs, previous_flag, stride, take};
-use crate::engine::records::{MAX_RECORD_LEN, Outbox};
+use crate::engine::records::{MAX_RECORD_LEN, Outbox, RECORD_SHARE};
 use crate::engine::world::World;
 use crate::schema::{Class, Schema};
 use crate::{Error, Result};
@@ -12,6 +12,11 @@ use crate::{Error, Result};
 /// Words before a handle's values in the shadow: the entity's id, its birth frame and class,
 /// and whether a record queued named it (1) or not yet (0).
 const HEAD: usize = 4;
+
+/// Bytes of a packet's half for records that its header and the record section's own bits
+/// may take (a header without baseline, the section's flag and first number, a record's
+/// length, age and kind).
+const RECORD_ROOM: usize = 24;
 
 /// The most blocks a record holds: each takes at least two bytes (its entity and a slot's
 /// code), so every block of a record is recorded, and its slots taken when it is queued.
@@ -27,6 +32,8 @@ pub(crate) struct Shadow<'a> {
     /// The blocks of the record: handle, entity id, and the flag fields it covers.
     blocks: [(u32, u32, usize, usize); BLOCKS],
     count: usize,
+    /// The longest a record may be.
+    cap: usize,
 }
 
 impl<'a> Shadow<'a> {
@@ -39,10 +46,17 @@ impl<'a> Shadow<'a> {
         }
     }
 
-    /// The shadow in `keys` (of [`Shadow::len`]) for `schema`.
-    pub(crate) fn new(schema: &Schema, keys: &'a mut [i32]) -> Shadow<'a> {
-        let (record, blocks) = (Writer::new(), [(0, 0, 0, 0); BLOCKS]);
-        Shadow { keys, width: HEAD + schema.max_fields, record, blocks, count: 0 }
+    /// The shadow in `keys` (of [`Shadow::len`]) for `schema`, writing records of at most
+    /// `cap` bytes.
+    pub(crate) fn new(schema: &Schema, keys: &'a mut [i32], cap: usize) -> Shadow<'a> {
+        let (record, blocks) = (Writer::new(cap), [(0, 0, 0, 0); BLOCKS]);
+        Shadow { keys, width: HEAD + schema.max_fields, record, blocks, count: 0, cap }
+    }
+
+    /// The longest record a packet of `budget` bytes carries: half of it
+    /// ([`RECORD_SHARE`]) less room for the header and the record section's own bits.
+    pub(crate) fn cap(budget: usize) -> usize {
+        (budget / RECORD_SHARE).saturating_sub(RECORD_ROOM).min(MAX_RECORD_LEN)
     }
 
     /// Whether the schema has timelines.
@@ -159,7 +173,7 @@ impl<'a> Shadow<'a> {
                 take(held, now, f, stride(c, f));
             }
         }
-        (self.record, self.count) = (Writer::new(), 0);
+        (self.record, self.count) = (Writer::new(self.cap), 0);
         Ok(())
     }
 }

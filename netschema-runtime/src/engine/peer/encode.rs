@@ -131,7 +131,7 @@ impl Peer<'_> {
         refs.reach = if len > 0 { reach } else { reach_after(round_trip, 0) };
         refs.model = self.state.book.in_use(refs.base().unwrap_or(frame));
         self.assign_handles(world, frame, &refs);
-        self.queue_keys(world);
+        self.queue_keys(world, buf.len());
         let (slots, floor, high) = (self.state.slots, self.state.floor, self.state.acked_high);
         self.state.book.reserve(frame, |f| {
             slots.find(f).is_some()

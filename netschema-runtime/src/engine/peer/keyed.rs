@@ -7,10 +7,11 @@ use crate::engine::world::World;
 
 impl Peer<'_> {
     /// Queues the keyframe records that bring the client's timelines up to the world's, for
-    /// every handle given. When the record queue is full the rest wait for the next packet
+    /// every handle given, each short enough for a packet of `budget` bytes to carry. When the
+    /// record queue is full the rest wait for the next packet
     /// ([`PeerStats::keys_waiting`](super::PeerStats::keys_waiting)).
-    pub(super) fn queue_keys(&mut self, world: &World<'_>) {
-        let mut shadow = Shadow::new(self.schema, self.store.keys);
+    pub(super) fn queue_keys(&mut self, world: &World<'_>, budget: usize) {
+        let mut shadow = Shadow::new(self.schema, self.store.keys, Shadow::cap(budget));
         let Some(frame) = world.frame().filter(|_| shadow.is_used()) else { return };
         let outbox = &mut self.state.records;
         let entities = self.store.handle_entity.iter().zip(&*self.store.since);

@@ -224,7 +224,7 @@ impl<'a> Peer<'a> {
         store.handle_own.fill(0);
         store.handle_essential.fill(0);
         store.weights.fill(DEFAULT_WEIGHT);
-        Shadow::new(schema, store.keys).clear();
+        Shadow::new(schema, store.keys, 0).clear();
         let state = PeerState {
             layout: ModelLayout::new(schema),
             book: Book::new(schema, End::Server),
