@@ -65,6 +65,7 @@ mod suite;
 pub mod techniques;
 #[cfg(test)]
 mod tests;
+mod timelines;
 pub mod trace;
 mod training;
 

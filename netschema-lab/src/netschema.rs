@@ -14,6 +14,10 @@
 //! entity's [`Peer::staleness`] and the input's values, and the client is checked against that
 //! record.
 //!
+//! Timelines travel as keyframe records, not in the state stream: the frames are checked with
+//! their timeline fields empty, and the timelines the client holds against those the server's
+//! held, and for keyframes planned far enough ahead, in time (see `crate::timelines`).
+//!
 //! [`ProbedNetschema`] sends the same packets and also reports every field value's cost to a
 //! shared [`FieldCosts`] (the per-field table of `netschema profile`).
 //!
@@ -34,6 +38,7 @@ use netschema_runtime::{Client, Peer, World};
 
 use super::events::RecordLog;
 use super::profile::FieldCosts;
+use super::timelines::{KeyLog, state_row};
 use super::{
     Ack, Decoder, Encoder, Error, Event, Halves, Held, RecordStats, Setup, Snapshot, Technique,
 };
@@ -194,6 +199,7 @@ fn engine(
         Box::leak(Box::new(ClientBuffers::new(schema, handles))).client(schema, handles)?;
     let max_row = schema.max_fields;
     let log = Rc::new(RefCell::new(RecordLog::default()));
+    let keys = KeyLog::wanted(schema).then(|| Rc::new(RefCell::new(KeyLog::default())));
     Ok((
         EngineEncoder {
             schema,
@@ -208,8 +214,9 @@ fn engine(
             costs,
             events: Vec::new(),
             log: Rc::clone(&log),
+            keys: keys.clone(),
         },
-        EngineDecoder { schema, handles, client, log },
+        EngineDecoder { schema, handles, client, log, keys },
     ))
 }
 
@@ -233,6 +240,8 @@ struct EngineEncoder {
     events: Vec<Vec<Event>>,
     /// The records queued, shared with the decoder.
     log: Rc<RefCell<RecordLog>>,
+    /// What the server's timelines held, shared with the decoder (a schema with timelines).
+    keys: Option<Rc<RefCell<KeyLog>>>,
 }
 
 impl Encoder for EngineEncoder {
@@ -243,7 +252,7 @@ impl Encoder for EngineEncoder {
             .frame(&mut self.world, frame, s, |slot, visible| peer.set_visible(slot, visible))
     }
 
-    fn encode(&mut self, frame: u32, _s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
+    fn encode(&mut self, frame: u32, s: &Snapshot, out: &mut Vec<u8>) -> Result<(), Error> {
         self.frame = frame;
         if let Some(events) = self.events.get(frame as usize).filter(|e| !e.is_empty()) {
             let handle = |id: u32| self.ids_map.slot(id).and_then(|s| self.peer.handle_of(s));
@@ -267,6 +276,14 @@ impl Encoder for EngineEncoder {
             None => self.peer.encode(&self.world, &mut self.buf),
         };
         let len = written.map_err(|e| Error::Encode(e.to_string()))?;
+        if let Some(keys) = &self.keys {
+            let mut keys = keys.borrow_mut();
+            for (h, _, i) in self.by_handle(s) {
+                let Some((_, birth)) = self.peer.handle_entity(h) else { continue };
+                let class = &self.schema.classes[usize::from(s.classes[i])];
+                keys.server(h, frame, (birth, class), s.row(i));
+            }
+        }
         out.clear();
         out.extend_from_slice(&self.buf[..len]);
         Ok(())
@@ -289,7 +306,8 @@ impl Encoder for EngineEncoder {
                     .iter()
                     .map(|t| t.and_then(|t| s.ids.binary_search(&t).ok()).and_then(|j| handles[j])),
             );
-            out.push_linked(h, s.classes[i], s.row(i), &targets);
+            let class = &self.schema.classes[usize::from(s.classes[i])];
+            out.push_linked(h, s.classes[i], &state_row(class, s.row(i)), &targets);
         }
         Some(out)
     }
@@ -358,9 +376,13 @@ struct EngineDecoder {
     client: Client<'static>,
     /// The records the encoder queued.
     log: Rc<RefCell<RecordLog>>,
+    /// What the server's timelines held (a schema with timelines).
+    keys: Option<Rc<RefCell<KeyLog>>>,
 }
 
 impl Decoder for EngineDecoder {
+    /// The frame decoded, timeline fields empty; the timelines are checked against what the
+    /// server's held ([`KeyLog::client`]).
     fn decode(&mut self, packet: &[u8], out: &mut Snapshot) -> Result<u32, Error> {
         let frame = self.client.decode(packet)?;
         self.log.borrow_mut().apply(&self.client, frame);
@@ -368,9 +390,16 @@ impl Decoder for EngineDecoder {
         let mut targets = Vec::new();
         for (h, class, row) in self.client.frame_view() {
             targets.clear();
-            let links = self.schema.classes.get(class).map_or(0, |c| c.links.len());
-            targets.extend((0..links).map(|r| self.client.link(h, r)));
-            out.push_linked(h, class as u16, row, &targets);
+            let c = &self.schema.classes[class];
+            targets.extend((0..c.links.len()).map(|r| self.client.link(h, r)));
+            match &self.keys {
+                Some(keys) => {
+                    let born = self.client.sample(h).map_or(0, |s| s.born);
+                    keys.borrow_mut().client(h, frame, (born, c), row).map_err(Error::Decode)?;
+                    out.push_linked(h, class as u16, &state_row(c, row), &targets);
+                }
+                None => out.push_linked(h, class as u16, row, &targets),
+            }
         }
         Ok(frame)
     }

@@ -62,10 +62,10 @@ pub const MAX_SLOT_STRIDE: u8 = 16;
 
 /// The place of a keyframe's frame or value in a timeline's slots (see `docs/protocol.md`,
 /// timeline fields): a slot is a flag (0: empty; 1 or 2, alternating each time the slot takes
-/// a new keyframe), the keyframe's frame, then its values. When a slot's flag differs from the
-/// one the client holds and is not 0, the slot holds a new keyframe, and its frame and values
-/// are predicted from the slot before it, which holds the keyframe before it when keyframes
-/// are added in time order.
+/// a new keyframe), the keyframe's frame, then its values. The fields of a timeline's slots
+/// travel as keyframe records, not in the state stream; a keyframe's frame and values are sent
+/// as steps from the slot before it, which holds the keyframe before it when keyframes are
+/// added in time order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KeySlot {
     /// Fields from the slot's flag to this one (1 for the frame, 2 for the first value).
@@ -451,6 +451,21 @@ impl Class {
         }
     }
 
+    /// Whether field `f` is a keyframe slot's flag: the field after it is the slot's frame
+    /// ([`KeySlot::after_flag`] 1).
+    #[inline]
+    pub fn is_key_flag(&self, f: usize) -> bool {
+        self.fields.get(f + 1).and_then(|n| n.slot).is_some_and(|s| s.after_flag == 1)
+    }
+
+    /// Whether field `f` belongs to a timeline's keyframe slots (a flag, frame or value), which
+    /// travel as keyframe records rather than in the state stream (`docs/protocol.md`,
+    /// "Timeline fields").
+    #[inline]
+    pub fn is_key(&self, f: usize) -> bool {
+        self.fields.get(f).is_some_and(|x| x.slot.is_some()) || self.is_key_flag(f)
+    }
+
     /// Number of fields with a tolerance.
     pub const fn tolerant_fields(&self) -> usize {
         let (mut n, mut f) = (0, 0);
@@ -701,6 +716,11 @@ impl Schema {
         }
         self.policy = policy;
         self
+    }
+
+    /// Whether any class has timeline fields ([`Class::is_key`]).
+    pub fn has_keys(&self) -> bool {
+        self.classes.iter().any(|c| c.fields.iter().any(|f| f.slot.is_some()))
     }
 
     /// Index of the first model of `class` in a model set of `total_fields` entries.

@@ -22,8 +22,11 @@
 //! - **now**: at frame `f + latency`, when that packet arrives; per-frame fields still show
 //!   frame `f`, timelines look the value up at `f + latency` in the lists of frame `f`.
 //!
-//! The errors assume the client holds frame `f`'s lists when it decodes `f`, which
-//! `netschema-runtime/tests/timeline_wire.rs` checks under loss. Last, the keyframe table
+//! The errors look up frame `f`'s lists. The client holds lists the server held at a frame no
+//! later than `f` (the keyframes travel as records, once per edit; the lab checks every frame),
+//! and keyframes edited 120 frames or more before their time arrive before they are needed,
+//! so its lookups are these (`netschema-runtime/tests/timeline_wire.rs` checks both under
+//! loss). Last, the keyframe table
 //! `netschema profile` prints for the per-frame fields (Brand's break-even rate beside a
 //! greedy fit's).
 

@@ -20,6 +20,7 @@
 //!   peer;
 //! - [`records`]: the record stream, bytes sent to one client once and repaired on loss,
 //!   inside the state packets;
+//! - `keys` (private): timelines' keyframes as records of that stream, sent once per edit;
 //! - [`input`]: the other direction, client inputs to the server: the sender, the receiver's
 //!   buffer keyed by tick and its acknowledgement;
 //! - [`handshake`]: the hello and welcome that refuse a mismatched schema, input schema, wire
@@ -39,6 +40,7 @@ mod entering;
 pub mod frame;
 pub mod handshake;
 pub mod input;
+mod keys;
 mod models;
 mod pack;
 mod packet;

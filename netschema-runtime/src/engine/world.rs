@@ -25,6 +25,10 @@ pub struct WorldStorage<'a> {
     /// two words each: the target's id + 1 (0: none) and the frame it was spawned at, so that
     /// a link whose target was removed names nothing, whatever takes its id.
     pub links: &'a mut [u32],
+    /// `capacity × schema.max_fields` raw values: the current frame's timeline fields
+    /// ([`Class::is_key`](crate::schema::Class::is_key)) of every entity, which the archive
+    /// holds as their empty values; empty for a schema without timelines.
+    pub keys: &'a mut [i32],
 }
 
 impl WorldStorage<'_> {
@@ -41,6 +45,11 @@ impl WorldStorage<'_> {
     /// Length of [`WorldStorage::links`] for `capacity` entities.
     pub const fn links_len(schema: &Schema, capacity: usize) -> usize {
         capacity.saturating_mul(schema.max_links).saturating_mul(2)
+    }
+
+    /// Length of [`WorldStorage::keys`] for `capacity` entities: 0 without timelines.
+    pub fn keys_len(schema: &Schema, capacity: usize) -> usize {
+        if schema.has_keys() { capacity.saturating_mul(schema.max_fields) } else { 0 }
     }
 }
 
@@ -75,6 +84,7 @@ pub struct World<'a> {
     spawned: &'a mut [u32],
     changed: &'a mut [u32],
     links: &'a mut [u32],
+    keys: &'a mut [i32],
     pub(crate) frame: u32,
     /// The last frame in which an entity was spawned or removed ([`NO_FRAME`]: none yet).
     members: u32,
@@ -85,15 +95,17 @@ impl<'a> World<'a> {
     /// [`World::begin_frame`].
     pub fn new(schema: &'a Schema, capacity: usize, storage: WorldStorage<'a>) -> Result<Self> {
         schema.validate()?;
-        let WorldStorage { rows, classes, spawned, changed, links } = storage;
+        let WorldStorage { rows, classes, spawned, changed, links, keys } = storage;
         let rows_len = WorldStorage::rows_len(schema, capacity);
         let classes_len = WorldStorage::classes_len(capacity);
         let links_len = WorldStorage::links_len(schema, capacity);
+        let keys_len = WorldStorage::keys_len(schema, capacity);
         if rows.len() < rows_len
             || classes.len() < classes_len
             || spawned.len() < capacity
             || changed.len() < capacity
             || links.len() < links_len
+            || keys.len() < keys_len
         {
             return Err(Error::StorageTooSmall);
         }
@@ -107,6 +119,7 @@ impl<'a> World<'a> {
             spawned: &mut spawned[..capacity],
             changed: &mut changed[..capacity],
             links: &mut links[..links_len],
+            keys: &mut keys[..keys_len],
             frame: NO_FRAME,
             members: NO_FRAME,
         })
@@ -116,10 +129,11 @@ impl<'a> World<'a> {
     /// The world in `storage` as it was when `state` was taken from it (storage of
     /// [`World::new`]'s sizes, which it has already initialised).
     pub(crate) fn resume(schema: &'a Schema, storage: WorldStorage<'a>, state: WorldState) -> Self {
-        let WorldStorage { rows, classes, spawned, changed, links } = storage;
+        let WorldStorage { rows, classes, spawned, changed, links, keys } = storage;
         let rows_len = WorldStorage::rows_len(schema, state.capacity);
         let classes_len = WorldStorage::classes_len(state.capacity);
         let links_len = WorldStorage::links_len(schema, state.capacity);
+        let keys_len = WorldStorage::keys_len(schema, state.capacity);
         World {
             schema,
             capacity: state.capacity,
@@ -128,6 +142,7 @@ impl<'a> World<'a> {
             spawned: &mut spawned[..state.capacity],
             changed: &mut changed[..state.capacity],
             links: &mut links[..links_len],
+            keys: &mut keys[..keys_len],
             frame: state.frame,
             members: state.members,
         }
@@ -182,7 +197,9 @@ impl<'a> World<'a> {
 
     /// Sets entity `id` in the current frame to `class` with raw values `row` (one per scalar
     /// field of the class, clamped into each field's range). Setting an id to a different
-    /// class than it had counts as a new entity.
+    /// class than it had counts as a new entity. Timeline fields
+    /// ([`Class::is_key`](crate::schema::Class::is_key)) are kept apart, for the peers to send
+    /// as keyframe records: [`World::get`] shows them empty.
     ///
     /// Fails with [`Error::FrameNotStarted`] before the first [`World::begin_frame`],
     /// [`Error::UnknownClass`], [`Error::IdOutOfRange`] and [`Error::RowLength`].
@@ -207,9 +224,14 @@ impl<'a> World<'a> {
             self.members = self.frame;
             self.clear_links(id);
         }
+        let c = &self.schema.classes[class];
+        let keys = self.keys.get_mut(id * self.schema.max_fields..).unwrap_or(&mut []);
         let out = &mut self.rows[at * self.schema.max_fields..][..fields.len()];
-        for ((o, &v), field) in out.iter_mut().zip(row).zip(fields) {
-            let v = field.clamp(i64::from(v));
+        for (f, ((o, &v), field)) in out.iter_mut().zip(row).zip(fields).enumerate() {
+            let mut v = field.clamp(i64::from(v));
+            if let Some(k) = keys.get_mut(f).filter(|_| c.is_key(f)) {
+                (*k, v) = (v, field.empty());
+            }
             changed |= *o != v;
             *o = v;
         }
@@ -311,6 +333,13 @@ impl<'a> World<'a> {
         Some((usize::from(class), &self.rows[at * self.schema.max_fields..][..fields]))
     }
 
+    /// The current frame's values of the timeline fields of entity `id` (of `fields` fields),
+    /// at their field indices (the others are not meaningful); empty without timelines.
+    #[inline]
+    pub(crate) fn keys(&self, id: usize, fields: usize) -> &[i32] {
+        self.keys.get(id * self.schema.max_fields..).and_then(|k| k.get(..fields)).unwrap_or(&[])
+    }
+
     /// Frame at which the entity now at `id` was spawned.
     pub(crate) fn spawned(&self, id: usize) -> u32 {
         self.spawned.get(id).copied().unwrap_or(NO_FRAME)
@@ -368,6 +397,7 @@ mod tests {
             spawned: &mut spawned,
             changed: &mut changed,
             links: &mut [],
+            keys: &mut [],
         };
         let mut world = World::new(&S, 2, storage).unwrap();
         world.frame = u32::MAX - 3;

@@ -25,6 +25,7 @@ pub struct WorldBuffers {
     spawned: Vec<u32>,
     changed: Vec<u32>,
     links: Vec<u32>,
+    keys: Vec<i32>,
 }
 
 impl WorldBuffers {
@@ -36,6 +37,7 @@ impl WorldBuffers {
             spawned: vec![0; capacity],
             changed: vec![0; capacity],
             links: vec![0; WorldStorage::links_len(schema, capacity)],
+            keys: vec![0; WorldStorage::keys_len(schema, capacity)],
         }
     }
     /// Borrows the buffers as a new world of `capacity` entities.
@@ -50,6 +52,7 @@ impl WorldBuffers {
             spawned: &mut self.spawned,
             changed: &mut self.changed,
             links: &mut self.links,
+            keys: &mut self.keys,
         }
     }
 
@@ -77,6 +80,7 @@ pub struct PeerBuffers {
     sent_at: Vec<u32>,
     models: Vec<Model>,
     stored: Vec<u16>,
+    keys: Vec<i32>,
     scratch: ScratchBuffers,
 }
 
@@ -109,6 +113,7 @@ impl PeerBuffers {
             sent_at: vec![0; s.handles],
             models: vec![Model::default(); s.models],
             stored: vec![0; s.stored],
+            keys: vec![0; s.keys],
             scratch: ScratchBuffers::default(),
         }
     }
@@ -152,6 +157,7 @@ impl PeerBuffers {
             sent_at: &mut self.sent_at,
             models: &mut self.models,
             stored: &mut self.stored,
+            keys: &mut self.keys,
             scratch: PeerScratch { models: &mut [], order: &mut [], marks: &mut [] },
         };
         (storage, &mut self.scratch)
@@ -235,6 +241,7 @@ pub struct ClientBuffers {
     links: Vec<u32>,
     models: Vec<Model>,
     stored: Vec<u16>,
+    keys: Vec<i32>,
 }
 
 impl ClientBuffers {
@@ -254,6 +261,7 @@ impl ClientBuffers {
             links: vec![0; s.links],
             models: vec![Model::default(); s.models],
             stored: vec![0; s.stored],
+            keys: vec![0; s.keys],
         }
     }
     /// Borrows the buffers as a new client.
@@ -275,6 +283,7 @@ impl ClientBuffers {
             links: &mut self.links,
             models: &mut self.models,
             stored: &mut self.stored,
+            keys: &mut self.keys,
         }
     }
 

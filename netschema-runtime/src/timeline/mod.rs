@@ -60,8 +60,9 @@
 //! ([`Schema::frame_at`](crate::schema::Schema::frame_at)) and lookup times
 //! ([`Schema::time_at`](crate::schema::Schema::time_at)).
 //!
-//! On the wire a timeline is plain scalar fields of its class, slot by slot
-//! ([`Timeline::write_row`], [`Timeline::read_row`]; `docs/protocol.md`).
+//! A timeline is scalar fields of its class's row, slot by slot ([`Timeline::write_row`],
+//! [`Timeline::read_row`]), which the engine sends as keyframe records, once per edit, rather
+//! than in the state stream (`docs/protocol.md`, "Timeline fields").
 
 mod curve;
 mod keys;

@@ -1,14 +1,16 @@
-//! Which row slot each keyframe occupies, so that a timeline travels as plain scalar fields.
+//! Which row slot each keyframe occupies, so that a timeline travels as scalar fields of its
+//! class's row.
 //!
 //! A timeline of capacity `n` (its [`Spec::capacity`](super::Spec::capacity)) and `W`
 //! components is `n` slots of `2 + W` scalar fields in its class's row: whether the slot holds
 //! a keyframe (0: no; 1 or 2, alternating each time the slot takes a new keyframe, so that a
-//! client can tell a new keyframe from a moved one), the keyframe's frame, then its raw values. A keyframe keeps its slot for
-//! as long as it exists and a new one takes the slot after the latest keyframe's (in a ring)
-//! if that is free, else the lowest free slot, so an edit changes only the slots it touches: adding writes one slot, removing clears one slot's flag (its frame and
-//! values stay as they were), moving rewrites one slot's frame. The engine codes rows against
-//! what the client holds, so unchanged slots cost a fraction of a bit and the client's list
-//! follows the server's under loss like any other field.
+//! new keyframe is told from a moved one), the keyframe's frame, then its raw values. A
+//! keyframe keeps its slot for as long as it exists and a new one takes the slot after the
+//! latest keyframe's (in a ring) if that is free, else the lowest free slot, so an edit changes
+//! only the slots it touches: adding writes one slot, removing clears one slot's flag (its
+//! frame and values stay as they were), moving rewrites one slot's frame. The engine sends the
+//! slots an edit changed as a keyframe record, once, and the client's slots follow the records
+//! it applies (`docs/protocol.md`, "Timeline fields").
 
 /// Scalar fields of a slot before its values: the flag and the frame.
 pub(super) const HEAD: usize = 2;

@@ -10,6 +10,7 @@
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::ack::{Ack, datagram_hash};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
+use crate::engine::keys::{self, Store};
 use crate::engine::models::{Book, End};
 use crate::engine::packet::{self, BASE_ID_BITS, FRAME_BITS, Refs};
 use crate::engine::probe::NoProbe;
@@ -22,6 +23,7 @@ use crate::schema::Schema;
 use crate::{Error, Result};
 
 mod accept;
+mod keyed;
 mod lineage;
 mod reader;
 mod row;
@@ -143,11 +145,13 @@ impl<'a> Client<'a> {
             || store.lags.len() < sizes.lags
             || store.links.len() < sizes.links
             || store.models.len() < sizes.models
+            || store.keys.len() < sizes.keys
         {
             return Err(Error::StorageTooSmall);
         }
         let store = Self::trim(store, &sizes);
         store.classes.fill(NO_CLASS);
+        Store::new(schema, store.keys).clear();
         let state = ClientState {
             book: Book::new(schema, End::Client),
             handles: handles as u32,
@@ -346,7 +350,12 @@ impl<'a> Client<'a> {
         // it genuine: refusals of genuine packets are what drives a restart.
         let stale = self.state.newest != NO_FRAME && age(frame, self.state.newest) as i32 <= 0;
         packet::code_history(&mut dec, packet, &mut refs)?;
-        let records = records::read_records(&mut dec, packet, &mut self.state.records, frame)?;
+        let handles = self.state.handles;
+        let schema = self.schema;
+        let check = |bytes: &[u8]| keys::check(schema, handles, bytes);
+        let kinds = self.schema.has_keys().then_some(&check as &dyn Fn(&[u8]) -> Result<()>);
+        let records =
+            records::read_records(&mut dec, packet, &mut self.state.records, frame, kinds)?;
         let mut history = [0usize; MAX_SAMPLES];
         for (slot, &t) in history.iter_mut().zip(&refs.history[..refs.len]) {
             *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
@@ -374,6 +383,7 @@ impl<'a> Client<'a> {
             history_rows,
             new: spare,
             new_rows,
+            keyed: !self.store.keys.is_empty(),
             values,
             new_values,
             layouts: layouts(self.schema),
@@ -411,6 +421,7 @@ impl<'a> Client<'a> {
         }
         self.accept(&refs, (spare, check as u16, max_lag), base.map(|p| (reference, p)));
         self.state.records.commit();
+        self.apply_keys();
         Ok(frame)
     }
 
@@ -466,7 +477,9 @@ impl<'a> Client<'a> {
 
     /// The records the last accepted packet applied, in order, each with its number and the
     /// frame it belongs to (see [`Peer::queue_record`](crate::Peer::queue_record)): every
-    /// record the server queued comes here once, after every record before it. A record
+    /// record the game queued comes here once, after every record before it (the keyframe
+    /// records the engine queues itself set the timelines the rows show, and do not come
+    /// here). A record
     /// that arrives after one still missing waits for it. The records stay until the next
     /// packet is accepted; a refused packet does not change them.
     pub fn records(&self) -> Records<'_> {

@@ -92,13 +92,18 @@ impl<'s> Reader<'s> {
         Some(Ack { view, unkept, ..ack })
     }
 
-    /// Digest of the current frame's view.
+    /// Digest of the current frame's view, as the state stream set it (timeline fields empty:
+    /// the keyframe records set what the view shows of them).
     pub(crate) fn view_digest(&self) -> Option<u32> {
         self.state.frame()?;
         let mut digest = ViewDigest::new();
+        let keyed = self.schema.has_keys();
         for (h, class, row) in self.frame_view() {
             digest.entity(h, class);
-            row.iter().for_each(|&v| digest.value_of(v));
+            let c = &self.schema.classes[class];
+            for (f, &v) in row.iter().enumerate() {
+                digest.value_of(if keyed && c.is_key(f) { c.fields[f].empty() } else { v });
+            }
         }
         Some(digest.value())
     }

@@ -55,6 +55,9 @@ pub(super) struct DecoderSide<'s> {
     pub(super) history_rows: [&'s [u8]; MAX_SAMPLES],
     pub(super) new: usize,
     pub(super) new_rows: &'s mut [u8],
+    /// Whether the schema has timelines, whose fields the values handed out show from the
+    /// keyframe records rather than the state stream.
+    pub(super) keyed: bool,
     /// The current frame's values unpacked, the schema's most fields per handle.
     pub(super) values: &'s [i32],
     /// The new frame's values unpacked, likewise.
@@ -254,14 +257,23 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         // Steady since before the baseline: the current frame shows the baseline's values.
         let (n, at) = (class.fields.len(), h as usize * self.schema.max_fields);
         let values = self.values.get(at..at + n).unwrap_or(&[]);
+        // The values handed out show timeline fields from the keyframe records; the state
+        // stream holds them empty.
+        let state = |f: usize, v: i32| match self.keyed && class.is_key(f) {
+            true => class.fields[f].empty(),
+            false => v,
+        };
         debug_assert!(
-            values.iter().enumerate().all(|(f, &v)| row::value(class.fields, from, f) == Some(v)),
+            values
+                .iter()
+                .enumerate()
+                .all(|(f, &v)| row::value(class.fields, from, f) == Some(state(f, v))),
             "handle {h}: the current frame is not the baseline"
         );
         if let Some(to) = self.new_values.get_mut(at..at + values.len()) {
             to.copy_from_slice(values);
         }
-        values.iter().for_each(|&v| check.add(v as u32));
+        values.iter().enumerate().for_each(|(f, &v)| check.add(state(f, v) as u32));
     }
 
     #[inline(always)]

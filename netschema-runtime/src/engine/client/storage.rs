@@ -2,6 +2,7 @@
 
 use super::{Client, row};
 use crate::engine::bitset::words;
+use crate::engine::keys::Store;
 use crate::engine::models::{Book, End};
 use crate::engine::records::Inbox;
 use crate::engine::slots::SLOTS;
@@ -49,6 +50,9 @@ pub struct ClientStorage<'a> {
     /// Per frame, the model sets of the frames that may still become a baseline, stored
     /// without the parts their fields never change (empty batched).
     pub stored: &'a mut [u16],
+    /// Per handle, the entity and the timeline slots the keyframe records applied so far set
+    /// (see `engine::keys`); empty for a schema without timelines.
+    pub keys: &'a mut [i32],
 }
 
 /// Lengths of the slices of a [`ClientStorage`].
@@ -74,6 +78,8 @@ pub struct ClientSizes {
     pub models: usize,
     /// Length of [`ClientStorage::stored`].
     pub stored: usize,
+    /// Length of [`ClientStorage::keys`]: handles × (2 + max fields) with timelines, else 0.
+    pub keys: usize,
     /// Bytes of the record stream's inbox, which the client keeps inline rather than in a
     /// slice (see [`crate::engine::records`]).
     pub records: usize,
@@ -91,6 +97,7 @@ impl ClientSizes {
             + self.links * 4
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
+            + self.keys * 4
             + self.records
     }
 }
@@ -108,6 +115,7 @@ impl ClientStorage<'_> {
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Client),
+            keys: Store::len(schema, handles),
             records: core::mem::size_of::<Inbox>(),
         }
     }
@@ -129,6 +137,7 @@ impl Client<'_> {
             links: &mut store.links[..sizes.links],
             models: &mut store.models[..sizes.models],
             stored: &mut store.stored[..sizes.stored],
+            keys: &mut store.keys[..sizes.keys],
         }
     }
 }

@@ -8,9 +8,9 @@ use super::{Check, Refs, Side, all_groups};
 use crate::codec::coder::{BinaryCoder, Metered};
 use crate::engine::entering::Entered;
 use crate::engine::probe::{Part, Probe};
-use crate::model::predict::{MAX_SAMPLES, Predictor, PredictorTable};
+use crate::model::predict::{Predictor, PredictorTable};
 use crate::model::{History, Model, ModelLayout, Prediction, neighbour};
-use crate::schema::{Class, Coding, Field, KeySlot, Schema};
+use crate::schema::{Class, Coding, Field, Schema};
 use crate::{Error, Result};
 
 /// What a value is coded against.
@@ -196,7 +196,6 @@ impl<P: Probe> Walk<'_, '_, P> {
         }
         let mut lo = 0;
         let mut tolerant = 0;
-        let mut recent: Recent = [0; CHUNK];
         // How far the previous field coded missed its prediction (see [`neighbour`]).
         let mut near = 0;
         while lo < n {
@@ -218,24 +217,12 @@ impl<P: Probe> Walk<'_, '_, P> {
                     self.probe.field(class, f, 0, p.candidate, true);
                     p.value
                 } else {
-                    let renewal = field.slot.and_then(|slot| {
-                        let baseline = |at: usize| match at.checked_sub(lo) {
-                            Some(i) if i < CHUNK => chunk.samples[i][0],
-                            _ => baseline_value(&*side, h, at, c),
-                        };
-                        renewed(f, slot, &recent, baseline).map(|v| field.clamp(i64::from(v)))
-                    });
                     let contract = chunk.contract_of(f - lo);
                     let history = History { table, samples, len: k, contract, neighbour: near };
                     let target = targets.get(f).copied().unwrap_or(0);
-                    let against = match renewal {
-                        // A new keyframe: coded as a step from the one before, as an entry.
-                        Some(previous) => Against::Entry(Some(previous)),
-                        None => Against::History(&history, p),
-                    };
+                    let against = Against::History(&history, p);
                     let (value, cost) = code_probed::<P, _>(coder, field, model, against, target);
-                    let candidate = if renewal.is_some() { None } else { p.candidate };
-                    self.probe.field(class, f, cost, candidate, false);
+                    self.probe.field(class, f, cost, p.candidate, false);
                     near = neighbour(field, value, p.value);
                     if field.coding == Coding::Categorical {
                         let models = &field_models[lo..];
@@ -245,7 +232,6 @@ impl<P: Probe> Walk<'_, '_, P> {
                 };
                 side.store(h, f, value, coded, tol);
                 self.check.add(value as u32);
-                recent[f % CHUNK] = value;
             }
             lo = hi;
         }
@@ -332,37 +318,4 @@ fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
     }
     side.keep_still(h, class, check);
     Still::Unchanged
-}
-
-/// The values an update coded last, at their field index modulo [`CHUNK`]: a keyframe's frame
-/// or value finds its slot's flag and the slot before it there (a slot is at most [`CHUNK`]
-/// fields).
-type Recent = [i32; CHUNK];
-
-/// The prediction of keyframe field `f` in `slot` when the slot holds a new keyframe, that is
-/// when the slot's flag, coded before it, is not 0 and differs from the one the client holds
-/// (`baseline(i)`: field `i` at the baseline): the same field in the slot before, as coded in
-/// this update, or for slot 0 the last slot's at the baseline. `None` when the slot keeps its
-/// keyframe (or is empty), which is then predicted as any field is.
-#[inline]
-fn renewed(
-    f: usize,
-    slot: KeySlot,
-    recent: &Recent,
-    baseline: impl Fn(usize) -> i32,
-) -> Option<i32> {
-    let flag = slot.flag_field(f);
-    let now = recent[flag % CHUNK];
-    if now == 0 || now == baseline(flag) {
-        return None;
-    }
-    let previous = slot.previous_field(f);
-    Some(if previous < f { recent[previous % CHUNK] } else { baseline(previous) })
-}
-
-/// Field `f` of `h` (of `class`) at the baseline.
-fn baseline_value<'s, S: Side<'s>>(side: &S, h: u32, f: usize, class: &Class) -> i32 {
-    let mut samples = [[0; MAX_SAMPLES]; CHUNK];
-    side.samples(h, 1, f, class, &mut samples);
-    samples[0][0]
 }

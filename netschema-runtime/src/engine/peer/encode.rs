@@ -84,8 +84,10 @@ impl Peer<'_> {
     ///
     /// The packet never exceeds `buf.len()` bytes, its byte budget ([`DEFAULT_BUDGET`](super::DEFAULT_BUDGET) is the
     /// usual choice). It is coded against the newest frame the client has acknowledged (or from
-    /// scratch if there is none within the window). Records due ([`Peer::queue_record`]) go
-    /// first, in order, up to half the budget ([`RECORD_SHARE`]). When not everything fits, entering
+    /// scratch if there is none within the window). The timeline edits since the last packet
+    /// are queued first, as keyframe records (waiting, if the record queue is full, for a later
+    /// packet: [`PeerStats::keys_waiting`](super::PeerStats::keys_waiting)). Records due
+    /// ([`Peer::queue_record`]) go first, in order, up to half the budget ([`RECORD_SHARE`]). When not everything fits, entering
     /// entities and updates go in order of urgency and priority (frames waited times weight,
     /// see [`Peer::set_priority`]) until nothing more fits; the rest stay as the client holds them
     /// and wait. Fails with [`Error::BufferFull`] only if not even the header fits, with
@@ -134,6 +136,7 @@ impl Peer<'_> {
             (_, base) => self.state.book.in_use(base.unwrap_or(frame), model),
         };
         self.assign_handles(world, frame, &refs);
+        self.queue_keys(world, buf.len());
         self.state.book.reserve((frame, refs.distance()), |f| {
             slots.find(f).is_some()
                 && !super::acks::before_restart(floor, f)
@@ -257,8 +260,9 @@ impl Peer<'_> {
             Part::Header,
             write_header(&mut enc, packet, refs, slots, self.schema.policy)?,
         );
-        let section =
-            records::write_records(&mut enc, packet, &self.state.records, refs.frame, limit);
+        let kinds = !self.store.keys.is_empty();
+        let outbox = &self.state.records;
+        let section = records::write_records(&mut enc, packet, outbox, (refs.frame, limit), kinds);
         probe.structure(Part::Records, section.cost);
         let check = packet::code_body(
             &mut enc,

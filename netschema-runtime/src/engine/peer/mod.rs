@@ -9,6 +9,7 @@
 
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age};
+use crate::engine::keys::Shadow;
 use crate::engine::models::{Book, End};
 use crate::engine::records::{Outbox, RecordStats};
 use crate::engine::slots::{SLOTS, Slots};
@@ -23,6 +24,7 @@ mod acks;
 mod encode;
 mod handles;
 mod ids;
+mod keyed;
 mod side;
 mod storage;
 
@@ -77,6 +79,9 @@ pub struct PeerStats {
     pub starved: u64,
     /// Handles taken from other entities to give them to must-have entities.
     pub evicted: u64,
+    /// Packets before which a timeline edit waited because the record queue was full (see
+    /// [`Peer::encode`]): the client's keyframes lag the world's until acks free room.
+    pub keys_waiting: u64,
 }
 
 /// What a [`Peer`] keeps besides its storage, for the owned layer to resume it.
@@ -223,6 +228,7 @@ impl<'a> Peer<'a> {
         store.handle_own.fill(0);
         store.handle_essential.fill(0);
         store.weights.fill(DEFAULT_WEIGHT);
+        Shadow::new(schema, store.keys, 0).clear();
         let state = PeerState {
             layout: ModelLayout::new(schema),
             book: Book::new(schema, End::Server),
@@ -505,7 +511,7 @@ impl<'a> Peer<'a> {
     /// assert_eq!(peer.unacked_records(), (2, 22));
     /// ```
     pub fn queue_record(&mut self, bytes: &[u8]) -> Result<u32> {
-        self.state.records.push(bytes)
+        self.state.records.push(bytes, false)
     }
 
     /// Records queued or sent and not yet acknowledged, and their bytes: what counts against

@@ -4,6 +4,7 @@
 use super::Peer;
 use super::ids::{IdSlot, table_len};
 use crate::engine::bitset::words;
+use crate::engine::keys::Shadow;
 use crate::engine::models::{Book, End, SCRATCH_SETS};
 use crate::engine::records::Outbox;
 use crate::engine::slots::SLOTS;
@@ -48,6 +49,9 @@ pub struct PeerStorage<'a> {
     /// Per frame, the model sets of the frames that may still become a baseline, stored
     /// without the parts their fields never change (empty batched).
     pub stored: &'a mut [u16],
+    /// Per handle, the entity and the timeline slots the keyframe records queued to the client
+    /// leave it with (see `engine::keys`); empty for a schema without timelines.
+    pub keys: &'a mut [i32],
     /// Room used only while a packet is encoded.
     pub scratch: PeerScratch<'a>,
 }
@@ -141,6 +145,8 @@ pub struct PeerSizes {
     pub models: usize,
     /// Length of [`PeerStorage::stored`].
     pub stored: usize,
+    /// Length of [`PeerStorage::keys`]: handles × (3 + max fields) with timelines, else 0.
+    pub keys: usize,
     /// Bytes of the record stream's outbox, which the peer keeps inline rather than in a
     /// slice (see [`crate::engine::records`]).
     pub records: usize,
@@ -161,6 +167,7 @@ impl PeerSizes {
             + self.links * 4
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
+            + self.keys * 4
             + self.records
     }
 }
@@ -180,6 +187,7 @@ impl PeerStorage<'_> {
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Server),
+            keys: Shadow::len(schema, handles),
             records: core::mem::size_of::<Outbox>(),
             scratch: PeerScratch::sizes(schema, handles),
         }
@@ -202,6 +210,7 @@ impl Peer<'_> {
             && store.sent_at.len() >= sizes.handles
             && store.models.len() >= sizes.models
             && store.stored.len() >= sizes.stored
+            && store.keys.len() >= sizes.keys
             && store.scratch.fits(&sizes.scratch)
     }
 
@@ -222,6 +231,7 @@ impl Peer<'_> {
             sent_at: &mut store.sent_at[..sizes.handles],
             models: &mut store.models[..sizes.models],
             stored: &mut store.stored[..sizes.stored],
+            keys: &mut store.keys[..sizes.keys],
             scratch: store.scratch.trim(&sizes.scratch),
         }
     }

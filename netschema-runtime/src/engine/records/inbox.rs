@@ -18,7 +18,21 @@ struct Held {
     frame: u32,
     /// Where its bytes start in the inbox's bytes.
     start: u16,
+    /// Its length, and [`ENGINE`] if it is a keyframe record of the engine's.
     len: u16,
+}
+
+/// The bit of [`Held::len`] that marks a keyframe record (lengths are at most 255).
+const ENGINE: u16 = 0x8000;
+
+impl Held {
+    fn len(&self) -> usize {
+        usize::from(self.len & !ENGINE)
+    }
+
+    fn engine(&self) -> bool {
+        self.len & ENGINE != 0
+    }
 }
 
 const EMPTY: Held = Held { number: 0, frame: 0, start: 0, len: 0 };
@@ -77,11 +91,17 @@ impl Inbox {
             || self.held[self.applied..live + self.staged].iter().any(|h| h.number == number)
     }
 
-    /// Stages record `number` of `len` bytes, belonging to `frame`: its bytes follow
-    /// ([`Inbox::put`]). A record held already is read past. One at or past [`RECORD_LIMIT`]
-    /// after the next to apply, or past the room, is [`Error::Corrupt`]: no honest server
-    /// sends it.
-    pub(crate) fn stage(&mut self, number: u32, frame: u32, len: usize) -> Result<()> {
+    /// Stages record `number` of `len` bytes, belonging to `frame`, a keyframe record of the
+    /// engine's if `engine`: its bytes follow ([`Inbox::put`]). A record held already is read
+    /// past. One at or past [`RECORD_LIMIT`] after the next to apply, or past the room, is
+    /// [`Error::Corrupt`]: no honest server sends it.
+    pub(crate) fn stage(
+        &mut self,
+        number: u32,
+        frame: u32,
+        len: usize,
+        engine: bool,
+    ) -> Result<()> {
         self.keeping = false;
         if self.has(number) {
             return Ok(());
@@ -93,7 +113,8 @@ impl Inbox {
         {
             return Err(Error::Corrupt);
         }
-        self.held[at] = Held { number, frame, start: self.staged_end as u16, len: len as u16 };
+        let len = len as u16 | if engine { ENGINE } else { 0 };
+        self.held[at] = Held { number, frame, start: self.staged_end as u16, len };
         self.staged += 1;
         self.keeping = true;
         Ok(())
@@ -105,6 +126,14 @@ impl Inbox {
             *slot = b;
             self.staged_end += 1;
         }
+    }
+
+    /// The bytes of the record staged last, if it is a keyframe record kept (not one read
+    /// past).
+    pub(crate) fn staged_keys(&self) -> Option<&[u8]> {
+        let at = (self.applied + self.waiting + self.staged).checked_sub(1)?;
+        let h = self.held.get(at).filter(|h| self.keeping && h.engine())?;
+        self.bytes.get(usize::from(h.start)..usize::from(h.start) + h.len())
     }
 
     /// The packet whose records were staged is accepted: the records the previous packet
@@ -166,7 +195,7 @@ impl Inbox {
             };
             moved |= 1 << i;
             let h = &mut self.held[i];
-            let (start, len) = (usize::from(h.start), usize::from(h.len));
+            let (start, len) = (usize::from(h.start), h.len());
             self.bytes.copy_within(start..start + len, cursor);
             h.start = cursor as u16;
             cursor += len;
@@ -174,20 +203,26 @@ impl Inbox {
         self.used = cursor;
     }
 
-    /// The records the last accepted packet applied, in order.
+    /// The game's records the last accepted packet applied, in order.
     pub(crate) fn applied(&self) -> Records<'_> {
-        Records { inbox: self, at: 0, end: self.applied }
+        Records { inbox: self, at: 0, end: self.applied, engine: false }
     }
 
-    /// The records received that wait for an earlier one, by number.
+    /// The engine's keyframe records the last accepted packet applied, in order.
+    pub(crate) fn applied_keys(&self) -> Records<'_> {
+        Records { inbox: self, at: 0, end: self.applied, engine: true }
+    }
+
+    /// The game's records received that wait for an earlier one, by number.
     pub(crate) fn waiting(&self) -> Records<'_> {
-        Records { inbox: self, at: self.applied, end: self.applied + self.waiting }
+        Records { inbox: self, at: self.applied, end: self.applied + self.waiting, engine: false }
     }
 }
 
 const _: () = assert!(HELD <= 128 && HELD_BYTES <= u16::MAX as usize);
 
-/// Records a client holds, by number: those the last packet it accepted applied
+/// Records a client holds, by number, of one kind (the game's, or the engine's keyframe
+/// records): those the last packet it accepted applied
 /// ([`Client::records`](crate::Client::records)) or those waiting for an earlier one
 /// ([`Client::waiting_records`](crate::Client::waiting_records)).
 #[derive(Clone, Debug)]
@@ -195,18 +230,25 @@ pub struct Records<'c> {
     inbox: &'c Inbox,
     at: usize,
     end: usize,
+    /// Whether it yields the engine's keyframe records rather than the game's.
+    engine: bool,
 }
 
 impl<'c> Iterator for Records<'c> {
     type Item = Record<'c>;
 
     fn next(&mut self) -> Option<Record<'c>> {
-        if self.at >= self.end {
-            return None;
-        }
-        let h = self.inbox.held.get(self.at)?;
-        self.at += 1;
-        let (start, len) = (usize::from(h.start), usize::from(h.len));
+        let h = loop {
+            if self.at >= self.end {
+                return None;
+            }
+            let h = self.inbox.held.get(self.at)?;
+            self.at += 1;
+            if h.engine() == self.engine {
+                break h;
+            }
+        };
+        let (start, len) = (usize::from(h.start), h.len());
         let bytes = self.inbox.bytes.get(start..start + len).unwrap_or(&[]);
         Some(Record { number: h.number, frame: h.frame, bytes })
     }
@@ -220,7 +262,7 @@ mod tests {
     fn deliver(inbox: &mut Inbox, records: &[(u32, &[u8])], accept: bool) -> Vec<(u32, Vec<u8>)> {
         inbox.begin_staging();
         for &(number, bytes) in records {
-            inbox.stage(number, 7, bytes.len()).unwrap();
+            inbox.stage(number, 7, bytes.len(), false).unwrap();
             bytes.iter().for_each(|&b| inbox.put(b));
         }
         if accept {
@@ -251,7 +293,7 @@ mod tests {
         assert!(deliver(&mut inbox, &[(2, b"cc")], true).is_empty());
         // A stale packet brings 1: the records applied last stay, 1 and 2 wait.
         inbox.begin_staging();
-        inbox.stage(1, 7, 1).unwrap();
+        inbox.stage(1, 7, 1, false).unwrap();
         inbox.put(b'b');
         inbox.keep_staged();
         assert_eq!((inbox.applied, inbox.waiting, inbox.used), (0, 2, 3));
@@ -263,7 +305,7 @@ mod tests {
     fn records_beyond_the_window_are_corrupt() {
         let mut inbox = Inbox::new();
         inbox.begin_staging();
-        assert_eq!(inbox.stage(RECORD_LIMIT as u32, 0, 1), Err(Error::Corrupt));
-        assert_eq!(inbox.stage(3, 0, HELD_BYTES + 1), Err(Error::Corrupt));
+        assert_eq!(inbox.stage(RECORD_LIMIT as u32, 0, 1, false), Err(Error::Corrupt));
+        assert_eq!(inbox.stage(3, 0, HELD_BYTES + 1, false), Err(Error::Corrupt));
     }
 }

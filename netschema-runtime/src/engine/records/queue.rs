@@ -20,10 +20,12 @@ pub(super) struct Entry {
     pub(super) len: u16,
     /// Whether an ack showed the client received it.
     pub(super) delivered: bool,
+    /// Whether the engine queued it (a keyframe record) rather than the game.
+    pub(super) engine: bool,
 }
 
 const EMPTY: Entry =
-    Entry { frame: NO_FRAME, carried: NO_FRAME, start: 0, len: 0, delivered: false };
+    Entry { frame: NO_FRAME, carried: NO_FRAME, start: 0, len: 0, delivered: false, engine: false };
 
 /// Records queued for one client or not yet acknowledged, oldest first: a record leaves once
 /// it and every record before it are delivered.
@@ -59,10 +61,10 @@ impl Outbox {
         }
     }
 
-    /// Queues `bytes` as the next record and returns its number; refuses a record longer
-    /// than [`MAX_RECORD_LEN`], or one that would keep more than [`RECORD_LIMIT`] records or
-    /// [`RECORD_BYTES`] bytes, changing nothing.
-    pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<u32> {
+    /// Queues `bytes` as the next record (the engine's own if `engine`, else the game's) and
+    /// returns its number; refuses a record longer than [`MAX_RECORD_LEN`], or one that would
+    /// keep more than [`RECORD_LIMIT`] records or [`RECORD_BYTES`] bytes, changing nothing.
+    pub(crate) fn push(&mut self, bytes: &[u8], engine: bool) -> Result<u32> {
         if bytes.len() > MAX_RECORD_LEN {
             return Err(Error::RecordTooLong { len: bytes.len(), max: MAX_RECORD_LEN });
         }
@@ -74,7 +76,7 @@ impl Outbox {
             self.bytes[(start + k) % RECORD_BYTES] = b;
         }
         self.entries[(self.head + self.count) % RECORD_LIMIT] =
-            Entry { start: start as u16, len: bytes.len() as u16, ..EMPTY };
+            Entry { start: start as u16, len: bytes.len() as u16, engine, ..EMPTY };
         self.byte_len += bytes.len();
         self.count += 1;
         self.stats.queued += 1;
@@ -165,24 +167,28 @@ mod tests {
     #[test]
     fn a_full_queue_refuses_and_changes_nothing() {
         let mut out = Outbox::new();
-        for n in 0..4u32 {
-            assert_eq!(out.push(&[n as u8; 255]), Ok(n));
+        // 8 records of 255 bytes leave 8 of the 2048.
+        for n in 0..8u32 {
+            assert_eq!(out.push(&[n as u8; 255], n % 2 == 0), Ok(n));
         }
-        assert_eq!(out.push(&[0; 5]), Err(Error::RecordQueueFull { records: 4, bytes: 1020 }));
-        assert_eq!(out.push(&[0; 256]), Err(Error::RecordTooLong { len: 256, max: 255 }));
-        assert_eq!(out.push(&[7; 4]), Ok(4));
+        assert_eq!(
+            out.push(&[0; 9], false),
+            Err(Error::RecordQueueFull { records: 8, bytes: 2040 })
+        );
+        assert_eq!(out.push(&[0; 256], false), Err(Error::RecordTooLong { len: 256, max: 255 }));
+        assert_eq!(out.push(&[7; 8], true), Ok(8));
         let mut short = Outbox::new();
         for n in 0..RECORD_LIMIT as u32 {
-            assert_eq!(short.push(&[]), Ok(n));
+            assert_eq!(short.push(&[], false), Ok(n));
         }
-        assert_eq!(short.push(&[]), Err(Error::RecordQueueFull { records: 64, bytes: 0 }));
+        assert_eq!(short.push(&[], false), Err(Error::RecordQueueFull { records: 64, bytes: 0 }));
     }
 
     #[test]
     fn bytes_wrap_round_the_ring() {
         let mut out = Outbox::new();
         for round in 0..20u8 {
-            let n = out.push(&[round; 200]).unwrap();
+            let n = out.push(&[round; 200], false).unwrap();
             out.carried(1 << (out.len() - 1), u32::from(round));
             let i = n.wrapping_sub(out.number(0)) as usize;
             let e = *out.entry(i);

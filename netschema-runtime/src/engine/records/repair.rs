@@ -75,7 +75,7 @@ mod tests {
     fn a_record_is_due_again_only_once_its_packet_is_known_lost() {
         let mut out = Outbox::new();
         for _ in 0..3 {
-            out.push(&[1, 2]).unwrap();
+            out.push(&[1, 2], false).unwrap();
         }
         out.carried(0b001, 10);
         out.carried(0b010, 11);

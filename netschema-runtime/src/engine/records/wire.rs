@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | any? | an adaptive integer of the packet model, 0 or 1: 0 ends the section |
 //! | number | the first record's number, its low [`NUMBER_BITS`] bits |
-//! | records | each: after the first a "one more" direct bit then its number's gap after the previous less one (gamma); its age, the packet's frame less the frame it belongs to (gamma, 0 when first sent); its length in [`LEN_BITS`] direct bits; its bytes, 8 direct bits each. A 0 "one more" bit ends the list |
+//! | records | each: after the first a "one more" direct bit then its number's gap after the previous less one (gamma); its age, the packet's frame less the frame it belongs to (gamma, 0 when first sent); its length in [`LEN_BITS`] direct bits; for a schema with timelines only, a direct bit, 1 for a keyframe record of the engine's (see `engine::keys`), 0 for the game's; its bytes, 8 direct bits each. A 0 "one more" bit ends the list |
 //!
 //! Gamma codes `v + 1` as `k` zero bits and then `v + 1` in `k + 1` bits. The section's
 //! digest joins the packet's check value.
@@ -29,6 +29,10 @@ const _: () = assert!(COUNT_RECORDS < crate::model::COUNT_SLOTS);
 
 /// The digest of a section without records.
 const NO_RECORDS: u32 = 0;
+
+/// How the decoder reads records' kinds: `None` for a schema without timelines (no kinds
+/// coded), else the check every keyframe record staged must pass.
+pub(crate) type Kinds<'c> = Option<&'c dyn Fn(&[u8]) -> Result<()>>;
 
 /// Which records a packet carries, from the encoder: bit `i` for the record `i` places after
 /// the oldest in the outbox.
@@ -68,6 +72,13 @@ impl Digest {
     fn byte(&mut self, b: u8) {
         self.0 = fnv(self.0, u32::from(b));
     }
+
+    /// The kind of the record, when the section codes kinds.
+    fn kind(&mut self, kinds: bool, engine: bool) {
+        if kinds {
+            self.0 = fnv(self.0, 0x4b00 | u32::from(engine));
+        }
+    }
 }
 
 /// What the encoder's record section carries.
@@ -89,12 +100,14 @@ fn code_any(enc: &mut Encoder<'_>, packet: &mut Model, any: bool) -> u32 {
 }
 
 /// Codes record `i` of `outbox` (its gap after record `previous` unless it is the first of
-/// the packet) into the packet for `frame`; returns its ideal cost and the frame it belongs to.
+/// the packet) into the packet for `frame`, with its kind if `kinds`; returns its ideal cost
+/// and the frame it belongs to.
 fn code_record(
     enc: &mut Encoder<'_>,
     outbox: &Outbox,
     (i, previous): (usize, Option<usize>),
     frame: u32,
+    kinds: bool,
 ) -> (u32, u32) {
     let mut meter = Metered::new(enc);
     if let Some(previous) = previous {
@@ -105,6 +118,9 @@ fn code_record(
     let tag = if e.frame == NO_FRAME { frame } else { e.frame };
     put_gamma(&mut meter, age(frame, tag));
     meter.direct(u32::from(e.len), LEN_BITS);
+    if kinds {
+        meter.direct(u32::from(e.engine), 1);
+    }
     for k in 0..usize::from(e.len) {
         meter.direct(u32::from(outbox.byte(e, k)), 8);
     }
@@ -112,14 +128,14 @@ fn code_record(
 }
 
 /// Writes the records `outbox` has due into the packet for `frame` after its header, in
-/// order, while the packet stays within `limit` bytes with one bit more. `packet` is the
-/// packet model.
+/// order, while the packet stays within `limit` bytes with one bit more, with their kinds if
+/// `kinds` (a schema with timelines). `packet` is the packet model.
 pub(crate) fn write_records(
     enc: &mut Encoder<'_>,
     packet: &mut Model,
     outbox: &Outbox,
-    frame: u32,
-    limit: usize,
+    (frame, limit): (u32, usize),
+    kinds: bool,
 ) -> Section {
     let none = |enc: &mut Encoder<'_>, packet: &mut Model| {
         let cost = code_any(enc, packet, false);
@@ -134,13 +150,14 @@ pub(crate) fn write_records(
     let (mut carried, mut previous) = (0, None);
     for i in due {
         let mark = enc.mark();
-        let (bits, tag) = code_record(enc, outbox, (i, previous), frame);
+        let (bits, tag) = code_record(enc, outbox, (i, previous), frame, kinds);
         if enc.len_bound() + 1 > limit {
             enc.rewind(mark);
             break;
         }
         let e = outbox.entry(i);
         digest.record(outbox.number(i), tag, usize::from(e.len));
+        digest.kind(kinds, e.engine);
         (0..usize::from(e.len)).for_each(|k| digest.byte(outbox.byte(e, k)));
         (carried, previous, cost) = (carried | 1 << i, Some(i), cost + bits);
     }
@@ -155,13 +172,16 @@ pub(crate) fn write_records(
 }
 
 /// Reads the record section of the packet for `frame` after its header into `inbox`'s
-/// staging room and returns its digest. A count, number, length or size past what an honest
-/// server sends is [`Error::Corrupt`]; input that runs out is [`Error::UnexpectedEnd`].
+/// staging room and returns its digest; with [`Kinds`] (a schema with timelines), each
+/// record's kind too, and its check must accept the bytes of each keyframe record staged. A
+/// count, number, length or size past what an honest server sends is [`Error::Corrupt`], as is
+/// a keyframe record the check refuses; input that runs out is [`Error::UnexpectedEnd`].
 pub(crate) fn read_records(
     dec: &mut Decoder<'_>,
     packet: &mut Model,
     inbox: &mut Inbox,
     frame: u32,
+    kinds: Kinds<'_>,
 ) -> Result<u32> {
     inbox.begin_staging();
     match packet.code_count(dec, COUNT_RECORDS, 0) {
@@ -186,8 +206,10 @@ pub(crate) fn read_records(
         }
         let tag = frame.wrapping_sub(get_gamma(dec)?);
         let len = dec.direct(0, LEN_BITS) as usize;
-        inbox.stage(number, tag, len)?;
+        let engine = kinds.is_some() && dec.direct(0, 1) == 1;
+        inbox.stage(number, tag, len, engine)?;
         digest.record(number, tag, len);
+        digest.kind(kinds.is_some(), engine);
         for _ in 0..len {
             let b = dec.direct(0, 8) as u8;
             inbox.put(b);
@@ -195,6 +217,9 @@ pub(crate) fn read_records(
         }
         if dec.exhausted() {
             return Err(Error::UnexpectedEnd);
+        }
+        if let (Some(check), Some(bytes)) = (kinds, inbox.staged_keys()) {
+            check(bytes)?;
         }
     }
     Ok(digest.0)
@@ -232,7 +257,7 @@ mod tests {
     /// applied (number and frame).
     fn read(bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
         let mut inbox = Inbox::new();
-        read_records(&mut Decoder::new(bytes), &mut Model::default(), &mut inbox, 100)?;
+        read_records(&mut Decoder::new(bytes), &mut Model::default(), &mut inbox, 100, None)?;
         inbox.commit();
         Ok(inbox.applied().map(|r| (r.number, r.frame)).collect())
     }
@@ -253,7 +278,7 @@ mod tests {
         assert_eq!(read(&section(0, &[(0, 0, 1), (100, 0, 1)])), Err(Error::Corrupt));
         // More records than a queue holds, and more bytes than the inbox's room.
         assert_eq!(read(&section(0, &[(0, 0, 0); 65])), Err(Error::Corrupt));
-        assert_eq!(read(&section(0, &[(0, 0, 255); 9])), Err(Error::Corrupt));
+        assert_eq!(read(&section(0, &[(0, 0, 255); 17])), Err(Error::Corrupt));
         // No record after the number: the age's code runs into zeros.
         assert_eq!(read(&section(0, &[])), Err(Error::Corrupt));
         // A gap far behind is a record the client has: read past.
