@@ -72,8 +72,8 @@ pub(crate) const SERVER_SETS: usize = 8;
 /// acknowledged ones less than a round trip old whose sets it kept, and a round trip of more
 /// than about 24 frames stretches the frame slots (see
 /// [`crate::engine::frame::reach_after`]), so the client's model frames seldom outnumber its
-/// sets; when they do, a model frame decoded then keeps no models and its acks do not name it
-/// (see [`Book::ackable`]).
+/// sets; when they do, a model frame decoded then keeps no models and its acks mark it so (see
+/// [`Book::may_start`]).
 pub(crate) const CLIENT_SETS: usize = 8;
 const _: () = assert!(SERVER_SETS <= CLIENT_SETS, "one pool array serves both ends");
 
@@ -220,10 +220,10 @@ impl Book {
     /// Client: whether the server may start a packet from the models of `frame`, `distance`
     /// frames after its baseline, once an ack names it (if not, the ack marks it: see
     /// [`Ack::unkept`](crate::engine::ack::Ack::unkept)): batched always; per frame if it
-    /// keeps no models ([`keeps_models`]: the server takes it as a baseline, never as a model frame),
-    /// if its models are kept, or if it is older than the newest model frame a packet named
-    /// (no packet will start from it, and the server may still pick it as a baseline or
-    /// history sample).
+    /// keeps no models ([`keeps_models`]: the server takes it as a baseline, never as a
+    /// model frame), if its models are kept, or if it is older than the newest model frame a
+    /// packet named (no packet will start from it, and the server may still pick it as a
+    /// baseline or history sample).
     pub(crate) fn may_start(&self, frame: u32, distance: u32) -> bool {
         let old = self.newest_model != NO_FRAME && (age(self.newest_model, frame) as i32) > 0;
         !keeps_models(frame, distance) || self.holds(frame) || old
@@ -271,8 +271,8 @@ impl Book {
     }
 
     /// Whether the models the packet for `frame` ended with are kept, so that it may serve
-    /// as a baseline: always batched, per frame while a pooled set holds them (the server
-    /// takes no other as a baseline, the client acknowledges no other).
+    /// as a model frame: always batched, per frame while a pooled set holds them (the server
+    /// takes no other as a model frame, the client marks the others its acks name).
     pub(crate) fn holds(&self, frame: u32) -> bool {
         !self.pooled() || (frame != NO_FRAME && self.pool.contains(&frame))
     }
