@@ -346,11 +346,11 @@ impl Book {
     /// Records the packet for `frame`, coded in the working set (see [`Book::parts`]: of
     /// `models`, or the first of the server's `scratch`) from the models of `model` (per
     /// frame, its model frame), `distance` frames after its baseline, and now held in frame
-    /// slot `spare`: per frame, if the frame keeps its models ([`keeps_models`]), they are stored in a pooled set (the server's in
-    /// the one [`Book::reserve`] took, the client's in one whose frame is no longer `held` or
-    /// older than the newest model frame named, if any is); batched, its models
-    /// join the accumulator of its batch, and a client that now holds every packet of the
-    /// batch builds the batch's model and keeps it (replacing its oldest).
+    /// slot `spare`: per frame, if the frame keeps its models ([`keeps_models`]), they are
+    /// stored in a pooled set (the server's in the one [`Book::reserve`] took, the client's in
+    /// one whose frame is no longer `held` or older than the newest model frame named, if any
+    /// is); batched, its models join the accumulator of its batch, and a client that now holds
+    /// every packet of the batch builds the batch's model and keeps it (replacing its oldest).
     pub(crate) fn commit(
         &mut self,
         schema: &Schema,
