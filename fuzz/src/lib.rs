@@ -2,7 +2,7 @@
 //! targets read against.
 
 use netschema_runtime::model::predict::Predictor;
-use netschema_runtime::schema::{Class, Field, Link, Schema};
+use netschema_runtime::schema::{Class, Field, KeySlot, Link, Schema};
 
 const MOVING: &[Predictor] = &[Predictor::Hold, Predictor::Linear, Predictor::Cubic];
 static BALL: [Field; 4] = [
@@ -21,6 +21,32 @@ pub static CLIENT_SCHEMA: Schema = Schema::new("fuzz", &CLASSES);
 
 /// The handles of `client_decode`'s client.
 pub const CLIENT_HANDLES: usize = 16;
+
+/// A keyframe slot's frame or value (`after_flag` fields after the slot's flag) in slot
+/// `index` of a timeline of three slots of one value.
+const fn keyed(field: Field, after_flag: u8, index: u8) -> Field {
+    field.in_slot(KeySlot { after_flag, stride: 3, index, capacity: 3 })
+}
+const KEY_TIME: Field =
+    Field::numeric("t", 0, i32::MAX, false, &[Predictor::Zero, Predictor::Hold]);
+const KEY_VALUE: Field = Field::numeric("v", -500, 500, false, &[Predictor::Hold]);
+static WAYPOINT: [Field; 10] = [
+    Field::numeric("hp", 0, 100, false, &[Predictor::Hold]),
+    Field::categorical("path[0].live", 3),
+    keyed(KEY_TIME, 1, 0),
+    keyed(KEY_VALUE, 2, 0),
+    Field::categorical("path[1].live", 3),
+    keyed(KEY_TIME, 1, 1),
+    keyed(KEY_VALUE, 2, 1),
+    Field::categorical("path[2].live", 3),
+    keyed(KEY_TIME, 1, 2),
+    keyed(KEY_VALUE, 2, 2),
+];
+static TIMELINE_CLASSES: [Class; 2] = [Class::new("walker", &WAYPOINT), Class::new("ball", &BALL)];
+
+/// A schema with a timeline field, whose keyframes travel as records: `client_decode` feeds
+/// its datagrams to a client of it too, so that keyframe records are read from any bytes.
+pub static TIMELINE_SCHEMA: Schema = Schema::new("fuzz-keys", &TIMELINE_CLASSES);
 
 /// The schema `trace_read` reads traces against.
 pub const TRACE_SCHEMA: &str = "\
