@@ -1,7 +1,7 @@
 //! The client's inbox: the records of the packet being decoded, staged until it is accepted;
 //! those that arrived after a lost one, waiting; and those the last accepted packet applied.
 
-use super::{RECORD_BYTES, RECORD_LIMIT, Record};
+use super::{MAX_RECORD_LEN, RECORD_BYTES, RECORD_LIMIT, Record};
 use crate::{Error, Result};
 
 /// Records the inbox holds at once: those the last packet applied and those waiting (at most
@@ -11,31 +11,58 @@ const HELD: usize = 2 * RECORD_LIMIT;
 /// Bytes of the records the inbox holds at once (see [`HELD`]).
 const HELD_BYTES: usize = 2 * RECORD_BYTES;
 
-/// A record the inbox holds.
+/// A record the inbox holds: its frame, and in one word the low 8 bits of its number, where
+/// its bytes start in the inbox's bytes (13 bits), its length (8 bits) and whether it is a
+/// keyframe record of the engine's (a bit).
 #[derive(Clone, Copy, Debug)]
 struct Held {
-    number: u32,
     frame: u32,
-    /// Where its bytes start in the inbox's bytes.
-    start: u16,
-    /// Its length, and [`ENGINE`] if it is a keyframe record of the engine's.
-    len: u16,
+    packed: u32,
 }
 
-/// The bit of [`Held::len`] that marks a keyframe record (lengths are at most 255).
-const ENGINE: u16 = 0x8000;
+const START_SHIFT: u32 = 8;
+const LEN_SHIFT: u32 = 21;
+const ENGINE_SHIFT: u32 = 29;
+const START_MASK: u32 = (1 << (LEN_SHIFT - START_SHIFT)) - 1;
+const _: () = assert!(HELD_BYTES <= START_MASK as usize && MAX_RECORD_LEN <= 0xFF);
+// The records held are at most `HELD` before the next to apply and fewer than `RECORD_LIMIT`
+// after it, so the low 8 bits of a number, read as a signed step from the next, tell it.
+const _: () = assert!(HELD <= 128 && RECORD_LIMIT <= 128);
 
 impl Held {
+    fn new(number: u32, frame: u32, start: usize, len: usize, engine: bool) -> Held {
+        let packed = (number & 0xFF)
+            | (start as u32 & START_MASK) << START_SHIFT
+            | (len as u32 & 0xFF) << LEN_SHIFT
+            | u32::from(engine) << ENGINE_SHIFT;
+        Held { frame, packed }
+    }
+
+    /// Its number, given `next`, the number of the next record to apply.
+    fn number(&self, next: u32) -> u32 {
+        let step = (self.packed as u8).wrapping_sub(next as u8) as i8;
+        next.wrapping_add(i32::from(step) as u32)
+    }
+
+    fn start(&self) -> usize {
+        (self.packed >> START_SHIFT & START_MASK) as usize
+    }
+
+    fn set_start(&mut self, start: usize) {
+        let packed = self.packed & !(START_MASK << START_SHIFT);
+        self.packed = packed | (start as u32 & START_MASK) << START_SHIFT;
+    }
+
     fn len(&self) -> usize {
-        usize::from(self.len & !ENGINE)
+        (self.packed >> LEN_SHIFT & 0xFF) as usize
     }
 
     fn engine(&self) -> bool {
-        self.len & ENGINE != 0
+        self.packed >> ENGINE_SHIFT & 1 != 0
     }
 }
 
-const EMPTY: Held = Held { number: 0, frame: 0, start: 0, len: 0 };
+const EMPTY: Held = Held { frame: 0, packed: 0 };
 
 /// What a client keeps of the record stream: the next number to apply, and the records it
 /// holds in `held`: the `applied` ones the last accepted packet applied, in order; then the
@@ -88,7 +115,9 @@ impl Inbox {
     fn has(&self, number: u32) -> bool {
         let live = self.applied + self.waiting;
         (number.wrapping_sub(self.next) as i32) < 0
-            || self.held[self.applied..live + self.staged].iter().any(|h| h.number == number)
+            || self.held[self.applied..live + self.staged]
+                .iter()
+                .any(|h| h.number(self.next) == number)
     }
 
     /// Stages record `number` of `len` bytes, belonging to `frame`, a keyframe record of the
@@ -113,8 +142,7 @@ impl Inbox {
         {
             return Err(Error::Corrupt);
         }
-        let len = len as u16 | if engine { ENGINE } else { 0 };
-        self.held[at] = Held { number, frame, start: self.staged_end as u16, len };
+        self.held[at] = Held::new(number, frame, self.staged_end, len, engine);
         self.staged += 1;
         self.keeping = true;
         Ok(())
@@ -133,7 +161,7 @@ impl Inbox {
     pub(crate) fn staged_keys(&self) -> Option<&[u8]> {
         let at = (self.applied + self.waiting + self.staged).checked_sub(1)?;
         let h = self.held.get(at).filter(|h| self.keeping && h.engine())?;
-        self.bytes.get(usize::from(h.start)..usize::from(h.start) + h.len())
+        self.bytes.get(h.start()..h.start() + h.len())
     }
 
     /// The packet whose records were staged is accepted: the records the previous packet
@@ -148,7 +176,7 @@ impl Inbox {
         let applied = self.held[..n]
             .iter()
             .enumerate()
-            .take_while(|(i, h)| h.number == next.wrapping_add(*i as u32))
+            .take_while(|(i, h)| h.number(next) == next.wrapping_add(*i as u32))
             .count();
         self.next = next.wrapping_add(applied as u32);
         (self.applied, self.waiting, self.staged) = (applied, n - applied, 0);
@@ -170,7 +198,7 @@ impl Inbox {
     /// insertion sort: they are two runs in order, the waiting ones and the staged ones).
     fn sort(&mut self, from: usize, n: usize) {
         let next = self.next;
-        let key = |h: &Held| h.number.wrapping_sub(next);
+        let key = |h: &Held| h.number(next).wrapping_sub(next);
         let held = &mut self.held[from..from + n];
         for i in 1..n {
             let mut j = i;
@@ -188,16 +216,17 @@ impl Inbox {
         let mut moved: u128 = 0;
         let mut cursor = 0;
         for _ in 0..live {
-            let Some(i) =
-                (0..live).filter(|&i| moved >> i & 1 == 0).min_by_key(|&i| (self.held[i].start, i))
+            let Some(i) = (0..live)
+                .filter(|&i| moved >> i & 1 == 0)
+                .min_by_key(|&i| (self.held[i].start(), i))
             else {
                 break;
             };
             moved |= 1 << i;
             let h = &mut self.held[i];
-            let (start, len) = (usize::from(h.start), h.len());
+            let (start, len) = (h.start(), h.len());
             self.bytes.copy_within(start..start + len, cursor);
-            h.start = cursor as u16;
+            h.set_start(cursor);
             cursor += len;
         }
         self.used = cursor;
@@ -218,8 +247,6 @@ impl Inbox {
         Records { inbox: self, at: self.applied, end: self.applied + self.waiting, engine: false }
     }
 }
-
-const _: () = assert!(HELD <= 128 && HELD_BYTES <= u16::MAX as usize);
 
 /// Records a client holds, by number, of one kind (the game's, or the engine's keyframe
 /// records): those the last packet it accepted applied
@@ -248,9 +275,9 @@ impl<'c> Iterator for Records<'c> {
                 break h;
             }
         };
-        let (start, len) = (usize::from(h.start), h.len());
+        let (start, len) = (h.start(), h.len());
         let bytes = self.inbox.bytes.get(start..start + len).unwrap_or(&[]);
-        Some(Record { number: h.number, frame: h.frame, bytes })
+        Some(Record { number: h.number(self.inbox.next), frame: h.frame, bytes })
     }
 }
 
