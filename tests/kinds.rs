@@ -199,7 +199,7 @@ fn replicate(
                 Err(e) => panic!("decode failed: {e}"),
             }
             if let Some(ack) = client.ack() {
-                let mut bytes = [0; 16];
+                let mut bytes = [0; netschema::Ack::MAX_LEN];
                 let n = ack.write(&mut bytes).unwrap();
                 up.send(&mut rng, frame, bytes[..n].to_vec());
             }

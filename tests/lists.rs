@@ -253,7 +253,7 @@ fn lists_replicate_losslessly_under_loss_duplication_and_reordering() {
                 Err(e) => panic!("decode failed: {e}"),
             }
             if let Some(ack) = client.ack() {
-                let mut bytes = [0; 16];
+                let mut bytes = [0; netschema::Ack::MAX_LEN];
                 let n = ack.write(&mut bytes).unwrap();
                 up.send(&mut net, frame, &bytes[..n]);
             }

@@ -265,7 +265,7 @@ fn clients_join_and_leave_over_a_lossy_link() {
                     Err(e) => panic!("decode failed: {e}"),
                 }
                 if let Some(ack) = r.client.ack() {
-                    let mut bytes = [0; 16];
+                    let mut bytes = [0; netschema::Ack::MAX_LEN];
                     let n = ack.write(&mut bytes).unwrap();
                     r.up.send(&mut game.rng, frame, bytes[..n].to_vec());
                 }
