@@ -182,6 +182,20 @@ impl Run {
 
     /// One frame: the units plan, the world and the packet follow; what arrives is decoded
     /// and checked.
+    /// Steps through `frames` without edits, then asserts that the client holds every unit's
+    /// current lists (`what` names the case).
+    fn settle(&mut self, frames: core::ops::Range<u32>, what: &str) {
+        let end = frames.end;
+        for now in frames {
+            self.step(now, |_, _, _| {});
+        }
+        for (id, unit) in self.units.iter().enumerate() {
+            let h = self.peer.handle_of(id).unwrap();
+            let got = lists(self.client.get(h).unwrap().1);
+            assert!(holds(&got, &lists(&unit.row()), end), "{what}: unit {id}: {got:?}");
+        }
+    }
+
     fn step(&mut self, now: u32, plan: impl Fn(&mut Unit, &mut Rng, u32)) {
         let frame = self.world.begin_frame();
         for (id, unit) in self.units.iter_mut().enumerate() {
@@ -244,14 +258,7 @@ fn lists_follow_the_server_under_loss_reordering_and_duplication() {
         // Once the link is clean, the client catches up with the server's current lists.
         run.down.loss = 0.0;
         run.up.loss = 0.0;
-        for now in 600..640 {
-            run.step(now, |_, _, _| {});
-        }
-        for (id, unit) in run.units.iter().enumerate() {
-            let h = run.peer.handle_of(id).unwrap();
-            let got = lists(run.client.get(h).unwrap().1);
-            assert!(holds(&got, &lists(&unit.row()), 640), "loss {loss}: unit {id}");
-        }
+        run.settle(600..640, &format!("loss {loss}"));
     }
 }
 
@@ -381,12 +388,5 @@ fn a_client_that_stops_acknowledging_loses_no_keyframe_edit() {
     for now in 300..400 {
         run.step(now, Unit::plan);
     }
-    for now in 400..440 {
-        run.step(now, |_, _, _| {});
-    }
-    for (id, unit) in run.units.iter().enumerate() {
-        let h = run.peer.handle_of(id).unwrap();
-        let got = lists(run.client.get(h).unwrap().1);
-        assert!(holds(&got, &lists(&unit.row()), 440), "unit {id}: {got:?}");
-    }
+    run.settle(400..440, "after the acks resume");
 }

@@ -17,8 +17,8 @@ use crate::engine::probe::NoProbe;
 use crate::engine::records::{self, Inbox, Records};
 use crate::engine::slots::{SLOTS, Slots, split};
 use crate::engine::world::NO_CLASS;
+use crate::model::ModelLayout;
 use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
-use crate::model::{ModelLayout, ModelPolicy};
 use crate::schema::Schema;
 use crate::{Error, Result};
 
@@ -309,14 +309,8 @@ impl<'a> Client<'a> {
             (base, Some(p))
         };
         let mut model = NO_FRAME;
-        match (self.schema.policy, base) {
-            (ModelPolicy::PerFrame, None) => {}
-            (ModelPolicy::PerFrame, Some(p)) => {
-                let before = self.state.slots.distance(p);
-                packet::code_model_frame(&mut dec, &mut model, (reference, before))?;
-            }
-            _ => packet::code_model(&mut dec, &mut model, reference)?,
-        }
+        let before = base.map(|p| self.state.slots.distance(p));
+        packet::code_packet_model(&mut dec, &mut model, self.schema.policy, (reference, before))?;
         let spare = self.state.slots.spare();
         let models = self.state.book.start_decode(
             self.schema,

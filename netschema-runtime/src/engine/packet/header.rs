@@ -6,23 +6,20 @@ use super::{COUNT_DISTANCE, COUNT_HISTORY_GAP, FLAG_MORE_HISTORY, Refs};
 use crate::codec::coder::BinaryCoder;
 use crate::engine::frame::{MAX_REACH, NO_FRAME, REACH, age, span};
 use crate::engine::models::model_stride;
-use crate::model::Model;
 use crate::model::predict::MAX_SAMPLES;
+use crate::model::{Model, ModelPolicy};
 use crate::{Error, Result};
 
 /// Bits of the bit length of a batched packet's model age (see [`code_model`]).
 const MODEL_CLASS_BITS: u32 = 5;
 
-/// Codes, in a batched packet's header, which model it starts from (`model`): the bit length
-/// of its age `reference − model` in [`MODEL_CLASS_BITS`] direct bits (0: cold models), then
-/// the age's bits below the leading one. `reference` is the baseline, or without one the
-/// packet's frame. The encoder names models less than 2^31 frames old (see `Book::in_use`).
-/// The decoder fills `model`.
-pub(crate) fn code_model<C: BinaryCoder>(
-    coder: &mut C,
-    model: &mut u32,
-    reference: u32,
-) -> Result<()> {
+/// Codes, in a batched packet's header (and a per-frame one's when [`code_model_frame`]'s
+/// guesses miss), which model it starts from (`model`): the bit length of its age
+/// `reference − model` in [`MODEL_CLASS_BITS`] direct bits (0: cold models), then the age's
+/// bits below the leading one. `reference` is the baseline, or without one the packet's
+/// frame. The encoder names models less than 2^31 frames old (see `Book::in_use`). The
+/// decoder fills `model`.
+fn code_model<C: BinaryCoder>(coder: &mut C, model: &mut u32, reference: u32) -> Result<()> {
     let age = match *model {
         NO_FRAME => 0,
         m => age(reference, m) & (u32::MAX >> 1),
@@ -42,13 +39,32 @@ pub(crate) fn code_model<C: BinaryCoder>(
     Ok(())
 }
 
+/// Codes which model a packet starts from (`model`, the decoder fills it) as `policy` names
+/// it: batched, [`code_model`] against `reference` (the baseline, or without one the packet's
+/// frame); per frame, with a baseline (`reference`, whose own baseline distance is `before`)
+/// its model frame ([`code_model_frame`]), and nothing without one (cold models).
+pub(crate) fn code_packet_model<C: BinaryCoder>(
+    coder: &mut C,
+    model: &mut u32,
+    policy: ModelPolicy,
+    (reference, before): (u32, Option<u32>),
+) -> Result<()> {
+    match (policy, before) {
+        (ModelPolicy::PerFrame, None) => Ok(()),
+        (ModelPolicy::PerFrame, Some(before)) => {
+            code_model_frame(coder, model, (reference, before))
+        }
+        _ => code_model(coder, model, reference),
+    }
+}
+
 /// Codes, in the header of a per-frame packet with baseline `base`, the model frame it
 /// starts from (`model`, see [`model_stride`]) against the one expected, the newest multiple
 /// at or before `base` of the stride `base`'s own baseline distance (`before`) gives (as it is
 /// while acks keep coming and the round trip holds): a direct bit, 1 when it is that frame;
 /// else a second, 1 when it is the multiple before; else [`code_model`] against `base` (0:
 /// cold models). The decoder fills `model`.
-pub(crate) fn code_model_frame<C: BinaryCoder>(
+fn code_model_frame<C: BinaryCoder>(
     coder: &mut C,
     model: &mut u32,
     (base, before): (u32, u32),

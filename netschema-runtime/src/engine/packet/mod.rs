@@ -73,7 +73,7 @@ mod walk;
 pub(crate) use body::code_body;
 pub(crate) use chunk::CHUNK;
 pub(crate) use header::{
-    code_cold_reach, code_distance, code_history, code_model, code_model_frame, history_target,
+    code_cold_reach, code_distance, code_history, code_packet_model, history_target,
 };
 
 /// Bits of the frame number in the header of a packet without baseline: all of them, so that

@@ -360,14 +360,8 @@ fn write_header(
         }
     };
     let mut refs_coded = *refs;
-    match (policy, refs.base()) {
-        (ModelPolicy::PerFrame, None) => {}
-        (ModelPolicy::PerFrame, Some(b)) => {
-            let before = base.map_or(0, |p| slots.distance(p));
-            packet::code_model_frame(&mut header, &mut refs_coded.model, (b, before))?;
-        }
-        _ => packet::code_model(&mut header, &mut refs_coded.model, reference)?,
-    }
+    let before = refs.base().map(|_| base.map_or(0, |p| slots.distance(p)));
+    packet::code_packet_model(&mut header, &mut refs_coded.model, policy, (reference, before))?;
     if let Some(p) = base {
         packet::code_distance(&mut header, packet, refs.distance(), slots.distance(p))?;
     }
