@@ -193,6 +193,22 @@ impl Snapshot {
         &self.values[start..end]
     }
 
+    /// The snapshot without the entities whose ids `drop` returns true for (references to
+    /// them name nothing).
+    pub fn without(&self, drop: impl Fn(u32) -> bool) -> Snapshot {
+        let mut out = Snapshot::new();
+        let mut targets = Vec::new();
+        for (i, &id) in self.ids.iter().enumerate() {
+            if drop(id) {
+                continue;
+            }
+            targets.clear();
+            targets.extend(self.links(i).iter().map(|t| t.filter(|&t| !drop(t))));
+            out.push_linked(id, self.classes[i], self.row(i), &targets);
+        }
+        out
+    }
+
     /// The references of the `i`-th entity (empty if it was given none).
     pub fn links(&self, i: usize) -> &[Option<u32>] {
         let start = self.link_starts[i] as usize;
@@ -312,6 +328,12 @@ pub trait Encoder {
     fn held(&self, _snapshot: &Snapshot) -> Option<Held> {
         None
     }
+    /// Entities the snapshot just encoded codes against an earlier packet's (netschema's young
+    /// entities: a handle and the frame of its entry): the decoder shows each only if it
+    /// decoded that frame. Empty (the default) for the others.
+    fn young(&self) -> Vec<(u32, u32)> {
+        Vec::new()
+    }
     /// Takes an acknowledgement from the client.
     fn receive_ack(&mut self, ack: &Ack);
     /// What the technique's record stream did with [`Setup::events`] so far, for a technique
@@ -334,6 +356,46 @@ pub struct Held {
     pub staleness: Vec<u32>,
     /// The input's values at this frame of the same entities, laid out as `view.values`.
     pub truth: Vec<i32>,
+}
+
+/// What a technique's server records the client holds besides the values: per entity its
+/// staleness, and the input's values ([`Held`]).
+type Recorded = Option<(Vec<u32>, Vec<i32>)>;
+
+/// A frame's young entities ([`Encoder::young`]).
+type Young = Vec<(u32, u32)>;
+
+/// The expected snapshot and record of a frame, without the entities `lost` names (if any).
+fn without_young(
+    want: &Snapshot,
+    recorded: &Recorded,
+    lost: Option<impl Fn(u32) -> bool>,
+) -> (Snapshot, Recorded) {
+    let Some(lost) = lost else { return (want.clone(), recorded.clone()) };
+    match recorded {
+        Some((staleness, truth)) => {
+            let held =
+                Held { view: want.clone(), staleness: staleness.clone(), truth: truth.clone() };
+            let held = held.without(lost);
+            (held.view, Some((held.staleness, held.truth)))
+        }
+        None => (want.without(lost), None),
+    }
+}
+
+impl Held {
+    /// What the client holds without the entities whose ids `drop` returns true for.
+    pub fn without(&self, drop: impl Fn(u32) -> bool) -> Held {
+        let mut out = Held { view: self.view.without(&drop), ..Held::default() };
+        for (i, &id) in self.view.ids.iter().enumerate() {
+            if !drop(id) {
+                let start = self.view.starts[i] as usize;
+                out.staleness.push(self.staleness[i]);
+                out.truth.extend_from_slice(&self.truth[start..start + self.view.row(i).len()]);
+            }
+        }
+        out
+    }
 }
 
 /// The client half of a technique.
@@ -597,8 +659,9 @@ fn replay(
     };
     // What the client should hold for each frame in flight, oldest first, and what its server
     // records of it if the technique says.
-    type Recorded = Option<(Vec<u32>, Vec<i32>)>;
-    let mut expected: std::collections::VecDeque<(u32, Snapshot, Recorded)> = Default::default();
+    let mut expected: std::collections::VecDeque<(u32, Snapshot, Recorded, Young)> =
+        Default::default();
+    let mut decoded_frames = std::collections::BTreeSet::new();
     let mut packet = Vec::new();
     let mut decoded = Snapshot::new();
     let (mut shown, mut ages) = (Snapshot::new(), Vec::new());
@@ -618,7 +681,7 @@ fn replay(
             }
             None => (encoder.expected(snapshot).unwrap_or_else(|| snapshot.clone()), None),
         };
-        expected.push_back((frame, want, held));
+        expected.push_back((frame, want, held, encoder.young()));
         let now = ticks.and_then(|t| t.get(i).copied()).unwrap_or(i as f64);
         down.send(now, &packet);
         for arrived in down.receive(now) {
@@ -632,17 +695,25 @@ fn replay(
                     while expected.front().is_some_and(|(e, ..)| *e < f) {
                         expected.pop_front();
                     }
-                    let sent = expected.iter().find(|(e, ..)| *e == f);
-                    if let Some((_, _, recorded)) = sent.filter(|(_, s, _)| *s == decoded) {
+                    // A young entity whose entry the decoder did not decode is not shown.
+                    let sent = expected.iter().find(|(e, ..)| *e == f).map(|(_, s, r, young)| {
+                        let lost = |h: u32| {
+                            young.iter().any(|&(y, e)| y == h && !decoded_frames.contains(&e))
+                        };
+                        without_young(s, r, young.iter().any(|&(y, _)| lost(y)).then_some(lost))
+                    });
+                    decoded_frames.insert(f);
+                    decoded_frames = decoded_frames.split_off(&f.saturating_sub(64));
+                    if let Some((_, recorded)) = sent.filter(|(s, _)| *s == decoded) {
                         result.verified_frames += 1;
                         if let (Some(stats), Some((staleness, truth))) =
                             (&mut result.held, recorded)
                             && f as usize >= config.warmup
                         {
                             if decoder.shown(&mut shown, &mut ages) {
-                                stats.add(setup.schema, &shown, &ages, truth);
+                                stats.add(setup.schema, &shown, &ages, &truth);
                             } else {
-                                stats.add(setup.schema, &decoded, staleness, truth);
+                                stats.add(setup.schema, &decoded, &staleness, &truth);
                             }
                         }
                     } else {

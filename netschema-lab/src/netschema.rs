@@ -335,6 +335,10 @@ impl Encoder for EngineEncoder {
         Some(held)
     }
 
+    fn young(&self) -> Vec<(u32, u32)> {
+        self.peer.young_entities(self.frame).collect()
+    }
+
     fn receive_ack(&mut self, ack: &Ack) {
         self.peer.receive_ack(ack);
     }

@@ -49,3 +49,4 @@ pub mod probe;
 pub mod records;
 mod slots;
 pub mod world;
+mod young;

@@ -509,6 +509,22 @@ impl Model {
         value
     }
 
+    /// Codes the value of a *young* entity (one entering again, see `engine::young`) against
+    /// `entry`, its value in the packet that brought it in, with the residual model an entry
+    /// codes against a reference with. The residual does not depend on `entry`, so a decoder
+    /// that does not hold it still reads it (and learns it) and gives the value `None`.
+    #[inline]
+    pub(crate) fn code_young<C: BinaryCoder>(
+        &mut self,
+        coder: &mut C,
+        field: &Field,
+        entry: Option<i32>,
+        target: i32,
+    ) -> (Option<i32>, i32) {
+        let e = self.step.code(coder, field.coded_residual(target, entry.unwrap_or(target)));
+        (entry.map(|entry| field.decoded_value(entry, e)), e)
+    }
+
     /// Codes a categorical value: whether it differs from `previous`, and if so which value
     /// it is; with no previous value the value itself.
     #[inline]

@@ -15,7 +15,7 @@ use crate::engine::models::{Book, End};
 use crate::engine::packet::{self, BASE_ID_BITS, FRAME_BITS, Refs};
 use crate::engine::probe::NoProbe;
 use crate::engine::records::{self, Inbox, Records};
-use crate::engine::slots::{SLOTS, Slots, split};
+use crate::engine::slots::{SLOTS, Slots};
 use crate::engine::world::NO_CLASS;
 use crate::model::ModelLayout;
 use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
@@ -32,7 +32,7 @@ mod storage;
 
 pub(crate) use reader::Reader;
 pub use reader::{Event, Sample};
-use side::{DecoderSide, layouts};
+use side::{DecoderSide, OldRows, layouts};
 pub use storage::{ClientSizes, ClientStorage};
 
 /// Genuine packets (their check value matched) refused in a row as stale, with none accepted
@@ -357,7 +357,9 @@ impl<'a> Client<'a> {
         let h = self.state.handles as usize;
         self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
         let read = &history[..refs.len];
-        let (new_rows, history_rows) = split(self.store.rows, h * self.state.stride, spare, read);
+        let (new_rows, old_rows) = OldRows::split(self.store.rows, h * self.state.stride, spare);
+        let history_rows =
+            core::array::from_fn(|j| read.get(j).map_or(&[][..], |&p| old_rows.slot(p)));
         let (values, new_values) =
             turns(self.store.view, h * self.schema.max_fields, self.state.shown);
         let mut history_max_lag = [0u8; MAX_SAMPLES];
@@ -375,6 +377,10 @@ impl<'a> Client<'a> {
             history_held: history_max_lag.iter().any(|&l| l > 0),
             max_lag: 0,
             history_rows,
+            old_rows,
+            slots: &self.state.slots,
+            entry_slot: spare,
+            unresolved: 0,
             new: spare,
             new_rows,
             keyed: !self.store.keys.is_empty(),

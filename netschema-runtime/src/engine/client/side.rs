@@ -4,9 +4,10 @@
 use super::lineage;
 use super::row::{self, Layout};
 use crate::engine::bitset::{put_bit, test_bit};
-use crate::engine::frame::age;
+use crate::engine::frame::{NO_FRAME, age};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links, write_lags};
+use crate::engine::slots::Slots;
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::MAX_SAMPLES;
 use crate::schema::{Class, Field, Schema};
@@ -23,6 +24,35 @@ fn split_pair<T>(all: &mut [T], read: usize, write: usize, len: usize) -> Option
         Some((b.get(..len)?, a.get_mut(write..write + len)?))
     } else {
         None
+    }
+}
+
+/// The packed rows of every frame slot but the one a packet is decoded into.
+#[derive(Clone, Copy)]
+pub(super) struct OldRows<'s> {
+    before: &'s [u8],
+    after: &'s [u8],
+    new: usize,
+    len: usize,
+}
+
+impl<'s> OldRows<'s> {
+    /// Splits `all`, `len` bytes per slot, into the rows of slot `new` (to write) and the
+    /// others.
+    pub(super) fn split(all: &'s mut [u8], len: usize, new: usize) -> (&'s mut [u8], Self) {
+        let (before, rest) = all.split_at_mut(new.saturating_mul(len).min(all.len()));
+        let (new_rows, after) = rest.split_at_mut(len.min(rest.len()));
+        (new_rows, OldRows { before, after, new, len })
+    }
+
+    /// The rows of slot `p`: empty for the new one.
+    pub(super) fn slot(&self, p: usize) -> &'s [u8] {
+        let (rows, at) = match p {
+            p if p < self.new => (self.before, p),
+            p if p > self.new => (self.after, p - self.new - 1),
+            _ => return &[],
+        };
+        rows.get(at * self.len..(at + 1) * self.len).unwrap_or(&[])
     }
 }
 
@@ -53,6 +83,15 @@ pub(super) struct DecoderSide<'s> {
     /// The largest lag written for the new frame.
     pub(super) max_lag: u8,
     pub(super) history_rows: [&'s [u8]; MAX_SAMPLES],
+    /// Every slot's rows but the new frame's, and which frame each slot holds: what a young
+    /// entity's entry is read from.
+    pub(super) old_rows: OldRows<'s>,
+    pub(super) slots: &'s Slots,
+    /// The slot of the entry of the young entity being decoded.
+    pub(super) entry_slot: usize,
+    /// Young entities decoded whose entries this client does not hold: they leave the new
+    /// frame when the walk ends ([`Side::finish`]).
+    pub(super) unresolved: u32,
     pub(super) new: usize,
     pub(super) new_rows: &'s mut [u8],
     /// Whether the schema has timelines, whose fields the values handed out show from the
@@ -212,6 +251,48 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     }
 
     fn unbegin(&mut self, _h: u32) {}
+
+    fn young_hint(&self, _h: u32, _age: u32) -> bool {
+        false
+    }
+
+    fn young(&mut self, h: u32, class: usize, entry: u32) -> bool {
+        // The entry brought the entity in whole, at its handle's first frame.
+        let slot = self.slots.find(entry).filter(|&p| p != self.new);
+        let held = slot.is_some_and(|p| {
+            let at = self.at(p, h);
+            usize::from(self.classes[at]) == class && self.ages[at] == 0
+        });
+        match slot {
+            Some(p) if held => self.entry_slot = p,
+            _ => {
+                self.entered[h as usize] = NO_FRAME;
+                self.unresolved += 1;
+            }
+        }
+        held
+    }
+
+    fn entry_value(&self, h: u32, f: usize) -> i32 {
+        let fields = self.schema.classes.get(self.new_class(h)).map_or(&[][..], |c| c.fields);
+        let at = h as usize * self.stride;
+        let row = self.old_rows.slot(self.entry_slot).get(at..at + self.stride).unwrap_or(&[]);
+        row::value(fields, row, f).unwrap_or(0)
+    }
+
+    fn finish(&mut self) {
+        if self.unresolved == 0 {
+            return;
+        }
+        for h in 0..self.handles {
+            let at = self.at(self.new, h);
+            if self.classes[at] != NO_CLASS && self.entered[h as usize] == NO_FRAME {
+                self.classes[at] = NO_CLASS;
+                self.entered[h as usize] = self.frames.0;
+                put_bit(self.own, at, false);
+            }
+        }
+    }
 
     #[inline]
     fn history_len(&self, h: u32, class: &Class) -> usize {

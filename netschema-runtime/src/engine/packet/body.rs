@@ -5,9 +5,9 @@ use super::chunk::{Chunk, Tables};
 use super::links;
 use super::walk::{self, Walk};
 use super::{
-    CHECK_BITS, COUNT_CLASS, COUNT_HANDLE_AGE, COUNT_HANDLE_GAP, COUNT_MODE, Check, Coder,
-    FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, MAX_FLAG_BITS, Refs, Side,
-    check_bits, due_groups,
+    CHECK_BITS, COUNT_CLASS, COUNT_HANDLE_AGE, COUNT_HANDLE_GAP, COUNT_MODE, COUNT_YOUNG, Check,
+    Coder, FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, MAX_FLAG_BITS, Refs,
+    Side, check_bits, due_groups,
 };
 
 use crate::codec::coder::{Mark, Metered};
@@ -15,6 +15,7 @@ use crate::codec::prob::{BitModel, COST_FRAC_BITS, Prob, bit_cost};
 use crate::engine::entering::Entered;
 use crate::engine::pack::{self, Budget};
 use crate::engine::probe::{Part, Probe};
+use crate::engine::young::YOUNG_REACH;
 use crate::model::{Model, ModelLayout};
 use crate::schema::{Class, Schema};
 use crate::{Error, Result};
@@ -183,6 +184,7 @@ pub(crate) fn code_body<'s, C: Coder, S: Side<'s>, P: Probe>(
             }
         }
     }
+    side.finish();
     Ok(walk.check.value(check_bits(refs)))
 }
 
@@ -273,12 +275,14 @@ impl<P: Probe> Walk<'_, '_, P> {
             let (hint_h, hint_class, hint_age, hint_own) = hint.unwrap_or((0, 0, 0, false));
             let mut attempt = None;
             let must = hint.is_some() && side.forced_entry(hint_h);
+            let hint_young = hint.is_some() && side.young_hint(hint_h, hint_age);
             if let (Some(b), Some(c)) = (side.packer(), self.schema.classes.get(hint_class))
                 && hint.is_some()
             {
                 b.release(hint_h, must);
-                // Its flag, the flag ending the list.
-                attempt = self.attempt(coder, b, models, saved, (hint_class, c), 2);
+                // Its flag, the flag ending the list, and whether it is young (a count of at
+                // most three decisions).
+                attempt = self.attempt(coder, b, models, saved, (hint_class, c), 5);
             }
             if coder.exhausted() {
                 return Err(Error::UnexpectedEnd);
@@ -310,13 +314,29 @@ impl<P: Probe> Walk<'_, '_, P> {
             {
                 return Err(Error::Corrupt);
             }
+            // An entity whose handle is older than the packet may be young.
+            let young = (1..=YOUNG_REACH).contains(&(handle_age as u32))
+                && structure!(self.probe, Part::Entering, coder => {
+                    let packet = &mut models[ModelLayout::PACKET];
+                    match packet.code_count(coder, COUNT_YOUNG, i32::from(!hint_young)) {
+                        0 => Ok(true),
+                        1 => Ok(false),
+                        _ => Err(Error::Corrupt),
+                    }
+                })?;
             side.begin(h, class as usize, Some(handle_age as u32), own)?;
             self.check.add(h);
             self.check.add(u32::from(own));
             self.check.add(class as u32);
             self.check.add(handle_age as u32);
+            self.check.add(u32::from(young));
             let start = coder.bits();
-            self.entry(coder, side, models, class as usize, h)?;
+            if young {
+                let entry = self.refs.frame.wrapping_sub(handle_age as u32);
+                self.young(coder, side, models, (class as usize, h), entry)?;
+            } else {
+                self.entry(coder, side, models, class as usize, h)?;
+            }
             let links = self
                 .schema
                 .classes
@@ -330,7 +350,9 @@ impl<P: Probe> Walk<'_, '_, P> {
                 side.unbegin(h);
                 continue;
             }
-            self.entered.commit();
+            if !young {
+                self.entered.commit();
+            }
             (next, previous_age) = (h + 1, handle_age);
         }
         Ok(())

@@ -119,7 +119,9 @@ const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
 const COUNT_CLASS: usize = 4;
 const COUNT_DISTANCE: usize = 5;
-const _: () = assert!(COUNT_DISTANCE < COUNT_SLOTS);
+/// 0: an entering entity is young (see [`young`](super::young)); 1: it enters whole.
+const COUNT_YOUNG: usize = 6;
+const _: () = assert!(COUNT_YOUNG < COUNT_SLOTS);
 
 /// What a packet's decoding depends on besides its bytes: the frames it refers to and the
 /// session it belongs to.
@@ -351,6 +353,19 @@ pub(crate) trait Side<'s> {
     fn begin(&mut self, h: u32, class: usize, age: Option<u32>, own: bool) -> Result<()>;
     /// Encoder: forgets an entering `h` that did not fit.
     fn unbegin(&mut self, h: u32);
+    /// Encoder: whether entering `h`, whose handle is `age` frames old, is coded *young*:
+    /// against the values the packet of its handle's first frame brought in, which the client
+    /// may hold (see [`young`](super::young)); false on the decoder.
+    fn young_hint(&self, h: u32, age: u32) -> bool;
+    /// Marks begun entering `h`, of class index `class`, young, its entry brought in at
+    /// frame `entry`: returns whether this end holds the values of that entry (the encoder
+    /// always). A decoder that does not keeps the handle until the walk ends, then drops it
+    /// ([`Side::finish`]).
+    fn young(&mut self, h: u32, class: usize, entry: u32) -> bool;
+    /// The value of field `f` of young `h` in its entry, once [`Side::young`] said it is held.
+    fn entry_value(&self, h: u32, f: usize) -> i32;
+    /// Ends the walk: a decoder drops the young handles whose entries it does not hold.
+    fn finish(&mut self);
     /// How many of the history frames (from the newest) hold the same entity at `h` with
     /// values still in the server's window.
     fn history_len(&self, h: u32, class: &Class) -> usize;

@@ -274,6 +274,53 @@ impl<P: Probe> Walk<'_, '_, P> {
     }
 }
 
+impl<P: Probe> Walk<'_, '_, P> {
+    /// Codes the values of young entity `h` of `class` against those its entry brought in at
+    /// frame `entry` (see [`crate::engine::young`]); returns whether this end holds them (the
+    /// decoder may not: it reads the residuals all the same, and stores nothing). The check
+    /// value takes the residuals, which both ends know.
+    #[inline(always)]
+    pub(super) fn young<'s, C: BinaryCoder, S: Side<'s>>(
+        &mut self,
+        coder: &mut C,
+        side: &mut S,
+        models: &mut [Model],
+        (class, h): (usize, u32),
+        entry: u32,
+    ) -> Result<bool> {
+        let c = self.schema.classes.get(class).ok_or(Error::Corrupt)?;
+        let start = ModelLayout::class_base(self.schema, class) + 1;
+        let field_models = models.get_mut(start..start + c.fields.len()).ok_or(Error::Corrupt)?;
+        let targets = side.target_row(h);
+        let held = side.young(h, class, entry);
+        let mut tolerant = 0;
+        for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
+            let target = targets.get(f).copied().unwrap_or(0);
+            let base = held.then(|| side.entry_value(h, f));
+            let ((value, residual), cost) = if P::LISTENS {
+                let mut meter = Metered::new(&mut *coder);
+                let coded = model.code_young(&mut meter, field, base, target);
+                (coded, meter.cost)
+            } else {
+                (model.code_young(coder, field, base, target), 0)
+            };
+            self.probe.field(class, f, cost, None, false);
+            self.check.add(residual as u32);
+            let tol = (field.tolerance > 0).then(|| {
+                tolerant += 1;
+                tolerant - 1
+            });
+            if let Some(value) = value {
+                side.store(h, f, value, true, tol);
+            }
+        }
+        if held {
+            side.sent_groups(h, c, u32::MAX);
+        }
+        Ok(held)
+    }
+}
+
 /// What [`code_still`] made of an entity.
 enum Still {
     /// Not known to keep its values: nothing coded.

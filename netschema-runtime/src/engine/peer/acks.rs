@@ -4,7 +4,7 @@
 use super::{NO_HANDLE, PROVEN, Peer, STRICT};
 use crate::engine::ack::{Ack, AckOutcome, Proof, ViewDigest};
 use crate::engine::bitset::words;
-use crate::engine::frame::{NO_FRAME, age, from_wire};
+use crate::engine::frame::{NO_FRAME, WINDOW, age, from_wire};
 use crate::engine::models::keeps_models;
 use crate::engine::slots::SLOTS;
 use crate::engine::world::World;
@@ -57,6 +57,10 @@ impl Peer<'_> {
             && (age(newest, self.state.strict_until) as i32) < 0;
         let mut held = [false; SLOTS];
         let latest = from_wire(newest, ack.latest);
+        let names = |f: u32| {
+            let back = age(latest, f);
+            f == latest || ((1..=WINDOW).contains(&back) && ack.bits >> (back - 1) & 1 != 0)
+        };
         for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
             let Some(p) = self.state.slots.find(frame) else { continue };
             held[p] = !strict
@@ -64,6 +68,10 @@ impl Peer<'_> {
                 || self.state.first_proof[p].is_some_and(|first| first != ack.proof);
             if !held[p] {
                 self.state.first_proof[p] = Some(ack.proof);
+                continue;
+            }
+            if !self.state.acked[p] && !self.resolve_young(p, frame, latest, names) {
+                held[p] = false;
                 continue;
             }
             self.state.acked[p] = true;

@@ -6,7 +6,7 @@ use super::{PROVEN, Peer, PeerScratch, SHORT_PACKETS};
 use crate::codec::coder::{BinaryCoder, Encoder, Metered};
 use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::datagram_hash;
-use crate::engine::bitset::{test_bit, words};
+use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, REACH, age, reach_after, span};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
@@ -187,6 +187,7 @@ impl Peer<'_> {
     ) -> Result<Written> {
         let spare = self.state.slots.spare();
         let base = refs.base().and_then(|b| self.state.slots.find(b));
+        let referable = self.referable(refs.frame);
         let (models, saved) = self.state.book.start_encode(
             self.schema,
             (self.store.models, self.store.scratch.models),
@@ -203,6 +204,8 @@ impl Peer<'_> {
         let read = &history[..refs.len];
         let handles = self.state.handles as usize;
         let (w, g, d) = (words(handles), self.schema.max_groups, self.schema.max_tolerant);
+        let young = &mut self.store.young[spare * w..(spare + 1) * w];
+        young.fill(0);
         let (presence, history_presence) = split(self.store.presence, w, spare, read);
         let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
         let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
@@ -243,6 +246,9 @@ impl Peer<'_> {
             handle_essential: self.store.handle_essential,
             weights: self.store.weights,
             sent_at: self.store.sent_at,
+            young,
+            entries: self.store.entries,
+            referable,
             order: self.store.scratch.order,
             budget: match mode {
                 Attempt::Plain => budget,
@@ -295,9 +301,12 @@ impl Peer<'_> {
         let w = words(self.state.handles as usize);
         if let (true, Some(base)) = (held_all, refs.base()) {
             let presence = &self.store.presence[spare * w..(spare + 1) * w];
+            let (before, entries) = (&mut *self.store.since_before, &mut *self.store.entries);
             for (h, since) in self.store.since.iter_mut().enumerate() {
                 if test_bit(presence, h) && (age(base, *since) as i32) < 0 {
-                    *since = frame.wrapping_add(1);
+                    // Its entry, and the young packets since, stay of the frame it was given.
+                    before[h] = core::mem::replace(since, frame.wrapping_add(1));
+                    put_bit(entries, h, false);
                 }
             }
         }
@@ -312,6 +321,9 @@ impl Peer<'_> {
                 bits &= bits - 1;
             }
         }
+        let sent = core::mem::take(&mut self.store.scratch.marks);
+        self.note_entries(frame, &sent[w..2 * w]);
+        self.store.scratch.marks = sent;
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
         self.state.records.carried(written.carried, frame);
         let models = (&mut *self.store.models, &mut *self.store.scratch.models);

@@ -173,13 +173,14 @@ impl Peer<'_> {
         let s = &mut self.store;
         put_bit(&mut s.scratch.marks[..words(self.state.handles as usize)], h, false);
         s.handle_entity[h] = id as u32;
-        s.since[h] = frame;
+        s.since_before[h] = core::mem::replace(&mut s.since[h], frame);
         s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
         // Not sent yet: a frame before it was given (see `EncoderSide::entry_in_flight`).
         s.sent_at[h] = frame.wrapping_sub(1);
         s.weights[h] = entry.weight();
         put_bit(s.handle_own, h, entry.has(OWN));
         put_bit(s.handle_essential, h, entry.has(ESSENTIAL));
+        put_bit(s.entries, h, false);
     }
 
     /// Takes a handle from an entity that is not must-have, for a must-have one that found

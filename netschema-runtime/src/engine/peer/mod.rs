@@ -27,6 +27,7 @@ mod ids;
 mod keyed;
 mod side;
 mod storage;
+mod young;
 
 pub use ids::IdSlot;
 use ids::{ESSENTIAL, Ids, OWN, VISIBLE};
@@ -224,9 +225,12 @@ impl<'a> Peer<'a> {
         store.presence.fill(0);
         store.handle_entity.fill(NO_HANDLE);
         store.since.fill(NO_FRAME);
+        store.since_before.fill(NO_FRAME);
         store.ids.fill(IdSlot::default());
         store.handle_own.fill(0);
         store.handle_essential.fill(0);
+        store.young.fill(0);
+        store.entries.fill(0);
         store.weights.fill(DEFAULT_WEIGHT);
         Shadow::new(schema, store.keys, 0).clear();
         let state = PeerState {

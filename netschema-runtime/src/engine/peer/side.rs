@@ -8,6 +8,7 @@ use crate::engine::frame::age;
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links, write_lags};
 use crate::engine::world::World;
+use crate::engine::young::YOUNG_REACH;
 use crate::model::predict::MAX_SAMPLES;
 use crate::schema::{Class, MAX_GROUPS, Schema};
 
@@ -104,6 +105,13 @@ pub(super) struct EncoderSide<'s, 'w> {
     pub(super) weights: &'s [u16],
     /// The frame each handle was last sent in.
     pub(super) sent_at: &'s [u32],
+    /// Handles coded young in the new frame (see [`crate::engine::young`]).
+    pub(super) young: &'s mut [u64],
+    /// Handles whose entity came in whole in the packet of the frame its handle was given.
+    pub(super) entries: &'s [u64],
+    /// The frames before the new one (bit `i`: `i + 1` frames before) whose packets the client
+    /// may hold: sent, and not shown lost by its acks.
+    pub(super) referable: u64,
     pub(super) order: &'s mut [u64],
     pub(super) budget: Budget<'s>,
     pub(super) cursor: u32,
@@ -313,7 +321,31 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     fn unbegin(&mut self, h: u32) {
         put_bit(self.presence, h as usize, false);
+        put_bit(self.young, h as usize, false);
     }
+
+    #[inline]
+    fn young_hint(&self, h: u32, age: u32) -> bool {
+        (1..=YOUNG_REACH).contains(&age)
+            && self.referable >> (age - 1) & 1 != 0
+            && test_bit(self.entries, h as usize)
+            && self.since[h as usize] == self.refs.frame.wrapping_sub(age)
+            && self.class_of(h).is_some_and(|c| c.fields.iter().all(|f| f.tolerance == 0))
+    }
+
+    #[inline]
+    fn young(&mut self, h: u32, _class: usize, _entry: u32) -> bool {
+        put_bit(self.young, h as usize, true);
+        true
+    }
+
+    #[inline]
+    fn entry_value(&self, h: u32, f: usize) -> i32 {
+        let rows = self.world.frame_rows(self.since[h as usize]);
+        rows.get(self.entity(h) * self.stride + f).copied().unwrap_or(0)
+    }
+
+    fn finish(&mut self) {}
 
     #[inline]
     fn history_len(&self, h: u32, class: &Class) -> usize {

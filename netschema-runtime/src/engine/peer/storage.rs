@@ -20,6 +20,8 @@ pub struct PeerStorage<'a> {
     pub handle_entity: &'a mut [u32],
     /// Frame at which each handle was given its entity.
     pub since: &'a mut [u32],
+    /// Frame at which each handle was given the entity it had before (see `engine::young`).
+    pub since_before: &'a mut [u32],
     /// The entities the game has marked for this client (visible, own, essential, weighted)
     /// and their handles, by entity id: a table sized by how many it may mark at once.
     pub ids: &'a mut [IdSlot],
@@ -38,6 +40,11 @@ pub struct PeerStorage<'a> {
     /// What the client holds, per frame slot, handle and link: the handle of the link's target
     /// plus 1, 0 for none.
     pub links: &'a mut [u32],
+    /// Handles coded young (see `engine::young`) per frame slot, until an ack resolves them.
+    pub young: &'a mut [u64],
+    /// Whether each handle's entity came in whole in the packet of the frame its handle was
+    /// given: the entry a young entity is coded against.
+    pub entries: &'a mut [u64],
     /// Estimated cost of each handle's next update, in bits.
     pub cost: &'a mut [u16],
     /// The frame each handle was last sent in (or, until it is, the frame before it was given
@@ -129,12 +136,16 @@ pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
     /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
+    /// [`PeerStorage::since_before`],
     /// [`PeerStorage::weights`], [`PeerStorage::cost`] and [`PeerStorage::sent_at`].
     pub handles: usize,
     /// Length of [`PeerStorage::ids`].
     pub ids: usize,
-    /// Length of [`PeerStorage::handle_own`] and [`PeerStorage::handle_essential`].
+    /// Length of [`PeerStorage::handle_own`], [`PeerStorage::handle_essential`] and
+    /// [`PeerStorage::entries`].
     pub handle_words: usize,
+    /// Length of [`PeerStorage::young`].
+    pub young: usize,
     /// Length of [`PeerStorage::lags`].
     pub lags: usize,
     /// Length of [`PeerStorage::diffs`].
@@ -159,9 +170,10 @@ impl PeerSizes {
     /// [`ScratchSizes::bytes`]): what a peer keeps between packets.
     pub const fn bytes(&self) -> usize {
         self.presence * 8
-            + self.handles * (4 + 4 + 2 + 2 + 4)
+            + self.handles * (4 + 4 + 4 + 2 + 2 + 4)
             + self.ids * core::mem::size_of::<IdSlot>()
-            + self.handle_words * 8 * 2
+            + self.handle_words * 8 * 3
+            + self.young * 8
             + self.lags
             + self.diffs
             + self.links * 4
@@ -182,6 +194,7 @@ impl PeerStorage<'_> {
             handles,
             ids: table_len(interest),
             handle_words: words(handles),
+            young: SLOTS.saturating_mul(words(handles)),
             lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
@@ -199,9 +212,12 @@ impl Peer<'_> {
         store.presence.len() >= sizes.presence
             && store.handle_entity.len() >= sizes.handles
             && store.since.len() >= sizes.handles
+            && store.since_before.len() >= sizes.handles
             && store.ids.len() >= sizes.ids
             && store.handle_own.len() >= sizes.handle_words
             && store.handle_essential.len() >= sizes.handle_words
+            && store.entries.len() >= sizes.handle_words
+            && store.young.len() >= sizes.young
             && store.lags.len() >= sizes.lags
             && store.diffs.len() >= sizes.diffs
             && store.links.len() >= sizes.links
@@ -220,9 +236,12 @@ impl Peer<'_> {
             presence: &mut store.presence[..sizes.presence],
             handle_entity: &mut store.handle_entity[..sizes.handles],
             since: &mut store.since[..sizes.handles],
+            since_before: &mut store.since_before[..sizes.handles],
             ids: &mut store.ids[..sizes.ids],
             handle_own: &mut store.handle_own[..sizes.handle_words],
             handle_essential: &mut store.handle_essential[..sizes.handle_words],
+            young: &mut store.young[..sizes.young],
+            entries: &mut store.entries[..sizes.handle_words],
             lags: &mut store.lags[..sizes.lags],
             diffs: &mut store.diffs[..sizes.diffs],
             links: &mut store.links[..sizes.links],
