@@ -96,6 +96,13 @@ impl Slots {
         self.reach.get(p).copied().map_or(0, u32::from)
     }
 
+    /// The physical slot whose frame committing `frame` with reach `reach` will drop (see
+    /// [`Slots::commit`]).
+    #[inline]
+    pub(crate) fn replaced(&self, frame: u32, reach: u32) -> usize {
+        usize::from(self.logical[((frame >> reach.min(MAX_REACH)) % WINDOW) as usize])
+    }
+
     /// Makes the spare slot hold `frame`, whose largest lag is `max_lag` and whose packet had
     /// a baseline `distance` frames old (0: none) and reach `reach` (at most [`MAX_REACH`]);
     /// the slot it replaces becomes the spare.

@@ -258,7 +258,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     fn young(&mut self, h: u32, class: usize, entry: u32) -> bool {
         // The entry brought the entity in whole, at its handle's first frame.
-        let slot = self.slots.find(entry).filter(|&p| p != self.new);
+        // Not the slot this frame takes over when it is committed: the entry would not outlast
+        // the packet, and the ack that names the packet would not name it.
+        let replaced = self.slots.replaced(self.frames.0, self.refs.reach);
+        let slot = self.slots.find(entry).filter(|&p| p != self.new && p != replaced);
         let held = slot.is_some_and(|p| {
             let at = self.at(p, h);
             usize::from(self.classes[at]) == class && self.ages[at] == 0

@@ -187,7 +187,7 @@ impl Peer<'_> {
     ) -> Result<Written> {
         let spare = self.state.slots.spare();
         let base = refs.base().and_then(|b| self.state.slots.find(b));
-        let referable = self.referable(refs.frame);
+        let referable = self.referable(refs.frame, refs.reach);
         let (models, saved) = self.state.book.start_encode(
             self.schema,
             (self.store.models, self.store.scratch.models),

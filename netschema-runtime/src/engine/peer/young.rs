@@ -9,14 +9,17 @@ use crate::engine::frame::{NO_FRAME, WINDOW, age};
 use crate::engine::young::YOUNG_REACH;
 
 impl Peer<'_> {
-    /// The frames before `frame` whose packets the client may hold, bit `i` for the frame
-    /// `i + 1` before: sent since the last restart and, if no newer than the newest frame
-    /// the client has acknowledged, acknowledged too.
-    pub(super) fn referable(&self, frame: u32) -> u64 {
+    /// The frames before `frame` (whose packet has reach `reach`) whose packets the client may
+    /// hold when it decodes it, bit `i` for the frame `i + 1` before: sent since the last
+    /// restart, not in the slot `frame` takes over, and, if no newer than the newest frame the
+    /// client has acknowledged, acknowledged too.
+    pub(super) fn referable(&self, frame: u32, reach: u32) -> u64 {
         let (slots, latest) = (&self.state.slots, self.state.acked_latest);
+        // The frame whose slot `frame` takes over leaves the client as it decodes `frame`.
+        let replaced = slots.replaced(frame, reach);
         (0..YOUNG_REACH).fold(0, |mask, i| {
             let f = frame.wrapping_sub(1 + i);
-            let held = slots.find(f).is_some_and(|p| {
+            let held = slots.find(f).filter(|&p| p != replaced).is_some_and(|p| {
                 self.state.acked[p] || latest == NO_FRAME || (age(f, latest) as i32) > 0
             });
             if held && !before_restart(self.state.floor, f) { mask | 1 << i } else { mask }
