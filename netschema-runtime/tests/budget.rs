@@ -31,6 +31,7 @@ fn replicate(
     let (mut down, mut up) = (Link::new((1, 1 + jitter), loss), Link::new((1, 1 + jitter), loss));
     down.duplicate = duplicate;
     let mut sent: BTreeMap<u32, View> = BTreeMap::new();
+    let mut young = YoungLog::default();
     let mut peer_staleness: BTreeMap<u32, BTreeMap<u32, u32>> = BTreeMap::new();
     let mut models: BTreeMap<u32, Option<u64>> = BTreeMap::new();
     // The frame each handle's shown values came from.
@@ -51,6 +52,7 @@ fn replicate(
         assert!(len <= budget, "{len} bytes over a budget of {budget}");
         let frame = world.frame().unwrap();
         sent.insert(frame, record(schema, &world, &peer));
+        young.sent(&peer, frame);
         models.insert(frame, peer.model_digest(frame));
         let ages =
             (0..ENTITIES).filter_map(|id| Some((peer.handle_of(id)?, peer.staleness(frame, id)?)));
@@ -62,7 +64,7 @@ fn replicate(
                     accepted += 1;
                     assert_eq!(
                         frame_view(&client),
-                        sent[&f],
+                        young.decoded(f, &sent[&f]),
                         "frame {f}: frame differs from record"
                     );
                     // What it shows is never older than what the frame holds, nor than what it

@@ -68,6 +68,7 @@ fn stream(setup: Setup) -> Outcome {
     down.duplicate = setup.duplicate;
     up.duplicate = setup.duplicate;
     let mut sent: BTreeMap<u32, View> = BTreeMap::new();
+    let mut young = YoungLog::default();
     let mut queued_at: Vec<u32> = Vec::new();
     let mut out = Outcome::default();
     let mut buf = vec![0u8; setup.budget];
@@ -98,10 +99,12 @@ fn stream(setup: Setup) -> Outcome {
         let len = peer.encode(&world, &mut buf).unwrap();
         assert!(len <= setup.budget);
         sent.insert(frame, record(&SCHEMA, &world, &peer));
+        young.sent(&peer, frame);
         down.send(&mut rng, now, &buf[..len]);
         for packet in down.receive(now) {
             let Ok(f) = client.decode(&packet) else { continue };
-            assert_eq!(frame_view(&client), sent[&f], "frame {f}: state differs from record");
+            let want = young.decoded(f, &sent[&f]);
+            assert_eq!(frame_view(&client), want, "frame {f}: state differs from record");
             for r in client.records().chain(client.waiting_records()) {
                 out.arrivals.entry(r.number).or_insert(f - queued_at[r.number as usize]);
             }

@@ -66,6 +66,7 @@ fn run_world(
     let mut up = Link::new(latency, loss);
     up.duplicate = duplicate;
     let mut sent: BTreeMap<u32, BTreeMap<u32, (usize, Vec<i32>)>> = BTreeMap::new();
+    let mut young = YoungLog::default();
     let mut models: BTreeMap<u32, Option<u64>> = BTreeMap::new();
     let mut out = Outcome { accepted: 0, rejected: 0, unknown_model: 0, unkept: 0, bytes: 0 };
     let mut buf = vec![0u8; 64 * 1024];
@@ -93,6 +94,7 @@ fn run_world(
         };
         sent.insert(frame, want);
         sent.retain(|&f, _| frame.wrapping_sub(f) < 64);
+        young.sent(&peer, frame);
         down.send(&mut rng, now, &buf[..len]);
 
         for packet in down.receive(now) {
@@ -101,7 +103,7 @@ fn run_world(
             match client.decode(&packet) {
                 Ok(f) => {
                     out.accepted += 1;
-                    let want = &sent[&f];
+                    let want = &young.decoded(f, &sent[&f]);
                     let got: BTreeMap<u32, (usize, Vec<i32>)> =
                         client.view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect();
                     assert_eq!(&got, want, "frame {f}: client view differs from server rows");
@@ -211,6 +213,7 @@ fn a_released_handle_serves_another_entity_at_once() {
     let (mut down, mut up) = (Link::new((2, 4), 0.1), Link::new((2, 4), 0.1));
     down.duplicate = 0.05;
     let mut sent: BTreeMap<u32, (View, Option<u64>)> = BTreeMap::new();
+    let mut young = YoungLog::default();
     let (mut accepted, mut changed_hands) = (0, 0);
     let mut buf = vec![0u8; 16 * 1024];
     for now in 0..600u32 {
@@ -225,11 +228,13 @@ fn a_released_handle_serves_another_entity_at_once() {
         let len = peer.encode(&world, &mut buf).unwrap();
         let frame = world.frame().unwrap();
         sent.insert(frame, (record(&SCHEMA, &world, &peer), peer.model_digest(frame)));
+        young.sent(&peer, frame);
         down.send(&mut rng, now, &buf[..len]);
         for packet in down.receive(now) {
             let Ok(f) = client.decode(&packet) else { continue };
             accepted += 1;
-            assert_eq!(frame_view(&client), sent[&f].0, "frame {f}: view differs from record");
+            let want = young.decoded(f, &sent[&f].0);
+            assert_eq!(frame_view(&client), want, "frame {f}: view differs from record");
             assert_eq!(client.model_digest(f), sent[&f].1, "frame {f}: models differ");
             let removed: Vec<u32> = client
                 .events()

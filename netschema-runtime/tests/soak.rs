@@ -122,6 +122,7 @@ fn soak_session(seed: u64, tally: &mut Tally) {
     let (mut down, mut up) = (Link::new(latency, loss), Link::new(latency, loss));
     down.duplicate = 0.05;
     let mut sent: BTreeMap<u32, (View, Option<u64>)> = BTreeMap::new();
+    let mut young = YoungLog::default();
     let mut older = Vec::new();
     let mut buf = vec![0u8; budget];
     let mut accepted_after_false = None;
@@ -137,6 +138,7 @@ fn soak_session(seed: u64, tally: &mut Tally) {
         let frame = world.frame().unwrap();
         sent.insert(frame, (record(schema, &world, &peer), peer.model_digest(frame)));
         sent.retain(|&f, _| frame.wrapping_sub(f) < 64);
+        young.sent(&peer, frame);
         down.send(&mut rng, now, &buf[..len]);
 
         for packet in down.receive(now) {
@@ -150,7 +152,8 @@ fn soak_session(seed: u64, tally: &mut Tally) {
                 }
                 tally.tried[k] += 1;
                 if let Ok(f) = client.decode(&damaged) {
-                    if sent.get(&f).is_some_and(|(view, _)| *view == frame_view(&client)) {
+                    let held = sent.get(&f).map(|(view, _)| young.decoded(f, view));
+                    if held.is_some_and(|view| view == frame_view(&client)) {
                         tally.harmless[k] += 1;
                     } else {
                         tally.false_accepts[k] += 1;
@@ -164,13 +167,17 @@ fn soak_session(seed: u64, tally: &mut Tally) {
                 tally.junk += 1;
                 let _ = client.decode(&junk);
             }
+            if client.frame().is_none() {
+                young.restarted();
+            }
             if let Ok(f) = client.decode(&packet) {
                 tally.accepted += 1;
                 accepted_after_false = accepted_after_false.map(|n| n + 1);
                 // The peer's models as it sent the frame: a later frame of a longer reach may
                 // have taken its slot since.
                 let (view, models) = &sent[&f];
-                assert_eq!(view, &frame_view(&client), "seed {seed}, frame {f}");
+                let view = young.decoded(f, view);
+                assert_eq!(view, frame_view(&client), "seed {seed}, frame {f}");
                 // Unless no pooled set was free for them, the client keeps the same models.
                 if let Some(digest) = client.model_digest(f) {
                     assert_eq!(&Some(digest), models, "seed {seed}, frame {f}");

@@ -335,6 +335,45 @@ pub fn record(schema: &Schema, world: &World<'_>, peer: &Peer<'_>) -> View {
         .collect()
 }
 
+/// The young entities of the frames a peer sent (see `Peer::young_entities`) and the frames
+/// its client decoded: what a decoded frame holds of what the peer recorded when it sent it.
+#[derive(Default)]
+pub struct YoungLog {
+    sent: BTreeMap<u32, Vec<(u32, u32)>>,
+    decoded: std::collections::BTreeSet<u32>,
+}
+
+impl YoungLog {
+    /// Notes the young entities of `frame`, which `peer` just encoded.
+    pub fn sent(&mut self, peer: &Peer<'_>, frame: u32) {
+        self.sent.insert(frame, peer.young_entities(frame).collect());
+        self.sent.retain(|&f, _| frame.wrapping_sub(f) < 256);
+    }
+
+    /// `view`, what the peer recorded when it sent `frame`, as the client holds it having just
+    /// decoded that frame: without the young entities whose entry frame it did not decode.
+    pub fn decoded(&mut self, frame: u32, view: &View) -> View {
+        let lost = self.lost(frame);
+        view.iter().filter(|(h, _)| !lost.contains(h)).map(|(&h, v)| (h, v.clone())).collect()
+    }
+
+    /// Notes that the client restarted: it holds no frame it decoded before.
+    pub fn restarted(&mut self) {
+        self.decoded.clear();
+    }
+
+    /// Notes that the client just decoded `frame`; returns the young entities of that frame
+    /// whose entry frame it did not decode, which the frame does not hold.
+    pub fn lost(&mut self, frame: u32) -> std::collections::BTreeSet<u32> {
+        let young = self.sent.get(&frame).map_or(&[][..], |y| &y[..]);
+        let lost = young.iter().filter(|(_, e)| !self.decoded.contains(e)).map(|&(h, _)| h);
+        let lost = lost.collect();
+        self.decoded.insert(frame);
+        self.decoded.retain(|&f| frame.wrapping_sub(f) < 256);
+        lost
+    }
+}
+
 /// The client's current frame exactly as its packet set it.
 pub fn frame_view(client: &Client<'_>) -> View {
     client.frame_view().map(|(h, c, r)| (h, (c, r.to_vec()))).collect()

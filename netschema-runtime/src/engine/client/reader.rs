@@ -144,7 +144,9 @@ impl<'s> Reader<'s> {
             return None;
         }
         let at = (slot * self.state.handles as usize + handle as usize) * self.schema.max_links;
-        self.links.get(at + link)?.checked_sub(1)
+        // A young target whose entry this client lost is not in the frame: none.
+        let target = self.links.get(at + link)?.checked_sub(1)?;
+        self.packed(slot, target).map(|_| target)
     }
 
     /// Class and raw values of `handle` in the current frame exactly as its packet set it.

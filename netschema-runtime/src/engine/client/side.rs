@@ -287,9 +287,11 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         if self.unresolved == 0 {
             return;
         }
+        // Entering handles only: `begin` set their marks in this packet (a packet refused
+        // part-way may have left a mark on a handle kept since).
         for h in 0..self.handles {
             let at = self.at(self.new, h);
-            if self.classes[at] != NO_CLASS && self.entered[h as usize] == NO_FRAME {
+            if self.present(h) && !self.kept(h) && self.entered[h as usize] == NO_FRAME {
                 self.classes[at] = NO_CLASS;
                 self.entered[h as usize] = self.frames.0;
                 put_bit(self.own, at, false);

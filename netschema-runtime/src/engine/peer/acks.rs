@@ -62,6 +62,11 @@ impl Peer<'_> {
             f == latest || ((1..=WINDOW).contains(&back) && ack.bits >> (back - 1) & 1 != 0)
         };
         for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
+            if let Some(p) = self.state.slots.find(frame) {
+                self.state.named |= 1 << p;
+            }
+        }
+        for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
             let Some(p) = self.state.slots.find(frame) else { continue };
             held[p] = !strict
                 || self.state.acked[p]
@@ -128,6 +133,8 @@ impl Peer<'_> {
     /// baseline any more and no model built.
     pub(super) fn restart(&mut self) {
         self.state.acked = [false; SLOTS];
+        self.state.unresolvable = 0;
+        self.state.named = 0;
         self.state.pending_view = None;
         self.state.floor = self.state.newest_sent;
         self.state.book.restart();

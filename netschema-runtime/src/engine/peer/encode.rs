@@ -300,13 +300,12 @@ impl Peer<'_> {
         let spare = self.state.slots.spare();
         let w = words(self.state.handles as usize);
         if let (true, Some(base)) = (held_all, refs.base()) {
-            let presence = &self.store.presence[spare * w..(spare + 1) * w];
-            let (before, entries) = (&mut *self.store.since_before, &mut *self.store.entries);
-            for (h, since) in self.store.since.iter_mut().enumerate() {
-                if test_bit(presence, h) && (age(base, *since) as i32) < 0 {
-                    // Its entry, and the young packets since, stay of the frame it was given.
-                    before[h] = core::mem::replace(since, frame.wrapping_add(1));
-                    put_bit(entries, h, false);
+            for h in 0..self.state.handles as usize {
+                let presence = &self.store.presence[spare * w..(spare + 1) * w];
+                if test_bit(presence, h) && (age(base, self.store.since[h]) as i32) < 0 {
+                    // Its entry and young packets stay of the frame it was given.
+                    self.give_since(h, frame.wrapping_add(1));
+                    put_bit(self.store.entries, h, false);
                 }
             }
         }
@@ -333,6 +332,8 @@ impl Peer<'_> {
         self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;
+        self.state.unresolvable &= !(1 << spare);
+        self.state.named &= !(1 << spare);
         self.state.first_proof[spare] = None;
         self.state.newest_sent = frame;
         if self.state.unacked_since == NO_FRAME {

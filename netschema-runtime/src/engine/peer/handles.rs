@@ -173,7 +173,8 @@ impl Peer<'_> {
         let s = &mut self.store;
         put_bit(&mut s.scratch.marks[..words(self.state.handles as usize)], h, false);
         s.handle_entity[h] = id as u32;
-        s.since_before[h] = core::mem::replace(&mut s.since[h], frame);
+        self.give_since(h, frame);
+        let s = &mut self.store;
         s.cost[h] = pack::entry_estimate_bits(&self.schema.classes[class]);
         // Not sent yet: a frame before it was given (see `EncoderSide::entry_in_flight`).
         s.sent_at[h] = frame.wrapping_sub(1);

@@ -101,6 +101,12 @@ pub(crate) struct PeerState {
     loose: bool,
     slots: Slots,
     acked: [bool; SLOTS],
+    /// Frame slots (bit per slot) whose young handles cannot be resolved (see
+    /// `Peer::settle_young`): their frames are never taken as held.
+    unresolvable: u64,
+    /// Frame slots (bit per slot) whose frames a proven ack named: the client decoded them,
+    /// whether or not they count as held.
+    named: u64,
     newest_sent: u32,
     /// The newest frame acknowledged: the next packet's baseline.
     acked_high: u32,
@@ -242,6 +248,8 @@ impl<'a> Peer<'a> {
             loose: false,
             slots: Slots::new(),
             acked: [false; SLOTS],
+            unresolvable: 0,
+            named: 0,
             newest_sent: NO_FRAME,
             acked_high: NO_FRAME,
             acked_model: NO_FRAME,

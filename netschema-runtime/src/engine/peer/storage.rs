@@ -136,8 +136,7 @@ pub struct PeerSizes {
     /// Length of [`PeerStorage::presence`].
     pub presence: usize,
     /// Length of [`PeerStorage::handle_entity`], [`PeerStorage::since`],
-    /// [`PeerStorage::since_before`],
-    /// [`PeerStorage::weights`], [`PeerStorage::cost`] and [`PeerStorage::sent_at`].
+    /// [`PeerStorage::since_before`], [`PeerStorage::weights`], [`PeerStorage::cost`] and [`PeerStorage::sent_at`].
     pub handles: usize,
     /// Length of [`PeerStorage::ids`].
     pub ids: usize,

@@ -4,7 +4,8 @@
 
 use super::Peer;
 use super::acks::before_restart;
-use crate::engine::bitset::{put_bit, words};
+use crate::engine::bitset::{put_bit, test_bit, words};
+use crate::engine::slots::SLOTS;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
 use crate::engine::young::YOUNG_REACH;
 
@@ -56,12 +57,55 @@ impl Peer<'_> {
         }
     }
 
+    /// Whether the client holds, or will never hold, the packet of `frame`: `Some(true)` if
+    /// a proven ack named it, `Some(false)` if the newest covered it without naming it (the
+    /// client decodes frames in order, so it never will), `None` if it cannot be told.
+    fn fate(&self, frame: u32) -> Option<bool> {
+        let state = &self.state;
+        let q = state.slots.find(frame)?;
+        if state.named >> q & 1 != 0 {
+            return Some(true);
+        }
+        // An ack names every frame the client holds among the 32 before its newest (older ones
+        // only if their models are kept).
+        let latest = state.acked_latest;
+        let covered = latest != NO_FRAME && age(latest, frame) < WINDOW;
+        covered.then_some(false)
+    }
+
+    /// Makes `frame` the one handle `h` was given its entity at. The handle keeps the frame it
+    /// was given its entity before at, which the young packets of that entity not yet resolved
+    /// were coded against; those of the entity before that are resolved now (those whose entry
+    /// the client holds stay, those whose entry it will never hold leave the frames' records)
+    /// or, if that cannot be told yet, their frames are never taken as held.
+    pub(super) fn give_since(&mut self, h: usize, frame: u32) {
+        let w = words(self.state.handles as usize);
+        let before = self.store.since_before[h];
+        let fate = self.fate(before);
+        let spare = self.state.slots.spare();
+        for p in (0..SLOTS).filter(|&p| p != spare) {
+            let young = &mut self.store.young[p * w..(p + 1) * w];
+            // Of the entity before the current one: the current one was not given it yet.
+            let previous = (age(self.state.slots.frame_of(p), self.store.since[h]) as i32) <= 0;
+            if !test_bit(young, h) || !previous {
+                continue;
+            }
+            put_bit(young, h, false);
+            match fate {
+                Some(true) => {}
+                Some(false) => put_bit(&mut self.store.presence[p * w..(p + 1) * w], h, false),
+                None => self.state.unresolvable |= 1 << p,
+            }
+        }
+        self.store.since_before[h] = core::mem::replace(&mut self.store.since[h], frame);
+    }
+
     /// Resolves the young handles of frame `frame`, in slot `p`, which an ack whose newest
     /// frame is `latest` and that `names` frames is the first to name: those whose entry it
     /// names or an earlier ack did stay in the record of the frame, the others leave it.
     /// Returns false, changing nothing, if that cannot be told: an entry older than the ack's
-    /// window and not known held, or a handle given another entity since the frame. The
-    /// frame is then not taken as held.
+    /// window and not known held, or a young handle given another entity while its entry's
+    /// fate was unknown ([`Peer::settle_young`]). The frame is then not taken as held.
     pub(super) fn resolve_young(
         &mut self,
         p: usize,
@@ -69,43 +113,38 @@ impl Peer<'_> {
         latest: u32,
         names: impl Fn(u32) -> bool,
     ) -> bool {
-        let w = words(self.state.handles as usize);
-        let young = &self.store.young[p * w..(p + 1) * w];
-        if young.iter().all(|&bits| bits == 0) {
-            return true;
+        if self.state.unresolvable >> p & 1 != 0 {
+            return false;
         }
-        let (slots, acked) = (&self.state.slots, &self.state.acked);
-        let held = |e: u32| names(e) || slots.find(e).is_some_and(|q| acked[q]);
+        let w = words(self.state.handles as usize);
+        let (slots, named) = (&self.state.slots, self.state.named);
+        let held = |e: u32| names(e) || slots.find(e).is_some_and(|q| named >> q & 1 != 0);
         // The frame the handle was given the entity it had at `frame`: its current one's, or
-        // the one's before (a young entity that left and whose handle was given again).
+        // the one's before.
         let (since, before) = (&*self.store.since, &*self.store.since_before);
-        let given = |e: u32| (age(frame, e) as i32) > 0;
-        let entry_of = |h: usize| match (since[h], before[h]) {
-            (e, _) if given(e) => Some(e),
-            (_, e) if given(e) => Some(e),
-            _ => None,
+        let given = |h: usize| {
+            [since[h], before[h]].into_iter().find(|&e| e != NO_FRAME && (age(frame, e) as i32) > 0)
         };
+        let young = &self.store.young[p * w..(p + 1) * w];
         for (word, &bits) in young.iter().enumerate() {
             let mut bits = bits;
             while bits != 0 {
-                let h = word * 64 + bits.trailing_zeros() as usize;
+                let entry = given(word * 64 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
-                let Some(e) = entry_of(h) else { return false };
-                if !held(e) && age(latest, e) > WINDOW {
+                if entry.is_none_or(|e| !held(e) && age(latest, e) >= WINDOW) {
                     return false;
                 }
             }
         }
         for word in 0..w {
-            let mut bits = self.store.young[p * w + word];
+            let mut bits = core::mem::take(&mut self.store.young[p * w + word]);
             while bits != 0 {
                 let h = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if !entry_of(h).is_some_and(held) {
+                if !given(h).is_some_and(held) {
                     put_bit(&mut self.store.presence[p * w..(p + 1) * w], h, false);
                 }
             }
-            self.store.young[p * w + word] = 0;
         }
         true
     }
