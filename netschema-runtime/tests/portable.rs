@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0x9908_90e0_4f82_a2ce,
-            0x72f3_06cf_fa28_9d70,
-            0x86e0_d6a9_3c88_6a6b,
-            0x082c_dd93_0430_f38a
+            0xaa46_5887_e3a4_e09c,
+            0xaabe_30e9_9a39_ef7d,
+            0x67e8_5b2f_5e21_447e,
+            0x1efb_d7df_a851_c0c3
         ],
         "{got:#018x?}"
     );

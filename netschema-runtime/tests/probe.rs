@@ -119,7 +119,7 @@ impl Probe for Listener {
 fn still_entities_take_a_short_way_to_the_same_packet() {
     use netschema_runtime::owned::ClientBuffers;
     use std::collections::BTreeMap;
-    use support::{Link, ack_bytes};
+    use support::{Link, View, YoungLog, ack_bytes, frame_view, record};
 
     for schema in [&SCHEMA, &support::SPINNING] {
         const IDS: usize = 90;
@@ -146,7 +146,8 @@ fn still_entities_take_a_short_way_to_the_same_packet() {
             })
             .collect();
         let mut moving = [false; IDS];
-        let mut sent: BTreeMap<u32, Vec<(usize, Vec<i32>)>> = BTreeMap::new();
+        let mut sent: BTreeMap<u32, View> = BTreeMap::new();
+        let mut young = YoungLog::default();
         let (mut a, mut b) = ([0u8; 4096], [0u8; 4096]);
         let mut accepted = 0;
         for t in 0..400 {
@@ -181,20 +182,14 @@ fn still_entities_take_a_short_way_to_the_same_packet() {
             let len = plain.encode(&world, &mut a).unwrap();
             let probed_len = probed.encode_probed(&world, &mut b, &mut Listener).unwrap();
             assert_eq!(&a[..len], &b[..probed_len], "frame {t}: the short way changed the packet");
-            let mut held: Vec<(usize, Vec<i32>)> = (0..IDS)
-                .filter_map(|id| world.get(frame, id))
-                .map(|(c, r)| (c, r.to_vec()))
-                .collect();
-            held.sort();
-            sent.insert(frame, held);
+            sent.insert(frame, record(schema, &world, &plain));
+            young.sent(&plain, frame);
             down.send(&mut rng, t, &a[..len]);
             for packet in down.receive(t) {
                 if let Ok(decoded) = client.decode(&packet) {
                     accepted += 1;
-                    let mut view: Vec<(usize, Vec<i32>)> =
-                        client.frame_view().map(|(_, c, r)| (c, r.to_vec())).collect();
-                    view.sort();
-                    assert_eq!(Some(&view), sent.get(&decoded), "frame {decoded}");
+                    let want = young.decoded(decoded, &sent[&decoded]);
+                    assert_eq!(frame_view(&client), want, "frame {decoded}");
                 }
                 if let Some(ack) = client.ack() {
                     up.send(&mut rng, t, &ack_bytes(ack));

@@ -5,9 +5,9 @@ use super::chunk::{Chunk, Tables};
 use super::links;
 use super::walk::{self, Walk};
 use super::{
-    CHECK_BITS, COUNT_CLASS, COUNT_HANDLE_AGE, COUNT_HANDLE_GAP, COUNT_MODE, COUNT_YOUNG, Check,
-    Coder, FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, MAX_FLAG_BITS, Refs,
-    Side, check_bits, due_groups,
+    CHECK_BITS, COUNT_CLASS, COUNT_HANDLE_AGE, COUNT_HANDLE_GAP, COUNT_MODE, Check, Coder,
+    FLAG_HELD, FLAG_HOLD_ALL, FLAG_KEPT, FLAG_MORE_ENTERING, FLAG_OWN, FLAG_WHOLE, MAX_FLAG_BITS,
+    Refs, Side, check_bits, due_groups,
 };
 
 use crate::codec::coder::{Mark, Metered};
@@ -280,9 +280,8 @@ impl<P: Probe> Walk<'_, '_, P> {
                 && hint.is_some()
             {
                 b.release(hint_h, must);
-                // Its flag, the flag ending the list, and whether it is young (a count of at
-                // most three decisions).
-                attempt = self.attempt(coder, b, models, saved, (hint_class, c), 5);
+                // Its flag, the flag ending the list and whether it enters whole.
+                attempt = self.attempt(coder, b, models, saved, (hint_class, c), 3);
             }
             if coder.exhausted() {
                 return Err(Error::UnexpectedEnd);
@@ -318,12 +317,8 @@ impl<P: Probe> Walk<'_, '_, P> {
             let young = (1..=YOUNG_REACH).contains(&(handle_age as u32))
                 && structure!(self.probe, Part::Entering, coder => {
                     let packet = &mut models[ModelLayout::PACKET];
-                    match packet.code_count(coder, COUNT_YOUNG, i32::from(!hint_young)) {
-                        0 => Ok(true),
-                        1 => Ok(false),
-                        _ => Err(Error::Corrupt),
-                    }
-                })?;
+                    !packet.code_flag(coder, FLAG_WHOLE, !hint_young)
+                });
             side.begin(h, class as usize, Some(handle_age as u32), own)?;
             self.check.add(h);
             self.check.add(u32::from(own));

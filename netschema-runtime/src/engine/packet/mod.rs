@@ -108,6 +108,9 @@ const FLAG_KEPT: usize = 0;
 const FLAG_MORE_HISTORY: usize = 1;
 /// After the three history flags.
 const FLAG_OWN: usize = 4;
+/// Whether an entering entity that may be young (see [`young`](super::young)) enters whole:
+/// as rare as an own one, it shares the own flag's probability.
+const FLAG_WHOLE: usize = FLAG_OWN;
 const FLAG_HOLD_ALL: usize = 5;
 pub(crate) const FLAG_HELD: usize = 6;
 const FLAG_MORE_ENTERING: usize = 7;
@@ -119,9 +122,7 @@ const COUNT_HANDLE_AGE: usize = 2;
 const COUNT_HISTORY_GAP: usize = 3;
 const COUNT_CLASS: usize = 4;
 const COUNT_DISTANCE: usize = 5;
-/// 0: an entering entity is young (see [`young`](super::young)); 1: it enters whole.
-const COUNT_YOUNG: usize = 6;
-const _: () = assert!(COUNT_YOUNG < COUNT_SLOTS);
+const _: () = assert!(COUNT_DISTANCE < COUNT_SLOTS);
 
 /// What a packet's decoding depends on besides its bytes: the frames it refers to and the
 /// session it belongs to.

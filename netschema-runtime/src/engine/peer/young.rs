@@ -5,8 +5,8 @@
 use super::Peer;
 use super::acks::before_restart;
 use crate::engine::bitset::{put_bit, test_bit, words};
-use crate::engine::slots::SLOTS;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::slots::SLOTS;
 use crate::engine::young::YOUNG_REACH;
 
 impl Peer<'_> {
