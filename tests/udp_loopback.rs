@@ -41,7 +41,7 @@ mod socket;
 mod wire;
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
@@ -69,17 +69,22 @@ fn bad_network(delay: u64, reorder: f64) -> Impairment {
     }
 }
 
-/// What a client holds of a frame, as a count of entities and a digest of handle, class and
-/// values, by handle.
+/// What a client holds of a frame, as a count of entities and the sum of digests of each
+/// one's handle, class and values (so that entities can be added in any order).
 fn digest<'a>(view: impl Iterator<Item = (u32, usize, &'a [i32])>) -> (usize, u64) {
-    let mut hasher = DefaultHasher::new();
-    let mut count = 0;
-    for (handle, class, values) in view {
-        (handle, class, values).hash(&mut hasher);
-        count += 1;
-    }
-    (count, hasher.finish())
+    view.fold((0, 0), |(count, sum), entity| (count + 1, sum.wrapping_add(entity_digest(entity))))
 }
+
+/// The digest of one entity: handle, class and values.
+fn entity_digest((handle, class, values): (u32, usize, &[i32])) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (handle, class, values).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// What the server records one client holds at one frame: the [`digest`] of the entities it
+/// holds but young ones, and each young one's entry frame and digest.
+type Record = ((usize, u64), Vec<(u32, u64)>);
 
 /// A server of `ships` ships, its clients by slot (`None` once killed), the server's record of
 /// what each player holds at each recent frame, how many packets each slot had checked, and
@@ -90,8 +95,10 @@ struct Harness {
     network: Impairment,
     server: GameServer,
     clients: Vec<Option<GameClient>>,
-    records: HashMap<(ClientId, u32), (usize, u64)>,
+    records: HashMap<(ClientId, u32), Record>,
     checked: Vec<u64>,
+    /// The frames each slot's client decoded.
+    decoded: Vec<BTreeSet<u32>>,
     shots: u64,
     agreed: u64,
     rewound: u64,
@@ -116,6 +123,7 @@ impl Harness {
             clients: Vec::new(),
             records: HashMap::new(),
             checked: Vec::new(),
+            decoded: Vec::new(),
             shots: 0,
             agreed: 0,
             rewound: 0,
@@ -135,6 +143,7 @@ impl Harness {
         };
         self.clients.push(Some(GameClient::connect(config, now).unwrap()));
         self.checked.push(0);
+        self.decoded.push(BTreeSet::new());
     }
 
     fn stats(&self, slot: usize) -> client::Stats {
@@ -151,13 +160,19 @@ impl Harness {
         for (slot, c) in self.clients.iter_mut().enumerate() {
             let Some(c) = c.as_mut().filter(|_| !frozen(slot)) else { continue };
             let (id, records, checked) = (c.id(), &self.records, &mut self.checked[slot]);
+            let decoded = &mut self.decoded[slot];
             c.tick(now, |client: &Client<game::Fleet>| {
                 let frame = client.frame().unwrap();
                 let who = players[&id];
-                let want = records.get(&(who, frame)).unwrap_or_else(|| {
+                let ((count, sum), young) = records.get(&(who, frame)).unwrap_or_else(|| {
                     panic!("{who} decoded frame {frame}, which the server has no record of")
                 });
-                assert_eq!(&digest(client.frame_view()), want, "{who}, frame {frame}");
+                // A young entity whose entry the client did not decode is not in the frame.
+                let held = young.iter().filter(|(entry, _)| decoded.contains(entry));
+                let want = held.fold((*count, *sum), |(n, s), (_, d)| (n + 1, s.wrapping_add(*d)));
+                assert_eq!(digest(client.frame_view()), want, "{who}, frame {frame}");
+                decoded.insert(frame);
+                decoded.retain(|&f| frame.wrapping_sub(f) < 256);
                 *checked += 1;
             });
         }
@@ -182,17 +197,20 @@ impl Harness {
         let players: Vec<ClientId> = self.server.players().map(|(_, c)| c).collect();
         let mut row = [0; 4];
         for who in players {
-            let mut held = BTreeMap::new();
+            let (mut held, mut young) = ((0, 0u64), Vec::new());
             let pilots = pilots::FIRST..pilots::FIRST + self.server.events.joined;
             for id in (0..u64::from(self.ships)).chain(pilots) {
                 let view = self.server.netschema.client_view(who, id, &mut row);
                 if let Ok(Some((handle, class))) = view {
-                    held.insert(handle, (class, row));
+                    let fields = Fleet::SCHEMA.classes[class].fields.len();
+                    let d = entity_digest((handle, class, &row[..fields]));
+                    match self.server.netschema.young_entry(who, id) {
+                        Ok(Some(entry)) => young.push((entry, d)),
+                        _ => held = (held.0 + 1, held.1.wrapping_add(d)),
+                    }
                 }
             }
-            let fields = |class: usize| Fleet::SCHEMA.classes[class].fields.len();
-            let view = held.iter().map(|(&h, (c, row))| (h, *c, &row[..fields(*c)]));
-            self.records.insert((who, frame), digest(view));
+            self.records.insert((who, frame), (held, young));
         }
         self.records.retain(|&(_, f), _| f + KEPT > frame);
     }
@@ -305,8 +323,10 @@ fn a_client_frozen_within_its_timeout_catches_up() {
     h.assert_played(1, 200);
     // A fleet bigger than a packet: ships wait, and the rewound view is what the client showed
     // only where the ships shown were sent in the frames their values came from, so shots are
-    // counted here but not all judged as the client did.
-    h.assert_inputs(4);
+    // counted here but not all judged as the client did. The bot fires only when a ship it
+    // shows is in range and in its sights: a handful of shots in this run (3 with this seed,
+    // 8 before young entities changed which ships each packet carries).
+    h.assert_inputs(2);
     assert_eq!(h.server.events.unwritten, 0);
     let (before, after) = (before_freeze.unwrap(), h.stats(1));
     assert_eq!(after.reconnects, 0, "{after:?}");

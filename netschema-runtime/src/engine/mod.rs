@@ -9,6 +9,8 @@
 //!   [`BinaryCoder`](crate::codec::coder::BinaryCoder), coding values with
 //!   [`crate::model`];
 //! - `entering` (private): what an entering entity's values are predicted from in a packet;
+//! - `young` (private): entities entering again, coded against their first entry while it is
+//!   in flight, and how both ends agree on the frames that hold them;
 //! - `models` (private): where each packet's models start from and where what it learned
 //!   goes, under the schema's [`ModelPolicy`](crate::model::ModelPolicy);
 //! - `pack` (private): fitting a packet to its byte budget, in order of urgency and priority;

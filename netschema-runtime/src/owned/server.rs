@@ -644,7 +644,8 @@ impl<P: Protocol> Server<P> {
     /// fields) and returns the handle the client knows it by and its class, or `None` if the
     /// client does not hold it. Meaningful after [`Server::encode`] for the current frame; a
     /// client that decodes that packet has exactly this in its
-    /// [`frame_view`](super::Client::frame_view). See [`Peer::client_view`].
+    /// [`frame_view`](super::Client::frame_view), but for the young entities whose entries it
+    /// lost ([`Server::young_entry`]). See [`Peer::client_view`].
     pub fn client_view(
         &mut self,
         client: ClientId,
@@ -659,6 +660,20 @@ impl<P: Protocol> Server<P> {
         let peer = c.buffers.resume(P::SCHEMA, c.state);
         let Some(handle) = peer.handle_of(slot) else { return Ok(None) };
         Ok(peer.client_view(&world, frame, slot, out).map(|class| (handle, class)))
+    }
+
+    /// The frame of the packet that brought entity `id` in, if `client`'s packet for the
+    /// current frame codes it young, against that packet's values (see
+    /// [`Peer::young_entities`]): a client that decodes the packet holds the entity only if it
+    /// decoded that frame too. For checking a client against [`Server::client_view`].
+    pub fn young_entry(&mut self, client: ClientId, id: u64) -> Result<Option<u32>> {
+        let slot = self.slot(id)?;
+        let at = self.index_of(client)?;
+        let frame = self.world_state.frame().ok_or(Error::FrameNotStarted)?;
+        let c = &mut self.connections[at];
+        let peer = c.buffers.resume(P::SCHEMA, c.state);
+        let Some(handle) = peer.handle_of(slot) else { return Ok(None) };
+        Ok(peer.young_entities(frame).find(|&(h, _)| h == handle).map(|(_, entry)| entry))
     }
 
     /// Writes `client`'s packet for the current frame into `buf`, never past its end (the

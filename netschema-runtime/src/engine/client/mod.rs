@@ -244,7 +244,9 @@ impl<'a> Client<'a> {
     /// A packet that is truncated, corrupted, refers to a frame this client does not hold,
     /// or is not newer than the current view is rejected with an error and changes nothing,
     /// but that the records of a genuine packet refused as stale wait, to be applied with the
-    /// next packet accepted ([`Client::records`]).
+    /// next packet accepted ([`Client::records`]). An entity the packet codes against the
+    /// packet that brought it in, which this client lost, is not in the frame: it appears when
+    /// it enters whole again, about a round trip later.
     pub fn decode(&mut self, packet: &[u8]) -> Result<u32> {
         self.state.seen = [datagram_hash(self.state.session, packet), self.state.seen[0]];
         let decoded = self.decode_packet(packet);
