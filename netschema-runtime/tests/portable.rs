@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0x1d77_90bb_4a46_a214,
-            0xae87_8a77_f962_8420,
-            0x971a_8ac8_e3eb_d8e5,
-            0x69f3_1921_78d8_c374
+            0xaa46_5887_e3a4_e09c,
+            0xaabe_30e9_9a39_ef7d,
+            0x67e8_5b2f_5e21_447e,
+            0x1efb_d7df_a851_c0c3
         ],
         "{got:#018x?}"
     );

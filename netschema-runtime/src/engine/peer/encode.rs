@@ -135,7 +135,6 @@ impl Peer<'_> {
             (ModelPolicy::PerFrame, Some(_)) => self.state.book.in_use(frame, model),
             (_, base) => self.state.book.in_use(base.unwrap_or(frame), model),
         };
-        self.renew_lost_entries(frame);
         self.assign_handles(world, frame, &refs);
         self.queue_keys(world, buf.len());
         self.state.book.reserve((frame, refs.distance()), |f| {
@@ -322,7 +321,7 @@ impl Peer<'_> {
             }
         }
         let sent = core::mem::take(&mut self.store.scratch.marks);
-        self.note_entries(frame, spare, &sent[w..2 * w]);
+        self.note_entries(frame, &sent[w..2 * w]);
         self.store.scratch.marks = sent;
         self.state.checks[(frame % PROVEN) as usize] = (frame, written.check, hash);
         self.state.records.carried(written.carried, frame);

@@ -41,45 +41,17 @@ impl Peer<'_> {
         handles.map(|h| (h, self.store.since[h as usize]))
     }
 
-    /// Notes, among the entities the packet of `frame` (in slot `p`) `sent`, those that came
-    /// in whole at the frame their handles were given: the entries later packets code them
-    /// young against. One sent otherwise but young (kept, or whole again) has no such entry
-    /// any more: the client may hold it from this packet.
-    pub(super) fn note_entries(&mut self, frame: u32, p: usize, sent: &[u64]) {
-        let w = words(self.state.handles as usize);
+    /// Notes the entities that came in whole in the packet of `frame`, the frame their
+    /// handles were given, among those it `sent`: the entries later packets code them young
+    /// against.
+    pub(super) fn note_entries(&mut self, frame: u32, sent: &[u64]) {
         for (word, &bits) in sent.iter().enumerate() {
-            let young = self.store.young.get(p * w + word).copied().unwrap_or(0);
             let mut bits = bits;
             while bits != 0 {
                 let h = word * 64 + bits.trailing_zeros() as usize;
-                let (first, young) = (
-                    self.store.since.get(h) == Some(&frame),
-                    young & bits & bits.wrapping_neg() != 0,
-                );
                 bits &= bits - 1;
-                if first || !young {
-                    put_bit(self.store.entries, h, first);
-                }
-            }
-        }
-    }
-
-    /// Before the packet of `frame`: gives anew, as at `frame`, the handles of the entities
-    /// whose only entry the client is known to have lost, so that the packet brings them in
-    /// whole as new and the packets after it code them young against that. (Coded young since,
-    /// they are in none of the client's frames.)
-    pub(super) fn renew_lost_entries(&mut self, frame: u32) {
-        for word in 0..self.store.entries.len() {
-            let mut bits = self.store.entries[word];
-            while bits != 0 {
-                let h = word * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let since = self.store.since[h];
-                let live = self.store.handle_entity[h] != super::NO_HANDLE;
-                if live && age(frame, since) <= YOUNG_REACH && self.fate(since) == Some(false) {
-                    put_bit(self.store.entries, h, false);
-                    self.give_since(h, frame);
-                    self.store.sent_at[h] = frame.wrapping_sub(1);
+                if self.store.since.get(h) == Some(&frame) {
+                    put_bit(self.store.entries, h, true);
                 }
             }
         }
