@@ -13,8 +13,10 @@
 //! the entry when it decoded a young packet exactly if it ever acknowledges the entry's frame.
 //! The server resolves the young handles of a frame when an ack first names the frame
 //! (`Peer::resolve_young`): those whose entry that ack (or an earlier one) names stay, the others
-//! leave the frame's record; a frame whose entry is older than the ack's window and not known
-//! held, or whose handle has been given to another entity since, is not taken as held at all.
+//! leave the frame's record. A frame where that cannot be told is not taken as held at all: an
+//! entry older than the ack's window and not known held, or one the server forgot, the handle
+//! having been given other entities twice since while the entry's fate was unknown
+//! (`Peer::give_since`).
 
 /// The most frames a young entity's entry may be older than the packet that codes it
 /// against it: the frames an ack names ([`WINDOW`](super::frame::WINDOW) + 1) and the client's

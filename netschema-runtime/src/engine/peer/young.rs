@@ -13,15 +13,15 @@ impl Peer<'_> {
     /// The frames before `frame` (whose packet has reach `reach`) whose packets the client may
     /// hold when it decodes it, bit `i` for the frame `i + 1` before: sent since the last
     /// restart, not in the slot `frame` takes over, and, if no newer than the newest frame the
-    /// client has acknowledged, acknowledged too.
+    /// client has acknowledged, named by an ack.
     pub(super) fn referable(&self, frame: u32, reach: u32) -> u64 {
-        let (slots, latest) = (&self.state.slots, self.state.acked_latest);
+        let (slots, latest, named) = (&self.state.slots, self.state.acked_latest, self.state.named);
         // The frame whose slot `frame` takes over leaves the client as it decodes `frame`.
         let replaced = slots.replaced(frame, reach);
         (0..YOUNG_REACH).fold(0, |mask, i| {
             let f = frame.wrapping_sub(1 + i);
             let held = slots.find(f).filter(|&p| p != replaced).is_some_and(|p| {
-                self.state.acked[p] || latest == NO_FRAME || (age(f, latest) as i32) > 0
+                named >> p & 1 != 0 || latest == NO_FRAME || (age(f, latest) as i32) > 0
             });
             if held && !before_restart(self.state.floor, f) { mask | 1 << i } else { mask }
         })
@@ -105,7 +105,7 @@ impl Peer<'_> {
     /// names or an earlier ack did stay in the record of the frame, the others leave it.
     /// Returns false, changing nothing, if that cannot be told: an entry older than the ack's
     /// window and not known held, or a young handle given another entity while its entry's
-    /// fate was unknown ([`Peer::settle_young`]). The frame is then not taken as held.
+    /// fate was unknown ([`Peer::give_since`]). The frame is then not taken as held.
     pub(super) fn resolve_young(
         &mut self,
         p: usize,
