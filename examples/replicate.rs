@@ -1,8 +1,9 @@
 //! A small game replicated end to end, without a network: players and projectiles on a
 //! server, each projectile naming the player that fired it, two clients that each see part of
 //! the world, and a link that delays and drops packets and acks. Each client checks its view,
-//! owners followed to the players it holds, against what the server held for it, and counts
-//! the `Fired` events it received, each once, from the players it sees.
+//! owners followed to the players it holds, against what the server held for it (but for a
+//! shot whose first packet it lost: coded against that packet since, it shows up a round trip
+//! later), and counts the `Fired` events it received, each once, from the players it sees.
 //!
 //! ```sh
 //! cargo run --release --example replicate
@@ -81,8 +82,12 @@ struct Remote {
     client: Client<Game>,
     link: Link,
     avatar: u64,
-    /// Sorted values the server held for this client at each tick.
-    sent: HashMap<u32, Vec<String>>,
+    /// The values the server held for this client at each tick, each with the tick of the
+    /// packet that brought it in if this one codes it against that packet (a young entity,
+    /// which a client that lost that packet shows a round trip later).
+    sent: HashMap<u32, Vec<(String, Option<u32>)>>,
+    /// The ticks whose packets this client decoded.
+    ticks: Vec<u32>,
     decoded: u32,
     mismatched: u32,
     dropped: u32,
@@ -106,6 +111,7 @@ fn main() -> Result<(), Error> {
             link,
             avatar,
             sent,
+            ticks: Vec::new(),
             decoded: 0,
             mismatched: 0,
             dropped: 0,
@@ -158,22 +164,25 @@ fn main() -> Result<(), Error> {
                 Game::Player(p) => p.pos,
                 Game::Projectile(_) => unreachable!("avatars are players"),
             };
-            let mut held = Vec::new();
+            let mut visible = Vec::new();
             for (&id, entity) in &world {
                 let pos = match entity {
                     Game::Player(p) => p.pos,
                     Game::Projectile(p) => p.pos,
                 };
-                let visible = sees(r.avatar, me, id, pos);
-                server.set_visible(r.id, id, visible)?; // ns
-                if visible {
-                    held.push(shown(&world, entity, |o, w| sees_id(r.avatar, me, o, w)));
+                let sees = sees(r.avatar, me, id, pos);
+                server.set_visible(r.id, id, sees)?; // ns
+                if sees {
+                    visible.push((id, shown(&world, entity, |o, w| sees_id(r.avatar, me, o, w))));
                 }
             }
             server.set_own(r.id, r.avatar, true)?; // ns
-            held.sort();
-            r.sent.insert(tick, held);
             let n = server.encode(r.id, &mut buf)?; // ns
+            let mut held = Vec::new();
+            for (id, value) in visible {
+                held.push((value, server.young_entry(r.id, id)?)); // ns
+            }
+            r.sent.insert(tick, held);
             bytes += n;
             let packet = (!lost(tick, r.avatar as u32)).then(|| buf[..n].to_vec());
             r.link.down.push_back((tick + DELAY, packet));
@@ -193,7 +202,16 @@ fn main() -> Result<(), Error> {
                             .collect();
                         view.sort();
                         r.decoded += 1;
-                        r.mismatched += u32::from(r.sent.get(&frame) != Some(&view));
+                        // What the server held, but young entities whose entry was lost.
+                        let ticks = &r.ticks;
+                        let mut want: Vec<String> = r.sent[&frame]
+                            .iter()
+                            .filter(|(_, entry)| entry.is_none_or(|e| ticks.contains(&e)))
+                            .map(|(value, _)| value.clone())
+                            .collect();
+                        want.sort();
+                        r.ticks.push(frame);
+                        r.mismatched += u32::from(want != view);
                         // Each event once, its shooter a player this client holds.
                         let events = r.client.received_events(); // ns
                         for fired in events.filter_map(|e| e.get::<Fired>().transpose()) {
