@@ -129,7 +129,13 @@ fn check(server: &mut App, client: &mut App) -> usize {
         .iter(server.world())
         .map(ns_id)
         .collect();
+    // The frames the client holds: a young entity (coded against the packet that brought it
+    // in) is in its frame only if it holds that packet's frame.
+    let ns_client = client.world().resource::<NsClient<Fleet>>().client();
+    let ack = ns_client.and_then(|c| c.ack());
     let mut ns = server.world_mut().resource_mut::<NsServer<Fleet>>();
+    let newest = ns.server().frame().unwrap();
+    let holds = |frame: u32| ack.is_some_and(|a| a.frames(newest).any(|f| f == frame));
     let mut raw = [0; 8];
     let mut held = 0;
     for id in ids {
@@ -138,6 +144,9 @@ fn check(server: &mut App, client: &mut App) -> usize {
         else {
             continue;
         };
+        if ns.server_mut().young_entry(peer.client(), id).unwrap().is_some_and(|e| !holds(e)) {
+            continue;
+        }
         held += 1;
         let expected = Fleet::dequantise(class, &raw).unwrap();
         let entity = client
