@@ -272,9 +272,7 @@ impl<P: Probe> Walk<'_, '_, P> {
         side.sent_groups(h, c, u32::MAX);
         Ok(())
     }
-}
 
-impl<P: Probe> Walk<'_, '_, P> {
     /// Codes the values of young entity `h` of `class` against those its entry brought in at
     /// frame `entry` (see [`crate::engine::young`]); returns whether this end holds them (the
     /// decoder may not: it reads the residuals all the same, and stores nothing). The check
