@@ -291,7 +291,6 @@ impl<P: Probe> Walk<'_, '_, P> {
         let field_models = models.get_mut(start..start + c.fields.len()).ok_or(Error::Corrupt)?;
         let targets = side.target_row(h);
         let held = side.young(h, class, entry);
-        let mut tolerant = 0;
         for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
             let target = targets.get(f).copied().unwrap_or(0);
             let base = held.then(|| side.entry_value(h, f));
@@ -304,12 +303,9 @@ impl<P: Probe> Walk<'_, '_, P> {
             };
             self.probe.field(class, f, cost, None, false);
             self.check.add(residual as u32);
-            let tol = (field.tolerance > 0).then(|| {
-                tolerant += 1;
-                tolerant - 1
-            });
+            // No young entity's class has a field with a tolerance (`Side::young_hint`).
             if let Some(value) = value {
-                side.store(h, f, value, true, tol);
+                side.store(h, f, value, true, None);
             }
         }
         if held {

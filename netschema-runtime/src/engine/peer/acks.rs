@@ -62,12 +62,8 @@ impl Peer<'_> {
             f == latest || ((1..=WINDOW).contains(&back) && ack.bits >> (back - 1) & 1 != 0)
         };
         for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
-            if let Some(p) = self.state.slots.find(frame) {
-                self.state.named |= 1 << p;
-            }
-        }
-        for frame in ack.frames(newest).filter(|&f| !before_restart(floor, f)) {
             let Some(p) = self.state.slots.find(frame) else { continue };
+            self.state.named |= 1 << p;
             held[p] = !strict
                 || self.state.acked[p]
                 || self.state.first_proof[p].is_some_and(|first| first != ack.proof);

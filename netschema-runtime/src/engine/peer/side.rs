@@ -330,7 +330,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             && self.referable >> (age - 1) & 1 != 0
             && test_bit(self.entries, h as usize)
             && self.since[h as usize] == self.refs.frame.wrapping_sub(age)
-            && self.class_of(h).is_some_and(|c| c.fields.iter().all(|f| f.tolerance == 0))
+            && (self.tolerant == 0
+                || self.class_of(h).is_some_and(|c| c.fields.iter().all(|f| f.tolerance == 0)))
     }
 
     #[inline]
