@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0xaa46_5887_e3a4_e09c,
-            0xaabe_30e9_9a39_ef7d,
-            0x67e8_5b2f_5e21_447e,
-            0x1efb_d7df_a851_c0c3
+            0xfc8e_82e4_8bde_3a06,
+            0x32ee_3ecf_11ab_fe05,
+            0x3752_dfdb_7c85_2c12,
+            0x9c82_898f_6b90_09f5
         ],
         "{got:#018x?}"
     );

@@ -132,10 +132,16 @@ pub struct Model {
     /// Residuals of an entering entity's value against the same field of an earlier entity of
     /// its class entering in the packet (see [`Model::code_entry`]).
     step: ResidualModel,
+    /// Residuals of a young entity's values against its entry, scaled by the entry's age
+    /// (see [`Model::code_young`]).
+    young: ResidualModel,
     /// Running average of how much more a value costs against an earlier entering entity than
     /// against the zero predictor, in cost units (negative: the earlier entity is the better
     /// predictor).
     step_lead: i32,
+    /// Running average of how much more a young value costs coded scaled by its entry's age
+    /// than plain (negative: scaled is the cheaper; see [`Model::code_young`]).
+    young_lead: i32,
     /// Binary decisions: transition flags of categorical fields, entity and packet flags.
     flags: [Prob; Model::FLAG_WORDS],
     /// Values seen, for scheduling the learning of losing candidates.
@@ -164,8 +170,8 @@ const CHOICE_WORDS: usize = (MAX_SAMPLES + 2) / 2;
 pub(crate) struct Kept {
     /// Candidates whose residual models are kept (the first `used`).
     pub used: usize,
-    /// Magnitude classes kept of each residual model (the candidates', the step's and the
-    /// entry's).
+    /// Magnitude classes kept of each residual model (the candidates', the step's, the
+    /// entry's and the young entities').
     pub classes: u32,
     /// Whether the prediction state is kept: the candidates' running costs and zero flags,
     /// the value count and the choice of candidate (a numeric field's).
@@ -195,16 +201,25 @@ impl Kept {
     }
 }
 
+/// The low bits of a young residual's magnitude coded directly for an entry `age` frames old
+/// (see [`Model::code_young`]): ⌊log2(age · √2)⌋, so 0 at one frame, 1 at two, 2 at three to
+/// five, 3 at six to eleven, 4 at twelve to twenty-two (a young entity's entry is at most 32
+/// frames old; ages past 2^16 count as 2^16).
+fn young_shift(age: u32) -> u32 {
+    let twice_squared = 2 * u64::from(age.clamp(1, 1 << 16)).pow(2);
+    (u64::BITS - 1 - twice_squared.leading_zeros()) / 2
+}
+
 /// Probabilities of one residual model.
 const RESIDUAL_PROBS: usize = 33;
 
-/// Probabilities in a model: the residual models' (candidates', entry's and step's), the zero
-/// flags' and the flags'.
+/// Probabilities in a model: the residual models' (candidates', entry's, step's and young
+/// entities'), the zero flags' and the flags'.
 const PROBS: usize =
-    (MAX_CANDIDATES + 2) * RESIDUAL_PROBS + MAX_CANDIDATES * (CONTEXTS * NEIGHBOURS + SIGNS) + 8;
+    (MAX_CANDIDATES + 3) * RESIDUAL_PROBS + MAX_CANDIDATES * (CONTEXTS * NEIGHBOURS + SIGNS) + 8;
 
 /// The first bytes of a prior (see [`ModelLayout::write_prior`]).
-const PRIOR_MAGIC: &[u8; 4] = b"nsp4";
+const PRIOR_MAGIC: &[u8; 4] = b"nsp5";
 /// Bytes before a prior's models: magic, schema hash, model count.
 const PRIOR_HEADER: usize = 16;
 
@@ -220,7 +235,9 @@ impl Default for Model {
             signs: [[Prob::HALF; SIGNS]; MAX_CANDIDATES],
             entry: ResidualModel::default(),
             step: ResidualModel::default(),
+            young: ResidualModel::default(),
             step_lead: 0,
+            young_lead: 0,
             flags: [Prob::HALF; 8],
             tick: 0,
             choice: [NO_CHOICE; MAX_SAMPLES + 1],
@@ -510,18 +527,38 @@ impl Model {
     }
 
     /// Codes the value of a *young* entity (one entering again, see `engine::young`) against
-    /// `entry`, its value in the packet that brought it in, with the residual model an entry
-    /// codes against a reference with. The residual does not depend on `entry`, so a decoder
-    /// that does not hold it still reads it (and learns it) and gives the value `None`.
+    /// `entry`, its value in the packet that brought it in `age` frames before. The residual
+    /// is coded scaled by the age ([`young_shift`]): what a moving entity travelled since
+    /// grows with it. The residual does not depend on `entry`, so a decoder that does not hold
+    /// it still reads it (and learns it) and gives the value `None`.
     #[inline]
     pub(crate) fn code_young<C: BinaryCoder>(
         &mut self,
         coder: &mut C,
         field: &Field,
-        entry: Option<i32>,
+        (entry, age): (Option<i32>, u32),
         target: i32,
     ) -> (Option<i32>, i32) {
-        let e = self.step.code(coder, field.coded_residual(target, entry.unwrap_or(target)));
+        let residual = field.coded_residual(target, entry.unwrap_or(target));
+        let shift = young_shift(age);
+        let scaled = self.young_lead < -TIE_MARGIN;
+        let mut meter = Metered::new(coder);
+        let e = if scaled {
+            self.young.code_scaled(&mut meter, residual, shift)
+        } else {
+            self.step.code(&mut meter, residual)
+        };
+        let cost = meter.cost;
+        let other = if scaled {
+            self.step.observe(e)
+        } else {
+            let mut meter = CostMeter::default();
+            self.young.code_scaled(&mut meter, e, shift);
+            meter.cost
+        };
+        let (scaled, plain) = if scaled { (cost, other) } else { (other, cost) };
+        let lead = (i64::from(scaled) - i64::from(plain)).clamp(-(1 << 24), 1 << 24) as i32;
+        self.young_lead += (lead - self.young_lead) >> COST_DECAY;
         (entry.map(|entry| field.decoded_value(entry, e)), e)
     }
 
@@ -597,6 +634,7 @@ impl Model {
         }
         self.entry.mean_in(&other.entry, count);
         self.step.mean_in(&other.step, count);
+        self.young.mean_in(&other.young, count);
         for (z, o) in self.zero.iter_mut().zip(&other.zero) {
             for (p, &o) in z.iter_mut().zip(o) {
                 p.mean_in(o, count);
@@ -615,13 +653,16 @@ impl Model {
         }
         self.step_lead =
             count.mean_in(i64::from(self.step_lead), i64::from(other.step_lead)) as i32;
+        self.young_lead =
+            count.mean_in(i64::from(self.young_lead), i64::from(other.young_lead)) as i32;
         self.tick = count.mean_in(i64::from(self.tick), i64::from(other.tick)) as u32;
         self.refresh_choice(candidates);
     }
 
     /// Every probability of the model, in a fixed order.
     fn probs_mut(&mut self) -> impl Iterator<Item = &mut Prob> {
-        let residuals = self.residuals.iter_mut().chain([&mut self.entry, &mut self.step]);
+        let residuals = self.residuals.iter_mut();
+        let residuals = residuals.chain([&mut self.entry, &mut self.step, &mut self.young]);
         residuals
             .flat_map(ResidualModel::probs_mut)
             .chain(self.zero.iter_mut().flatten())
@@ -630,14 +671,15 @@ impl Model {
     }
 
     /// Bytes of a model written by [`Model::write`].
-    pub const BYTES: usize = PROBS * 2 + (MAX_CANDIDATES + 1) * 4 + 4;
+    pub const BYTES: usize = PROBS * 2 + (MAX_CANDIDATES + 2) * 4 + 4;
 
     /// Writes the model's probabilities, running costs and value count into `out` (at least
     /// [`Model::BYTES`] long), little endian; the choice of predictor is derived from the costs.
     pub fn write(&self, out: &mut [u8]) {
         let mut copy = *self;
         let probs = copy.probs_mut().flat_map(|p| (p.p0() as u16).to_le_bytes());
-        let costs = self.costs.iter().chain([&self.step_lead]).flat_map(|c| c.to_le_bytes());
+        let leads = [&self.step_lead, &self.young_lead];
+        let costs = self.costs.iter().chain(leads).flat_map(|c| c.to_le_bytes());
         for (o, b) in out.iter_mut().zip(probs.chain(costs).chain(self.tick.to_le_bytes())) {
             *o = b;
         }
@@ -653,8 +695,8 @@ impl Model {
         for (p, b) in m.probs_mut().zip(probs.chunks_exact(2)) {
             *p = Prob::from_p0(u32::from(u16::from_le_bytes([b[0], b[1]])));
         }
-        let (costs, tick) = rest.split_at((MAX_CANDIDATES + 1) * 4);
-        let slots = m.costs.iter_mut().chain([&mut m.step_lead]);
+        let (costs, tick) = rest.split_at((MAX_CANDIDATES + 2) * 4);
+        let slots = m.costs.iter_mut().chain([&mut m.step_lead, &mut m.young_lead]);
         for (c, b) in slots.zip(costs.chunks_exact(4)) {
             *c = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
@@ -673,7 +715,7 @@ impl Model {
             0
         };
         let flags = if kept.flags { Self::FLAG_WORDS } else { 0 };
-        predicts + 2 + (used + 2) * residual + flags
+        predicts + 4 + (used + 3) * residual + flags
     }
 
     /// Writes into the start of `out` the [`Model::stored_words`]`(kept)` words holding the
@@ -715,7 +757,8 @@ impl Model {
             at += used * SIGNS;
         }
         int(out, &mut at, self.step_lead as u32);
-        for r in self.residuals[..used].iter().chain([&self.step, &self.entry]) {
+        int(out, &mut at, self.young_lead as u32);
+        for r in self.residuals[..used].iter().chain([&self.step, &self.entry, &self.young]) {
             at += r.store(kept.classes, &mut out[at..]);
         }
         if kept.flags {
@@ -765,9 +808,10 @@ impl Model {
             at += used * SIGNS;
         }
         m.step_lead = int(at) as i32;
-        at += 2;
+        m.young_lead = int(at + 2) as i32;
+        at += 4;
         let (head, _) = m.residuals.split_at_mut(used);
-        for r in head.iter_mut().chain([&mut m.step, &mut m.entry]) {
+        for r in head.iter_mut().chain([&mut m.step, &mut m.entry, &mut m.young]) {
             at += r.load(kept.classes, &words[at..]);
         }
         if kept.flags {
@@ -851,10 +895,12 @@ impl Model {
         }
         probs(&self.entry);
         probs(&self.step);
+        probs(&self.young);
         for z in self.zero.iter().flatten().chain(self.signs.iter().flatten()).chain(&self.flags) {
             fold.add(z.p0() as u16);
         }
-        let costs = self.costs.into_iter().chain([self.step_lead]).map(|c| c as u32);
+        let leads = [self.step_lead, self.young_lead];
+        let costs = self.costs.into_iter().chain(leads).map(|c| c as u32);
         for v in costs.chain([self.tick]) {
             fold.add(v as u16);
             fold.add((v >> 16) as u16);
@@ -963,7 +1009,7 @@ impl ModelLayout {
     }
 
     /// Writes `models` (a set of `schema`, as learned) into `out` (at least
-    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp4`, the schema's
+    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp5`, the schema's
     /// hash (u64) and model count (u32), then each model ([`Model::write`]). Returns the length.
     pub fn write_prior(schema: &Schema, models: &[Model], out: &mut [u8]) -> Option<usize> {
         let len = Self::prior_len(schema);
@@ -1028,8 +1074,16 @@ mod tests {
     #[test]
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
-        assert_eq!(core::mem::size_of::<Model>(), 632);
-        assert_eq!(Model::BYTES, 626, "a prior's model, docs/protocol.md");
+        assert_eq!(core::mem::size_of::<Model>(), 704);
+        assert_eq!(Model::BYTES, 696, "a prior's model, docs/protocol.md");
+    }
+
+    #[test]
+    fn young_residuals_are_scaled_by_the_log_of_the_entry_age_times_root_two() {
+        let shifts: [u32; 24] = core::array::from_fn(|a| young_shift(a as u32));
+        let expected = [0, 0, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5];
+        assert_eq!(shifts, expected);
+        assert_eq!(young_shift(u32::MAX), 16);
     }
 
     #[test]

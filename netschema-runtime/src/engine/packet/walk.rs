@@ -291,15 +291,16 @@ impl<P: Probe> Walk<'_, '_, P> {
         let field_models = models.get_mut(start..start + c.fields.len()).ok_or(Error::Corrupt)?;
         let targets = side.target_row(h);
         let held = side.young(h, class, entry);
+        let age = self.refs.frame.wrapping_sub(entry);
         for (f, (field, model)) in c.fields.iter().zip(field_models.iter_mut()).enumerate() {
             let target = targets.get(f).copied().unwrap_or(0);
             let base = held.then(|| side.entry_value(h, f));
             let ((value, residual), cost) = if P::LISTENS {
                 let mut meter = Metered::new(&mut *coder);
-                let coded = model.code_young(&mut meter, field, base, target);
+                let coded = model.code_young(&mut meter, field, (base, age), target);
                 (coded, meter.cost)
             } else {
-                (model.code_young(coder, field, base, target), 0)
+                (model.code_young(coder, field, (base, age), target), 0)
             };
             self.probe.field(class, f, cost, None, false);
             self.check.add(residual as u32);
