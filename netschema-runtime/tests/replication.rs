@@ -2,6 +2,7 @@
 
 mod support;
 
+use netschema_runtime::engine::MAX_HANDLES;
 use netschema_runtime::owned::{ClientBuffers, PeerBuffers, WorldBuffers};
 use netschema_runtime::schema::Schema;
 use netschema_runtime::{Ack, Client, Error, Peer, World};
@@ -525,6 +526,12 @@ fn degenerate_set_ups_work_or_are_refused() {
     assert_eq!(none.client(&SCHEMA, 0).err(), Some(Error::NoHandles));
     let mut none = PeerBuffers::new(&SCHEMA, 0, 4);
     assert_eq!(none.peer(&SCHEMA, 0, 4).err(), Some(Error::NoHandles));
+    // A link holds a handle in 16 bits: no end takes more handles than that.
+    let too_many = MAX_HANDLES + 1;
+    let mut few = ClientBuffers::new(&SCHEMA, 1);
+    assert_eq!(few.client(&SCHEMA, too_many).err(), Some(Error::CapacityExceeded));
+    let mut few = PeerBuffers::new(&SCHEMA, 1, 4);
+    assert_eq!(few.peer(&SCHEMA, too_many, 4).err(), Some(Error::CapacityExceeded));
 }
 
 /// A client that acks frames it never received (every frame of the window, as if nothing were

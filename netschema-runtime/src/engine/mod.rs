@@ -52,3 +52,8 @@ pub mod records;
 mod slots;
 pub mod world;
 mod young;
+
+/// The most handles a peer or client may have: the most entities one client sees at once.
+/// A link names its target's handle plus 1 in 16 bits ([`PeerStorage::links`](peer::PeerStorage::links),
+/// [`ClientStorage::links`](client::ClientStorage::links)).
+pub const MAX_HANDLES: usize = u16::MAX as usize;

@@ -35,8 +35,9 @@ type Targets = [Option<usize>; MAX_LINKS];
 pub struct ServerConfig {
     /// Most entities the world holds at once.
     pub entities: usize,
-    /// Most entities one client may see at once: its handles. Sent in the welcome, so a
-    /// client that cannot hold this many refuses to connect.
+    /// Most entities one client may see at once: its handles, at most
+    /// [`MAX_HANDLES`](crate::engine::MAX_HANDLES). Sent in the welcome, so a client that
+    /// cannot hold this many refuses to connect.
     pub handles: usize,
     /// Entities the game may mark for one client at once — visible (with a handle or waiting
     /// for one), own, essential or given a weight (see [`Peer::new`]) — before its connection's

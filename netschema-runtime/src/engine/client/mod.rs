@@ -8,6 +8,7 @@
 //! packet records) and `lineage` (which entity a frame slot holds under a handle).
 
 use crate::codec::coder::{BinaryCoder, Decoder};
+use crate::engine::MAX_HANDLES;
 use crate::engine::ack::{Ack, datagram_hash};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
 use crate::engine::keys::{self, Store};
@@ -124,7 +125,8 @@ pub struct Client<'a> {
 
 impl<'a> Client<'a> {
     /// A client that sees up to `handles` entities at once (as its server peer was set up; at
-    /// least one, else [`Error::NoHandles`]). It does not check that the server's schema is
+    /// least one, else [`Error::NoHandles`]; at most [`MAX_HANDLES`], else
+    /// [`Error::CapacityExceeded`]). It does not check that the server's schema is
     /// `schema`: connect through [`crate::engine::handshake`] first, or every packet of another
     /// schema is refused as [`Error::CheckMismatch`].
     pub fn new(schema: &'a Schema, handles: usize, store: ClientStorage<'a>) -> Result<Self> {
@@ -132,9 +134,11 @@ impl<'a> Client<'a> {
         if handles == 0 {
             return Err(Error::NoHandles);
         }
+        if handles > MAX_HANDLES {
+            return Err(Error::CapacityExceeded);
+        }
         let sizes = ClientStorage::sizes(schema, handles);
-        if handles > u32::MAX as usize / 2
-            || store.rows.len() < sizes.rows
+        if store.rows.len() < sizes.rows
             || store.view.len() < 3 * sizes.view
             || store.classes.len() < sizes.handles
             || store.ages.len() < sizes.handles

@@ -63,7 +63,7 @@ pub(crate) struct Reader<'s> {
     pub(crate) born: &'s [u32],
     pub(crate) own: &'s [u64],
     pub(crate) lags: &'s [u8],
-    pub(crate) links: &'s [u32],
+    pub(crate) links: &'s [u16],
     pub(crate) state: ClientState,
 }
 
@@ -145,7 +145,7 @@ impl<'s> Reader<'s> {
         }
         let at = (slot * self.state.handles as usize + handle as usize) * self.schema.max_links;
         // A young target whose entry this client lost is not in the frame: none.
-        let target = self.links.get(at + link)?.checked_sub(1)?;
+        let target = u32::from(*self.links.get(at + link)?).checked_sub(1)?;
         self.packed(slot, target).map(|_| target)
     }
 

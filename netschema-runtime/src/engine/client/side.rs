@@ -120,7 +120,7 @@ pub(super) struct DecoderSide<'s> {
     pub(super) lags: &'s mut [u8],
     /// Every handle's links in every slot
     /// ([`ClientStorage::links`](super::ClientStorage::links)).
-    pub(super) links: &'s mut [u32],
+    pub(super) links: &'s mut [u16],
 }
 
 impl<'s> DecoderSide<'s> {
@@ -475,7 +475,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     #[inline]
     fn base_link(&self, h: u32, r: usize) -> u32 {
         let at = self.at(self.history[0], h) * self.schema.max_links + r;
-        self.links.get(at).copied().unwrap_or(0)
+        self.links.get(at).map_or(0, |&l| u32::from(l))
     }
 
     #[inline]
@@ -487,7 +487,8 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     fn set_link(&mut self, h: u32, r: usize, target: u32) {
         let at = self.at(self.new, h) * self.schema.max_links + r;
         if let Some(l) = self.links.get_mut(at) {
-            *l = target;
+            // A link names a handle (plus 1) the packet holds: at most `MAX_HANDLES`.
+            *l = target as u16;
         }
     }
 }

@@ -42,7 +42,7 @@ pub struct ClientStorage<'a> {
     pub lags: &'a mut [u8],
     /// For every handle and link in every frame slot, the handle of the link's target plus 1
     /// (0: none).
-    pub links: &'a mut [u32],
+    pub links: &'a mut [u16],
     /// Whole model sets (see [`ModelPolicy`](crate::model::ModelPolicy)): the set a packet is
     /// decoded in, batched also the models kept and the accumulator of the batch being
     /// decoded.
@@ -94,7 +94,7 @@ impl ClientSizes {
             + self.born * 12
             + self.own * 8
             + self.lags
-            + self.links * 4
+            + self.links * 2
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
             + self.keys * 4

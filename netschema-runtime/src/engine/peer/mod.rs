@@ -7,6 +7,7 @@
 //! packet: references, attempts under the budget, the record of what was sent) and `side`
 //! (the encoder's side of the packet walk).
 
+use crate::engine::MAX_HANDLES;
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age};
 use crate::engine::keys::Shadow;
@@ -205,7 +206,7 @@ pub struct Peer<'a> {
 
 impl<'a> Peer<'a> {
     /// A peer for a client that may see up to `handles` entities at once (at least one, else
-    /// [`Error::NoHandles`]) and that the game may mark up to `interest` entities for at once:
+    /// [`Error::NoHandles`]; at most [`MAX_HANDLES`], else [`Error::CapacityExceeded`]) and that the game may mark up to `interest` entities for at once:
     /// visible ones, whether or not they have a handle yet, its own and essential ones, and
     /// those given a weight in the frame. Its storage follows these two numbers, not the
     /// world's size; a mark past `interest` is refused with [`Error::InterestFull`]. Nothing
@@ -220,11 +221,11 @@ impl<'a> Peer<'a> {
         if handles == 0 {
             return Err(Error::NoHandles);
         }
+        if handles > MAX_HANDLES {
+            return Err(Error::CapacityExceeded);
+        }
         let sizes = PeerStorage::sizes(schema, handles, interest);
-        if handles > u32::MAX as usize / 2
-            || interest > u32::MAX as usize / 4
-            || !Self::fits(&store, &sizes)
-        {
+        if interest > u32::MAX as usize / 4 || !Self::fits(&store, &sizes) {
             return Err(Error::StorageTooSmall);
         }
         let store = Self::trim(store, &sizes);
@@ -445,7 +446,7 @@ impl<'a> Peer<'a> {
         if link >= l || !self.holds_handle(p, frame, h) {
             return None;
         }
-        self.store.links.get((p * handles + h) * l + link)?.checked_sub(1)
+        u32::from(*self.store.links.get((p * handles + h) * l + link)?).checked_sub(1)
     }
 
     /// What the client holds at `frame` (in physical slot `p`) of entity `id` under handle

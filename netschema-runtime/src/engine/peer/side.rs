@@ -92,8 +92,8 @@ pub(super) struct EncoderSide<'s, 'w> {
     pub(super) history_diffs: [&'s [i8]; MAX_SAMPLES],
     /// Links of every handle at the new frame, and at the baseline (see
     /// [`PeerStorage::links`](super::PeerStorage::links)).
-    pub(super) links: &'s mut [u32],
-    pub(super) base_links: &'s [u32],
+    pub(super) links: &'s mut [u16],
+    pub(super) base_links: &'s [u16],
     /// The entities marked for the client and their handles.
     pub(super) ids: &'s [IdSlot],
     pub(super) handle_entity: &'s [u32],
@@ -481,7 +481,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     #[inline]
     fn base_link(&self, h: u32, r: usize) -> u32 {
         let at = h as usize * self.schema.max_links + r;
-        self.base_links.get(at).copied().unwrap_or(0)
+        self.base_links.get(at).map_or(0, |&l| u32::from(l))
     }
 
     fn link_truth(&self, h: u32, r: usize) -> u32 {
@@ -505,7 +505,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     #[inline]
     fn set_link(&mut self, h: u32, r: usize, target: u32) {
         if let Some(l) = self.links.get_mut(h as usize * self.schema.max_links + r) {
-            *l = target;
+            // A link names a handle (plus 1): at most `MAX_HANDLES`.
+            *l = target as u16;
         }
     }
 }

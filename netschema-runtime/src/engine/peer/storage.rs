@@ -39,7 +39,7 @@ pub struct PeerStorage<'a> {
     pub diffs: &'a mut [i8],
     /// What the client holds, per frame slot, handle and link: the handle of the link's target
     /// plus 1, 0 for none.
-    pub links: &'a mut [u32],
+    pub links: &'a mut [u16],
     /// Handles coded young (see `engine::young`) per frame slot, until an ack resolves them.
     pub young: &'a mut [u64],
     /// Whether each handle's entity came in whole in the packet of the frame its handle was
@@ -175,7 +175,7 @@ impl PeerSizes {
             + self.young * 8
             + self.lags
             + self.diffs
-            + self.links * 4
+            + self.links * 2
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
             + self.keys * 4
