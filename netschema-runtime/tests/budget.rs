@@ -33,6 +33,8 @@ fn replicate(
     let mut sent: BTreeMap<u32, View> = BTreeMap::new();
     let mut young = YoungLog::default();
     let mut peer_staleness: BTreeMap<u32, BTreeMap<u32, u32>> = BTreeMap::new();
+    // Packets sent with a stretched reach by each frame (see `PeerStats::stretched_packets`).
+    let mut stretched: BTreeMap<u32, u64> = BTreeMap::new();
     let mut models: BTreeMap<u32, Option<u64>> = BTreeMap::new();
     // The frame each handle's shown values came from.
     let mut shown_since: BTreeMap<u32, u32> = BTreeMap::new();
@@ -57,6 +59,7 @@ fn replicate(
         let ages =
             (0..ENTITIES).filter_map(|id| Some((peer.handle_of(id)?, peer.staleness(frame, id)?)));
         peer_staleness.insert(frame, ages.collect::<BTreeMap<u32, u32>>());
+        stretched.insert(frame, peer.stats().stretched_packets);
         down.send(&mut rng, now, &buf[..len]);
         for packet in down.receive(now) {
             match client.decode(&packet) {
@@ -79,10 +82,15 @@ fn replicate(
                         let age = client.age(h).unwrap();
                         assert!(age <= held, "frame {f}: {h}");
                         // The client keeps the last 32 frames: values older than that may be
-                        // gone, and with them a newer value shown before.
+                        // gone, and with them a newer value shown before. So may the frame
+                        // that held them when packets stretch their reach (the client then
+                        // keeps one frame in two or four).
                         let source = f - age;
                         let before = shown_since.insert(h, source).unwrap_or(0);
-                        let kept = age < netschema_runtime::engine::frame::WINDOW;
+                        let window = netschema_runtime::engine::frame::WINDOW;
+                        let since = stretched.range(..=f.saturating_sub(window)).next_back();
+                        let calm = since.map_or(0, |(_, &n)| n) == stretched[&f];
+                        let kept = age < window && calm;
                         assert!(!kept || source >= before, "frame {f}: {h} stepped back");
                     }
                     // A client whose pool is full keeps no models for the frame (its acks

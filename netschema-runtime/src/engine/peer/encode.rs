@@ -1,6 +1,7 @@
 //! One packet: its references (the baseline and history frames), the attempts that fit it to
 //! the byte budget, and the record of what it sent.
 
+use super::lags::{self, LagView};
 use super::side::EncoderSide;
 use super::{PROVEN, Peer, PeerScratch, SHORT_PACKETS};
 use crate::codec::coder::{BinaryCoder, Encoder, Metered};
@@ -76,8 +77,9 @@ impl Peer<'_> {
         groups: usize,
     ) -> bool {
         let g = self.schema.max_groups;
-        let at = (p * self.state.handles as usize + h) * g;
-        self.store.lags[at..at + groups].iter().all(|&lag| in_window(frame, base, lag))
+        let view = LagView::at(self.store.chains.get(p).copied().unwrap_or(1), base, frame);
+        let sends = self.store.sends.get(h * g..h * g + groups).unwrap_or(&[]);
+        sends.iter().all(|&sent| in_window(frame, base, view.lag(sent)))
     }
 
     /// Writes the packet for the world's current frame into `buf` and returns its length.
@@ -197,17 +199,24 @@ impl Peer<'_> {
 
         let mut history = [0usize; MAX_SAMPLES];
         let mut history_max_lag = [0u8; MAX_SAMPLES];
-        for ((slot, lag), &t) in history.iter_mut().zip(&mut history_max_lag).zip(&refs.history) {
+        let mut history_lags = [LagView::NONE; MAX_SAMPLES];
+        let views = history.iter_mut().zip(&mut history_max_lag).zip(&mut history_lags);
+        for (((slot, lag), view), &t) in views.zip(&refs.history).take(refs.len) {
             *slot = self.state.slots.find(t).unwrap_or(spare);
             *lag = self.state.slots.max_lag(*slot);
+            let chain = self.store.chains.get(*slot).copied().unwrap_or(1);
+            *view = LagView::at(chain, t, refs.frame);
         }
+        // The new frame's sends start empty, whatever an earlier attempt left.
+        let now = lags::bit(refs.frame);
+        self.store.sends.iter_mut().for_each(|s| *s &= !now);
+        self.state.ring = refs.frame;
         let read = &history[..refs.len];
         let handles = self.state.handles as usize;
         let (w, g, d) = (words(handles), self.schema.max_groups, self.schema.max_tolerant);
         let young = &mut self.store.young[spare * w..(spare + 1) * w];
         young.fill(0);
         let (presence, history_presence) = split(self.store.presence, w, spare, read);
-        let (lags, history_lags) = split(self.store.lags, handles * g, spare, read);
         let (diffs, history_diffs) = split(self.store.diffs, handles * d, spare, read);
         let l = self.schema.max_links;
         let (links, history_links) = split(self.store.links, handles * l, spare, read);
@@ -230,7 +239,8 @@ impl Peer<'_> {
             history_rows: core::array::from_fn(|j| world.frame_rows(refs.history[j])),
             presence,
             history_presence,
-            lags,
+            sends: self.store.sends,
+            now,
             history_lags,
             history_max_lag,
             history_held: history_max_lag.iter().any(|&l| l > 0),
@@ -329,6 +339,11 @@ impl Peer<'_> {
         let sent = (frame, refs.model, refs.distance());
         let stored = &mut *self.store.stored;
         self.state.book.commit(self.schema, models, stored, sent, spare, |_| true);
+        let base = refs.base().and_then(|b| self.state.slots.find(b));
+        let base = base.map(|p| (self.store.chains.get(p).copied().unwrap_or(1), refs.distance()));
+        if let Some(chain) = self.store.chains.get_mut(spare) {
+            *chain = lags::chain(base);
+        }
         self.state.slots.commit(frame, written.max_lag, refs.distance(), refs.reach);
         self.state.scale = written.scale;
         self.state.acked[spare] = false;

@@ -16,7 +16,7 @@ use crate::engine::records::{Outbox, RecordStats};
 use crate::engine::slots::{SLOTS, Slots};
 use crate::engine::world::World;
 use crate::model::{Model, ModelLayout};
-use crate::schema::Schema;
+use crate::schema::{MAX_GROUPS, Schema};
 
 pub use crate::engine::pack::FORCE_AGE;
 use crate::{Error, Result};
@@ -26,6 +26,7 @@ mod encode;
 mod handles;
 mod ids;
 mod keyed;
+mod lags;
 mod side;
 mod storage;
 mod young;
@@ -35,6 +36,7 @@ use ids::{ESSENTIAL, Ids, OWN, VISIBLE};
 #[cfg(feature = "std")]
 pub(crate) use ids::{rehash, table_len, visible as marked_visible};
 
+use lags::LagView;
 use side::held_values;
 pub use storage::{PeerScratch, PeerSizes, PeerStorage, ScratchSizes};
 
@@ -109,6 +111,9 @@ pub(crate) struct PeerState {
     /// whether or not they count as held.
     named: u64,
     newest_sent: u32,
+    /// The newest frame whose packet's sends [`PeerStorage::sends`] may hold (one whose
+    /// encoding was tried): lags are read as of it, or of a newer frame.
+    ring: u32,
     /// The newest frame acknowledged: the next packet's baseline.
     acked_high: u32,
     /// Per frame, the newest acknowledged frame whose models are kept (see
@@ -238,6 +243,8 @@ impl<'a> Peer<'a> {
         store.handle_essential.fill(0);
         store.young.fill(0);
         store.entries.fill(0);
+        store.sends.fill(0);
+        store.chains.fill(1);
         store.weights.fill(DEFAULT_WEIGHT);
         Shadow::new(schema, store.keys, 0).clear();
         let state = PeerState {
@@ -252,6 +259,7 @@ impl<'a> Peer<'a> {
             unresolvable: 0,
             named: 0,
             newest_sent: NO_FRAME,
+            ring: NO_FRAME,
             acked_high: NO_FRAME,
             acked_model: NO_FRAME,
             floor: NO_FRAME,
@@ -468,10 +476,10 @@ impl<'a> Peer<'a> {
         let (class, _) = world.get(frame, id)?;
         let c = &self.schema.classes[class];
         let (g, d) = (self.schema.max_groups, self.schema.max_tolerant);
-        let lags = &self.store.lags[(p * handles + h) * g..][..g];
+        let lags = self.lags(p, frame, h);
         let diffs = &self.store.diffs[(p * handles + h) * d..][..d];
         let at = id * self.schema.max_fields;
-        held_values(world, c, at, frame, lags, diffs, 0, put);
+        held_values(world, c, at, frame, &lags[..g], diffs, 0, put);
         Some(class)
     }
 
@@ -480,13 +488,26 @@ impl<'a> Peer<'a> {
     /// or `None` if the client does not hold it there (or `frame` is no longer held).
     pub fn staleness(&self, frame: u32, id: usize) -> Option<u32> {
         let p = self.state.slots.find(frame)?;
-        let handles = self.state.handles as usize;
         let h = self.handle_of(id)? as usize;
         if !self.holds_handle(p, frame, h) {
             return None;
         }
         let g = self.schema.max_groups;
-        self.store.lags[(p * handles + h) * g..][..g].iter().map(|&l| u32::from(l)).max()
+        self.lags(p, frame, h)[..g].iter().map(|&l| u32::from(l)).max()
+    }
+
+    /// The lags of handle `h`'s groups at `frame`, in physical slot `p`, as of the newest
+    /// frame the sends hold (see [`lags`]).
+    fn lags(&self, p: usize, frame: u32, h: usize) -> [u8; MAX_GROUPS] {
+        let view =
+            LagView::at(self.store.chains.get(p).copied().unwrap_or(1), frame, self.state.ring);
+        let g = self.schema.max_groups;
+        let sends = self.store.sends.get(h * g..(h + 1) * g).unwrap_or(&[]);
+        let mut lags = [0; MAX_GROUPS];
+        for (lag, &sent) in lags.iter_mut().zip(sends) {
+            *lag = view.lag(sent);
+        }
+        lags
     }
 
     /// Whether the client holds handle `h`'s current entity at `frame`, in physical slot `p`:

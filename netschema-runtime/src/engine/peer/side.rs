@@ -3,10 +3,11 @@
 
 use super::NO_HANDLE;
 use super::ids::{self, IdSlot};
+use super::lags::LagView;
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
 use crate::engine::pack::{self, Budget, Candidate, Rank};
-use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links, write_lags};
+use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links};
 use crate::engine::world::World;
 use crate::engine::young::YOUNG_REACH;
 use crate::model::predict::MAX_SAMPLES;
@@ -77,9 +78,12 @@ pub(super) struct EncoderSide<'s, 'w> {
     /// Handles present at the new frame.
     pub(super) presence: &'s mut [u64],
     pub(super) history_presence: [&'s [u64]; MAX_SAMPLES],
-    /// Lags of every handle and group at the new frame, then at each history frame.
-    pub(super) lags: &'s mut [u8],
-    pub(super) history_lags: [&'s [u8]; MAX_SAMPLES],
+    /// The frames whose packets sent each handle's groups (see [`super::lags`]), to which
+    /// the new frame's bit, `now`, is added as they are sent.
+    pub(super) sends: &'s mut [u128],
+    pub(super) now: u128,
+    /// How the lags of each history frame are read.
+    pub(super) history_lags: [LagView; MAX_SAMPLES],
     /// The largest lag in each history slot.
     pub(super) history_max_lag: [u8; MAX_SAMPLES],
     /// Whether any history slot holds values from an earlier frame.
@@ -158,6 +162,19 @@ impl EncoderSide<'_, '_> {
         self.groups
     }
 
+    /// The lag of handle `h`'s group `g` at history frame `j`.
+    #[inline]
+    fn lag(&self, j: usize, h: u32, g: usize) -> u8 {
+        let sent = self.sends.get(h as usize * self.groups + g).copied().unwrap_or(0);
+        self.history_lags[j].lag(sent)
+    }
+
+    /// The lags of handle `h`'s groups at history frame `j`.
+    #[inline]
+    fn lags(&self, j: usize, h: u32) -> [u8; MAX_GROUPS] {
+        core::array::from_fn(|g| if g < self.groups { self.lag(j, h, g) } else { 0 })
+    }
+
     #[inline]
     fn tolerant(&self) -> usize {
         self.tolerant
@@ -188,8 +205,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     #[inline]
     fn staleness(&self, h: u32, g: usize) -> u32 {
-        let lag = self.history_lags[0].get(h as usize * self.groups() + g).copied().unwrap_or(0);
-        u32::from(lag) + self.refs.distance()
+        u32::from(self.lag(0, h, g)) + self.refs.distance()
     }
 
     #[inline]
@@ -322,6 +338,10 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
     fn unbegin(&mut self, h: u32) {
         put_bit(self.presence, h as usize, false);
         put_bit(self.young, h as usize, false);
+        let (g, now) = (self.groups, self.now);
+        for sends in self.sends.iter_mut().skip(h as usize * g).take(g) {
+            *sends &= !now;
+        }
     }
 
     #[inline]
@@ -357,10 +377,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
                 let (t, frame) = (self.refs.history[j], self.refs.frame);
                 test_bit(self.history_presence[j], h as usize)
                     && age(t, since) as i32 >= 0
-                    && (in_window(frame, t, self.history_max_lag[j]) || {
-                        let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
-                        lags.iter().take(groups).all(|&lag| in_window(frame, t, lag))
-                    })
+                    && (in_window(frame, t, self.history_max_lag[j])
+                        || (0..groups.min(g)).all(|gr| in_window(frame, t, self.lag(j, h, gr))))
             })
             .count()
     }
@@ -370,10 +388,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         if !self.history_held || self.history_max_lag[..k].iter().all(|&l| l == 0) {
             return None;
         }
-        let g = self.groups;
         Some(core::array::from_fn(|j| {
-            let lag = self.history_lags[j].get(h as usize * g).copied().unwrap_or(0);
-            self.refs.history[j].wrapping_sub(u32::from(lag))
+            self.refs.history[j].wrapping_sub(u32::from(self.lag(j, h, 0)))
         }))
     }
 
@@ -396,11 +412,9 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let (g, d) = (self.groups(), self.tolerant());
         let n = class.fields.len().saturating_sub(lo);
         for j in 0..k {
-            let lags = || {
-                let lags = self.history_lags[j].get(h as usize * g..).unwrap_or(&[]);
-                &lags[..g.min(lags.len())]
-            };
-            if d == 0 && (self.history_max_lag[j] == 0 || lags().iter().all(|&l| l == 0)) {
+            let lags = self.lags(j, h);
+            let lags = &lags[..g.min(MAX_GROUPS)];
+            if d == 0 && (self.history_max_lag[j] == 0 || lags.iter().all(|&l| l == 0)) {
                 // The common case: the client holds the world's row at the history frame.
                 let row = self.history_rows[j].get(at + lo..at + self.stride).unwrap_or(&[]);
                 // Zipped with slices alone, the copy compiles to a plain counted loop.
@@ -412,7 +426,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             let diffs = self.history_diffs[j].get(h as usize * d..).unwrap_or(&[]);
             let diffs = &diffs[..d.min(diffs.len())];
             let t = self.refs.history[j];
-            held_values(self.world, class, at, t, lags(), diffs, lo, |f, v| {
+            held_values(self.world, class, at, t, lags, diffs, lo, |f, v| {
                 if let Some(s) = samples.get_mut(f) {
                     s[j] = v;
                 }
@@ -444,13 +458,26 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
-        let (g, base, distance) = (self.groups, self.history_lags[0], self.refs.distance());
-        let at = h as usize * g;
-        let staleness =
-            |group: usize| u32::from(base.get(at + group).copied().unwrap_or(0)) + distance;
-        if let Some(lags) = self.lags.get_mut(at..at + g) {
-            let largest = write_lags(lags, class.group_count(), due, staleness);
-            self.max_lag = self.max_lag.max(largest);
+        let (g, groups, now) = (self.groups, class.group_count(), self.now);
+        if g == 1 && due & 1 != 0 {
+            // One group, sent: the common case.
+            if let Some(sent) = self.sends.get_mut(h as usize) {
+                *sent |= now;
+            }
+            return;
+        }
+        for group in 0..g {
+            // As the client writes its lags: 0 for the groups sent and those past the
+            // class's, how stale the baseline's values are now for the others. A group held
+            // may have been coded in an attempt the packet took back.
+            let sent = group >= groups || (group < 32 && due >> group & 1 != 0);
+            if !sent {
+                let stale = self.staleness(h, group).min(u32::from(u8::MAX)) as u8;
+                self.max_lag = self.max_lag.max(stale);
+            }
+            if let Some(sends) = self.sends.get_mut(h as usize * g + group) {
+                *sends = if sent { *sends | now } else { *sends & !now };
+            }
         }
     }
 
@@ -468,11 +495,9 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
 
     fn hold_all(&mut self) {
         self.presence.copy_from_slice(self.history_presence[0]);
-        let (base, distance) = (self.history_lags[0], self.refs.distance());
-        let staleness = |at: usize| u32::from(base.get(at).copied().unwrap_or(0)) + distance;
-        // Every lag of every handle is held: one run over all of them.
-        let largest = write_lags(self.lags, usize::MAX, 0, staleness);
-        self.max_lag = self.max_lag.max(largest);
+        // No group of any handle is sent: every lag is the baseline's, `distance` frames more.
+        let largest = u32::from(self.history_max_lag[0]) + self.refs.distance();
+        self.max_lag = self.max_lag.max(largest.min(u32::from(u8::MAX)) as u8);
         self.diffs.copy_from_slice(self.history_diffs[0]);
         let n = self.links.len().min(self.base_links.len());
         self.links[..n].copy_from_slice(&self.base_links[..n]);

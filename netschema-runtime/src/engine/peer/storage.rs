@@ -31,9 +31,13 @@ pub struct PeerStorage<'a> {
     pub handle_essential: &'a mut [u64],
     /// The game's weight of each handle's entity (see [`Peer::set_priority`]).
     pub weights: &'a mut [u16],
-    /// What the client holds, per frame slot, handle and update group: how many frames before
-    /// the slot's frame the world held the values the client has.
-    pub lags: &'a mut [u8],
+    /// What the client holds, per handle and update group: which of the last 128 frames' packets
+    /// sent the group's values, frame `f` at bit `−f mod 128`. With `chains`, they tell how
+    /// many frames before each slot's frame the world held the values the client has.
+    pub sends: &'a mut [u128],
+    /// Per frame slot, the frames of its chain of baselines: bit `i` set when the frame `i`
+    /// frames before the slot's is in it (the slot's own, bit 0, always).
+    pub chains: &'a mut [u128],
     /// What the client holds, per frame slot, handle and field with a tolerance: how far its
     /// value is from the world's at the frame it came from.
     pub diffs: &'a mut [i8],
@@ -145,8 +149,10 @@ pub struct PeerSizes {
     pub handle_words: usize,
     /// Length of [`PeerStorage::young`].
     pub young: usize,
-    /// Length of [`PeerStorage::lags`].
-    pub lags: usize,
+    /// Length of [`PeerStorage::sends`].
+    pub sends: usize,
+    /// Length of [`PeerStorage::chains`].
+    pub chains: usize,
     /// Length of [`PeerStorage::diffs`].
     pub diffs: usize,
     /// Length of [`PeerStorage::links`].
@@ -173,7 +179,7 @@ impl PeerSizes {
             + self.ids * core::mem::size_of::<IdSlot>()
             + self.handle_words * 8 * 3
             + self.young * 8
-            + self.lags
+            + (self.sends + self.chains) * 16
             + self.diffs
             + self.links * 2
             + self.models * core::mem::size_of::<Model>()
@@ -194,7 +200,8 @@ impl PeerStorage<'_> {
             ids: table_len(interest),
             handle_words: words(handles),
             young: SLOTS.saturating_mul(words(handles)),
-            lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
+            sends: handles.saturating_mul(schema.max_groups),
+            chains: SLOTS,
             diffs: SLOTS.saturating_mul(handles).saturating_mul(schema.max_tolerant),
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Server).saturating_mul(ModelLayout::new(schema).len),
@@ -217,7 +224,8 @@ impl Peer<'_> {
             && store.handle_essential.len() >= sizes.handle_words
             && store.entries.len() >= sizes.handle_words
             && store.young.len() >= sizes.young
-            && store.lags.len() >= sizes.lags
+            && store.sends.len() >= sizes.sends
+            && store.chains.len() >= sizes.chains
             && store.diffs.len() >= sizes.diffs
             && store.links.len() >= sizes.links
             && store.weights.len() >= sizes.handles
@@ -241,7 +249,8 @@ impl Peer<'_> {
             handle_essential: &mut store.handle_essential[..sizes.handle_words],
             young: &mut store.young[..sizes.young],
             entries: &mut store.entries[..sizes.handle_words],
-            lags: &mut store.lags[..sizes.lags],
+            sends: &mut store.sends[..sizes.sends],
+            chains: &mut store.chains[..sizes.chains],
             diffs: &mut store.diffs[..sizes.diffs],
             links: &mut store.links[..sizes.links],
             weights: &mut store.weights[..sizes.handles],
