@@ -412,9 +412,9 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         let (g, d) = (self.groups(), self.tolerant());
         let n = class.fields.len().saturating_sub(lo);
         for j in 0..k {
-            let lags = self.lags(j, h);
-            let lags = &lags[..g.min(MAX_GROUPS)];
-            if d == 0 && (self.history_max_lag[j] == 0 || lags.iter().all(|&l| l == 0)) {
+            let lags = || self.lags(j, h);
+            let held = |lags: &[u8; MAX_GROUPS]| lags[..g.min(MAX_GROUPS)].iter().any(|&l| l > 0);
+            if d == 0 && (self.history_max_lag[j] == 0 || !held(&lags())) {
                 // The common case: the client holds the world's row at the history frame.
                 let row = self.history_rows[j].get(at + lo..at + self.stride).unwrap_or(&[]);
                 // Zipped with slices alone, the copy compiles to a plain counted loop.
@@ -426,7 +426,8 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             let diffs = self.history_diffs[j].get(h as usize * d..).unwrap_or(&[]);
             let diffs = &diffs[..d.min(diffs.len())];
             let t = self.refs.history[j];
-            held_values(self.world, class, at, t, lags, diffs, lo, |f, v| {
+            let lags = lags();
+            held_values(self.world, class, at, t, &lags[..g.min(MAX_GROUPS)], diffs, lo, |f, v| {
                 if let Some(s) = samples.get_mut(f) {
                     s[j] = v;
                 }
