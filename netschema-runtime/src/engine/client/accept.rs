@@ -56,7 +56,7 @@ impl Client<'_> {
             schema: self.schema,
             rows: s.rows,
             view: &[],
-            classes: s.classes,
+            present: s.present,
             ages: s.ages,
             born: s.born,
             own: s.own,
@@ -81,22 +81,24 @@ impl Client<'_> {
     fn note_steady(&mut self, new: usize, frame: u32, previous: Option<(u32, usize)>) {
         let (hs, stride) = (self.state.handles as usize, self.state.stride);
         let s = &mut self.store;
+        let row = |slot: usize, h: usize| s.rows.get((slot * hs + h) * stride..).unwrap_or(&[]);
+        // The new frame's classes, as the packet left them.
+        let present = |h: usize| s.classes.get(hs + h).is_some_and(|&c| c != NO_CLASS);
         let Some((before, p)) = previous else {
-            for (steady, &class) in s.steady.iter_mut().zip(&s.classes[new * hs..]) {
-                if class != NO_CLASS {
+            for (h, steady) in s.steady.iter_mut().enumerate().take(hs) {
+                if present(h) {
                     *steady = frame;
                 }
             }
             return;
         };
-        // Whole rows compare: their tails past their class's values are zero.
-        let row = |slot: usize, h: usize| s.rows.get((slot * hs + h) * stride..).unwrap_or(&[]);
-        let (classes, ages) = (&s.classes, &s.ages);
+        // Whole rows compare, their classes with them: their tails past their class's values
+        // are zero.
+        let ages = &s.ages;
         for (h, steady) in s.steady.iter_mut().enumerate().take(hs) {
-            let (class, was) = (classes[new * hs + h], classes[p * hs + h]);
             let (now, old) = (row(new, h), row(p, h));
             // Most moving entities differ in their first value's low byte.
-            if class == NO_CLASS || class != was || now.first() != old.first() {
+            if !present(h) || now.first() != old.first() {
                 *steady = frame;
                 continue;
             }
@@ -114,12 +116,10 @@ impl Client<'_> {
     fn note_births(&mut self, new: usize, frame: u32, base: Base) {
         let hs = self.state.handles as usize;
         let s = &mut self.store;
-        let classes = &s.classes[new * hs..(new + 1) * hs];
+        // The baseline's and the new frame's classes, as the packet read and left them.
+        let (base_classes, classes) = s.classes.split_at(hs);
         let ages = &s.ages[new * hs..(new + 1) * hs];
-        let (b, base_classes) = match base {
-            Some((b, p)) => (b, &s.classes[p * hs..(p + 1) * hs]),
-            None => (frame, &[][..]),
-        };
+        let b = base.map_or(frame, |(b, _)| b);
         let entries = classes.iter().zip(ages).zip(s.born.iter_mut().zip(s.entered.iter()));
         for (h, ((&class, &years), (born, &entered))) in entries.enumerate() {
             if class == NO_CLASS {

@@ -3,7 +3,6 @@
 
 use super::Client;
 use crate::engine::keys::Store;
-use crate::engine::world::NO_CLASS;
 
 impl Client<'_> {
     /// Applies the keyframe records the packet just accepted applied, then writes every
@@ -19,14 +18,16 @@ impl Client<'_> {
             store.apply(self.schema, record.bytes);
         }
         let Some(slot) = self.state.slots.find(self.state.newest) else { return };
-        let (hs, n) = (self.state.handles as usize, self.schema.max_fields);
-        let classes = &self.store.classes[slot * hs..(slot + 1) * hs];
-        for (h, (&class, &born)) in classes.iter().zip(&*self.store.born).enumerate() {
-            let Some(c) = self.schema.classes.get(usize::from(class)).filter(|_| class != NO_CLASS)
+        let (hs, n, stride) =
+            (self.state.handles as usize, self.schema.max_fields, self.state.stride);
+        let rows = self.store.rows.get(slot * hs * stride..).unwrap_or(&[]);
+        for (h, &born) in self.store.born.iter().enumerate().take(hs) {
+            let class = self.state.mark.get(rows, h * stride);
+            let Some((class, c)) = class.and_then(|c| Some((c, self.schema.classes.get(c)?)))
             else {
                 continue;
             };
-            let held = store.held(h as u32, usize::from(class), born);
+            let held = store.held(h as u32, class, born);
             for table in [self.state.shown, 2] {
                 let at = (table * hs + h) * n;
                 let Some(row) = self.store.view.get_mut(at..at + c.fields.len()) else { continue };

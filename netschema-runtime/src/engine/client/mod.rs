@@ -10,6 +10,7 @@
 use crate::codec::coder::{BinaryCoder, Decoder};
 use crate::engine::MAX_HANDLES;
 use crate::engine::ack::{Ack, datagram_hash};
+use crate::engine::bitset::clear_bits;
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
 use crate::engine::keys::{self, Store};
 use crate::engine::models::{Book, End};
@@ -66,6 +67,8 @@ pub(crate) struct ClientState {
     pub(super) handles: u32,
     /// Bytes of a handle's packed row in a frame slot ([`row::stride`]).
     pub(super) stride: usize,
+    /// Where a row says which class it holds.
+    mark: row::ClassMark,
     /// Which of the two tables of [`ClientStorage::view`] that take turns holds the current
     /// frame's values.
     pub(super) shown: usize,
@@ -140,12 +143,13 @@ impl<'a> Client<'a> {
         let sizes = ClientStorage::sizes(schema, handles);
         if store.rows.len() < sizes.rows
             || store.view.len() < 3 * sizes.view
-            || store.classes.len() < sizes.handles
+            || store.classes.len() < sizes.classes
             || store.ages.len() < sizes.handles
             || store.born.len() < sizes.born
             || store.entered.len() < sizes.born
             || store.steady.len() < sizes.born
             || store.own.len() < sizes.own
+            || store.present.len() < sizes.own
             || store.lags.len() < sizes.lags
             || store.links.len() < sizes.links
             || store.models.len() < sizes.models
@@ -154,12 +158,14 @@ impl<'a> Client<'a> {
             return Err(Error::StorageTooSmall);
         }
         let store = Self::trim(store, &sizes);
-        store.classes.fill(NO_CLASS);
+        store.rows.fill(0);
+        store.present.fill(0);
         Store::new(schema, store.keys).clear();
         let state = ClientState {
             book: Book::new(schema, End::Client),
             handles: handles as u32,
             stride: row::stride(schema),
+            mark: row::ClassMark::of(schema),
             shown: 0,
             slots: Slots::new(),
             newest: NO_FRAME,
@@ -193,7 +199,7 @@ impl<'a> Client<'a> {
             schema: self.schema,
             rows: self.store.rows,
             view: self.store.view,
-            classes: self.store.classes,
+            present: self.store.present,
             ages: self.store.ages,
             born: self.store.born,
             own: self.store.own,
@@ -285,7 +291,8 @@ impl<'a> Client<'a> {
     /// named a frame far ahead); a game may call it when it detects a desync itself.
     /// The record stream goes on: records are not frames, and none is applied twice.
     pub fn restart(&mut self) {
-        self.store.classes.fill(NO_CLASS);
+        self.store.rows.fill(0);
+        self.store.present.fill(0);
         self.state.slots = Slots::new();
         self.state.book.restart();
         self.state.previous = None;
@@ -361,8 +368,18 @@ impl<'a> Client<'a> {
             *slot = self.state.slots.find(t).ok_or(Error::UnknownBaseline)?;
         }
         let h = self.state.handles as usize;
-        self.store.classes[spare * h..(spare + 1) * h].fill(NO_CLASS);
+        let (stride, mark) = (self.state.stride, self.state.mark);
+        let spare_rows = spare * h * stride..(spare + 1) * h * stride;
+        self.store.rows.get_mut(spare_rows).unwrap_or(&mut []).fill(0);
         let read = &history[..refs.len];
+        clear_bits(self.store.present, spare * h, (spare + 1) * h);
+        let (base_classes, new_classes) = self.store.classes.split_at_mut(h);
+        new_classes.fill(NO_CLASS);
+        for (handle, class) in base_classes.iter_mut().enumerate() {
+            let row = |p: usize| (p * h + handle) * stride;
+            let at = read.first().and_then(|&p| mark.get(self.store.rows, row(p)));
+            *class = at.map_or(NO_CLASS, |c| c as u16);
+        }
         let (new_rows, old_rows) = OldRows::split(self.store.rows, h * self.state.stride, spare);
         let history_rows =
             core::array::from_fn(|j| read.get(j).map_or(&[][..], |&p| old_rows.slot(p)));
@@ -393,7 +410,10 @@ impl<'a> Client<'a> {
             values,
             new_values,
             layouts: layouts(self.schema),
-            classes: self.store.classes,
+            mark,
+            base_classes,
+            new_classes,
+            present: self.store.present,
             frames: (frame, refs.base().unwrap_or(frame), refs.distance()),
             ages: self.store.ages,
             entered: self.store.entered,

@@ -6,7 +6,6 @@ use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest};
 use crate::engine::bitset::test_bit;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
 use crate::engine::slots::SLOTS;
-use crate::engine::world::NO_CLASS;
 use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
 use crate::schema::Schema;
 
@@ -58,7 +57,8 @@ pub(crate) struct Reader<'s> {
     /// The tables of unpacked values (see
     /// [`ClientStorage::view`](super::ClientStorage::view)).
     pub(crate) view: &'s [i32],
-    pub(crate) classes: &'s [u16],
+    /// Whether every handle holds an entity in every slot.
+    pub(crate) present: &'s [u64],
     pub(crate) ages: &'s [u8],
     pub(crate) born: &'s [u32],
     pub(crate) own: &'s [u64],
@@ -194,7 +194,7 @@ impl<'s> Reader<'s> {
             if frame == NO_FRAME || before == 0 || before > WINDOW {
                 continue;
             }
-            let present = self.classes.get(at(p)).is_some_and(|&c| c != NO_CLASS);
+            let present = test_bit(self.present, at(p));
             let source = frame.wrapping_sub(lag(p));
             if present && lineage::same(frame, now, now_age) && age(source, best.0) as i32 > 0 {
                 best = (source, p);
@@ -263,9 +263,10 @@ impl<'s> Reader<'s> {
             return None;
         }
         let at = slot * self.state.handles as usize + handle as usize;
-        let class = usize::from(*self.classes.get(at)?);
+        let row = at * self.state.stride;
+        let class = self.state.mark.get(self.rows, row)?;
         let len = row::len(self.schema.classes.get(class)?.fields);
-        self.rows.get(at * self.state.stride..)?.get(..len).map(|row| (class, row))
+        self.rows.get(row..row + len).map(|row| (class, row))
     }
 
     /// The values of `handle`, of `class`, in table `table` of

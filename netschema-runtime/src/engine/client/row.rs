@@ -1,7 +1,9 @@
 //! Frame rows as a client keeps them: each value as its distance from its field's minimum, in
 //! the fewest bits that hold the field's span (0 to 32), one field after another from the low
-//! bits of the row's first byte up, little-endian; the bits past the last value are zero. A cube
-//! (two 18-bit, a 14-bit and three 9-bit values, a bool and a 2-bit index) takes 10 bytes.
+//! bits of the row's first byte up, little-endian; the bits past the last value are zero up to
+//! the class mark ([`ClassMark`]), past the longest class's values: which class the row holds,
+//! if any. A cube (two 18-bit, a 14-bit and three 9-bit values, a bool and a 2-bit index, and a
+//! 1-bit mark) takes 11 bytes.
 
 use crate::engine::packet::CHUNK;
 use crate::schema::{Field, Schema};
@@ -22,9 +24,73 @@ pub(super) fn len(fields: &[Field]) -> usize {
     total_bits(fields).div_ceil(8)
 }
 
-/// Bytes of the longest row of a class of `schema`: what a handle takes in a frame slot.
+/// Bytes a handle takes in a frame slot: the longest class's values and the class mark.
 pub(super) fn stride(schema: &Schema) -> usize {
-    schema.classes.iter().map(|c| len(c.fields)).max().unwrap_or(0)
+    let mark = ClassMark::of(schema);
+    (mark.start() + mark.bits()).div_ceil(8)
+}
+
+/// Where a row says which class it holds: the class plus one (0: no entity) in the fewest bits
+/// that hold the schema's class count, past the values of its longest class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ClassMark {
+    /// The byte of its row it starts in, and its shift there.
+    at: u32,
+    shift: u32,
+    /// The mask of its bits (its width).
+    mask: u32,
+}
+
+impl ClassMark {
+    /// The class mark of the rows of `schema`.
+    pub(super) fn of(schema: &Schema) -> ClassMark {
+        let at = schema.classes.iter().map(|c| total_bits(c.fields)).max().unwrap_or(0);
+        // At most 16 bits (a schema has fewer than 2^16 classes): with its shift, a word.
+        let bits = u32::BITS - (schema.classes.len() as u32).leading_zeros();
+        let mask = if bits == 0 { 0 } else { u32::MAX >> (u32::BITS - bits) };
+        ClassMark { at: (at / 8) as u32, shift: (at % 8) as u32, mask }
+    }
+
+    /// Bits of the mark.
+    fn bits(self) -> usize {
+        (u32::BITS - self.mask.leading_zeros()) as usize
+    }
+
+    /// The class the row starting at byte `row` of `rows` holds, if any (a row past the end
+    /// holds none). The mark is read with the bytes after it, which its mask leaves out.
+    #[inline(always)]
+    pub(super) fn get(self, rows: &[u8], row: usize) -> Option<usize> {
+        let at = row + self.at as usize;
+        let word = match rows.get(at..at + 4) {
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+            _ => rows.iter().skip(at).take(4).rev().fold(0, |w, &b| w << 8 | u32::from(b)),
+        };
+        ((word >> self.shift & self.mask) as usize).checked_sub(1)
+    }
+
+    /// Marks the row starting at byte `row` of `rows` as holding `class`, or nothing, leaving
+    /// every other bit as it was.
+    #[inline(always)]
+    pub(super) fn set(self, rows: &mut [u8], row: usize, class: Option<usize>) {
+        let at = row + self.at as usize;
+        let mask = self.mask << self.shift;
+        let bits = (class.map_or(0, |c| c as u32 + 1) & self.mask) << self.shift;
+        if let Some(word) = rows.get_mut(at..at + 4).and_then(|b| <&mut [u8; 4]>::try_from(b).ok())
+        {
+            *word = ((u32::from_le_bytes(*word) & !mask) | bits).to_le_bytes();
+            return;
+        }
+        for (i, byte) in rows.iter_mut().skip(at).take(4).enumerate() {
+            let m = (mask >> (8 * i)) as u8;
+            *byte = (*byte & !m) | (bits >> (8 * i)) as u8;
+        }
+    }
+
+    /// The first bit of the mark: where the values' tail ends.
+    #[inline(always)]
+    fn start(self) -> usize {
+        self.at as usize * 8 + self.shift as usize
+    }
 }
 
 /// Where the value of field `f` of `fields` starts in a row, in bits.
@@ -137,17 +203,20 @@ impl Layout {
         }
     }
 
-    /// Clears the bits of `row`'s first `stride` bytes past the class's values, so that whole
+    /// Clears the bits of `row` past the class's values up to the class `mark`, so that whole
     /// rows compare.
     #[inline]
-    pub(super) fn clear_tail(&self, row: &mut [u8], stride: usize) {
-        let (full, part) = (self.bits / 8, self.bits % 8);
-        if part > 0
-            && let Some(byte) = row.get_mut(full)
-        {
-            *byte &= (1u8 << part) - 1;
+    pub(super) fn clear_tail(&self, row: &mut [u8], mark: ClassMark) {
+        let (mut bit, end) = (self.bits, mark.start());
+        while bit < end {
+            let (byte, low) = (bit / 8, bit % 8);
+            let high = (end - byte * 8).min(8);
+            let keep = !(((1u16 << high) - (1u16 << low)) as u8);
+            if let Some(b) = row.get_mut(byte) {
+                *b &= keep;
+            }
+            bit = byte * 8 + 8;
         }
-        row.get_mut(self.bits.div_ceil(8)..stride).unwrap_or(&mut []).fill(0);
     }
 }
 
@@ -195,8 +264,10 @@ mod tests {
                 assert_eq!(layout.place(f), Place::of(&FIELDS, f));
                 layout.place(f).put(v, &mut row);
             }
-            layout.clear_tail(&mut row, 10);
-            assert_eq!(row[9..], [0, 0xAA], "the tail is cleared up to the stride");
+            // A mark at byte 10: the tail is cleared up to it.
+            let mark = ClassMark { at: 10, shift: 0, mask: 1 };
+            layout.clear_tail(&mut row, mark);
+            assert_eq!(row[9..], [0, 0xAA], "the tail is cleared up to the class mark");
             let mut back = [0; 6];
             unpack(&FIELDS, &row, &mut back);
             assert_eq!(back, values);

@@ -2,7 +2,7 @@
 //! written into, the client's archive of frames.
 
 use super::lineage;
-use super::row::{self, Layout};
+use super::row::{self, ClassMark, Layout};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::{NO_FRAME, age};
 use crate::engine::pack::Budget;
@@ -103,7 +103,15 @@ pub(super) struct DecoderSide<'s> {
     pub(super) new_values: &'s mut [i32],
     /// Where the values of the first classes lie in their rows.
     pub(super) layouts: [Layout; LAYOUTS],
-    pub(super) classes: &'s mut [u16],
+    /// Where a row says which class it holds.
+    pub(super) mark: ClassMark,
+    /// The class of every handle at the baseline and in the new frame ([`NO_CLASS`]: none),
+    /// as the rows' marks say: read once a packet.
+    pub(super) base_classes: &'s [u16],
+    pub(super) new_classes: &'s mut [u16],
+    /// Whether every handle holds an entity in every slot
+    /// ([`ClientStorage::present`](super::ClientStorage::present)).
+    pub(super) present: &'s mut [u64],
     /// The packet's frame, its baseline's (the frame itself without one) and the distance
     /// between them.
     pub(super) frames: (u32, u32, u32),
@@ -127,6 +135,23 @@ impl<'s> DecoderSide<'s> {
     #[inline]
     fn at(&self, slot: usize, h: u32) -> usize {
         slot * self.handles as usize + h as usize
+    }
+
+    /// The class the row of `h` in `rows` (a slot's) holds, if any.
+    #[inline(always)]
+    fn class_in(&self, rows: &[u8], h: u32) -> Option<usize> {
+        self.mark.get(rows, h as usize * self.stride)
+    }
+
+    /// Marks the new frame's row of `h` as holding `class`, or nothing.
+    #[inline(always)]
+    fn set_class(&mut self, h: u32, class: Option<usize>) {
+        self.mark.set(self.new_rows, h as usize * self.stride, class);
+        if let Some(c) = self.new_classes.get_mut(h as usize) {
+            *c = class.map_or(NO_CLASS, |c| c as u16);
+        }
+        let at = self.at(self.new, h);
+        put_bit(self.present, at, class.is_some());
     }
 
     /// The lags of `h` in `slot`.
@@ -175,16 +200,16 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn base_present(&self, h: u32) -> bool {
-        self.refs.len > 0 && self.classes[self.at(self.history[0], h)] != NO_CLASS
+        self.refs.len > 0 && self.base_classes.get(h as usize).is_some_and(|&c| c != NO_CLASS)
     }
 
     fn base_class(&self, h: u32) -> usize {
-        usize::from(self.classes[self.at(self.history[0], h)])
+        usize::from(self.base_classes.get(h as usize).copied().unwrap_or(NO_CLASS))
     }
 
     #[inline]
     fn new_class(&self, h: u32) -> usize {
-        usize::from(self.classes[self.at(self.new, h)])
+        usize::from(self.new_classes.get(h as usize).copied().unwrap_or(NO_CLASS))
     }
 
     #[inline]
@@ -195,7 +220,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn present(&self, h: u32) -> bool {
-        self.classes[self.at(self.new, h)] != NO_CLASS
+        self.new_classes.get(h as usize).is_some_and(|&c| c != NO_CLASS)
     }
 
     #[inline]
@@ -228,13 +253,13 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn begin(&mut self, h: u32, class: usize, handle_age: Option<u32>, own: bool) -> Result<()> {
         let at = self.at(self.new, h);
-        if h >= self.handles || self.classes[at] != NO_CLASS || class >= self.schema.classes.len() {
+        if h >= self.handles || self.present(h) || class >= self.schema.classes.len() {
             return Err(Error::Corrupt);
         }
-        self.classes[at] = class as u16;
+        self.set_class(h, Some(class));
         let (age, own) = match handle_age {
             Some(a) => {
                 self.entered[h as usize] = self.frames.0.wrapping_sub(a);
@@ -264,7 +289,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         let slot = self.slots.find(entry).filter(|&p| p != self.new && p != replaced);
         let held = slot.is_some_and(|p| {
             let at = self.at(p, h);
-            usize::from(self.classes[at]) == class && self.ages[at] == 0
+            self.class_in(self.old_rows.slot(p), h) == Some(class) && self.ages[at] == 0
         });
         match slot {
             Some(p) if held => self.entry_slot = p,
@@ -292,7 +317,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         for h in 0..self.handles {
             let at = self.at(self.new, h);
             if self.present(h) && !self.kept(h) && self.entered[h as usize] == NO_FRAME {
-                self.classes[at] = NO_CLASS;
+                self.set_class(h, None);
                 self.entered[h as usize] = self.frames.0;
                 put_bit(self.own, at, false);
             }
@@ -307,8 +332,8 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         (0..self.refs.len)
             .take_while(|&j| {
                 let (p, t) = (self.history[j], self.refs.history[j]);
-                let (at, frame) = (self.at(p, h), self.refs.frame);
-                self.classes[at] != NO_CLASS
+                let frame = self.refs.frame;
+                test_bit(self.present, self.at(p, h))
                     && lineage::same(t, b, base_age)
                     && (in_window(frame, t, self.history_max_lag[j]) || {
                         self.lags(p, h).iter().take(groups).all(|&l| in_window(frame, t, l))
@@ -390,8 +415,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline(always)]
     fn store(&mut self, h: u32, f: usize, value: i32, _coded: bool, _tolerant: Option<usize>) {
-        let class =
-            usize::from(self.classes.get(self.at(self.new, h)).copied().unwrap_or(NO_CLASS));
+        let class = self.new_class(h);
         let slow;
         let layout = match self.layouts.get(class) {
             Some(layout) => layout,
@@ -404,7 +428,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         let row = self.new_rows.get_mut(h as usize * self.stride..).unwrap_or(&mut []);
         layout.place(f).put(value, row);
         if f + 1 == layout.fields.len() {
-            layout.clear_tail(row, self.stride);
+            layout.clear_tail(row, self.mark);
         }
         if let Some(v) = self.new_values.get_mut(h as usize * self.schema.max_fields + f) {
             *v = value;
@@ -438,7 +462,6 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     fn hold_all(&mut self) {
         let (base, new, hs) = (self.history[0], self.new, self.handles as usize);
-        self.classes.copy_within(base * hs..(base + 1) * hs, new * hs);
         let (_, b, distance) = self.frames;
         for h in 0..hs {
             // A handle given another entity since the baseline shows the baseline's entity
@@ -451,7 +474,12 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         for h in 0..self.handles {
             let own = test_bit(self.own, self.at(base, h));
             put_bit(self.own, self.at(new, h), own);
-            let class = usize::from(self.classes[self.at(new, h)]);
+            let class = self.base_class(h);
+            if let Some(c) = self.new_classes.get_mut(h as usize) {
+                *c = class as u16;
+            }
+            let present = test_bit(self.present, self.at(base, h));
+            put_bit(self.present, self.at(new, h), present);
             if let Some(c) = self.schema.classes.get(class) {
                 self.copy_row(h, c.fields);
             }

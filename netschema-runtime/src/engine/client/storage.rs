@@ -13,14 +13,16 @@ use crate::schema::Schema;
 #[derive(Debug)]
 pub struct ClientStorage<'a> {
     /// Raw values of every handle in every frame slot, packed: each as its distance from its
-    /// field's minimum, in the fewest bits that hold the field's span, one after another.
+    /// field's minimum, in the fewest bits that hold the field's span, one after another, and
+    /// which class the row holds (if any) in the fewest bits that hold the class count.
     pub rows: &'a mut [u8],
     /// Raw values of every handle, in three tables of [`ClientSizes::view`]: two that take
     /// turns holding the current frame's values ([`Client::frame_view`]) and the values of the
     /// frame being decoded, and one holding the newest values of the handles whose current
     /// frame holds older ones than another frame the client has ([`Client::get`]).
     pub view: &'a mut [i32],
-    /// Class of every handle in every frame slot.
+    /// Scratch room: the class of every handle at the baseline, then in the frame being
+    /// decoded (`u16::MAX`: none), read from and written to the rows' class marks.
     pub classes: &'a mut [u16],
     /// How many frames before the slot's frame every handle got its entity, in every frame
     /// slot, saturated at 255: which entity each slot holds under the handle.
@@ -34,6 +36,9 @@ pub struct ClientStorage<'a> {
     /// has in the current frame (as far as the client knows): a history of one row, which
     /// decoding need not read.
     pub steady: &'a mut [u32],
+    /// Whether every handle holds an entity, in every frame slot (one bit each): what the
+    /// rows' class marks say, kept apart for the packets' many tests.
+    pub present: &'a mut [u64],
     /// Whether every handle names one of the client's own entities, in every frame slot (one
     /// bit each).
     pub own: &'a mut [u64],
@@ -62,13 +67,14 @@ pub struct ClientSizes {
     pub rows: usize,
     /// A third of the length of [`ClientStorage::view`]: every handle's values in one table.
     pub view: usize,
-    /// Length of [`ClientStorage::classes`] and [`ClientStorage::ages`]: every handle in
-    /// every frame slot.
+    /// Length of [`ClientStorage::classes`]: every handle twice.
+    pub classes: usize,
+    /// Length of [`ClientStorage::ages`]: every handle in every frame slot.
     pub handles: usize,
     /// Length of [`ClientStorage::born`], [`ClientStorage::entered`] and
     /// [`ClientStorage::steady`]: the handles.
     pub born: usize,
-    /// Length of [`ClientStorage::own`].
+    /// Length of [`ClientStorage::present`] and [`ClientStorage::own`].
     pub own: usize,
     /// Length of [`ClientStorage::lags`].
     pub lags: usize,
@@ -90,9 +96,10 @@ impl ClientSizes {
     pub const fn bytes(&self) -> usize {
         self.rows
             + self.view * 3 * 4
-            + self.handles * 3
+            + self.classes * 2
+            + self.handles
             + self.born * 12
-            + self.own * 8
+            + self.own * 2 * 8
             + self.lags
             + self.links * 2
             + self.models * core::mem::size_of::<Model>()
@@ -108,6 +115,7 @@ impl ClientStorage<'_> {
         ClientSizes {
             rows: SLOTS.saturating_mul(handles).saturating_mul(row::stride(schema)),
             view: handles.saturating_mul(schema.max_fields),
+            classes: handles.saturating_mul(2),
             handles: SLOTS.saturating_mul(handles),
             born: handles,
             own: words(SLOTS.saturating_mul(handles)),
@@ -127,11 +135,12 @@ impl Client<'_> {
         ClientStorage {
             rows: &mut store.rows[..sizes.rows],
             view: &mut store.view[..3 * sizes.view],
-            classes: &mut store.classes[..sizes.handles],
+            classes: &mut store.classes[..sizes.classes],
             ages: &mut store.ages[..sizes.handles],
             born: &mut store.born[..sizes.born],
             entered: &mut store.entered[..sizes.born],
             steady: &mut store.steady[..sizes.born],
+            present: &mut store.present[..sizes.own],
             own: &mut store.own[..sizes.own],
             lags: &mut store.lags[..sizes.lags],
             links: &mut store.links[..sizes.links],
