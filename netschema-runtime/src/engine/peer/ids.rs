@@ -6,25 +6,31 @@
 //! Linear probing from a multiplicative hash of the id, deletion by shifting later entries
 //! back (no tombstones), so lookups stay short however long the table lives.
 
-use super::NO_HANDLE;
+use crate::engine::MAX_HANDLES;
 
 /// One entry of a peer's id table ([`PeerStorage::ids`](super::PeerStorage::ids)): an entity
 /// id, the handle the client knows it by, the game's weight and marks. Opaque; the default is
 /// an empty entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(2))]
 pub struct IdSlot {
     id: u32,
-    handle: u32,
+    /// At most [`MAX_HANDLES`] handles: [`NONE`] names none.
+    handle: u16,
     weight: u16,
     flags: u8,
 }
+
+/// The handle of an entry without one.
+const NONE: u16 = u16::MAX;
+const _: () = assert!(MAX_HANDLES <= NONE as usize, "every handle but NONE fits");
 
 /// The id of an empty entry.
 const EMPTY: u32 = u32::MAX;
 
 impl Default for IdSlot {
     fn default() -> Self {
-        IdSlot { id: EMPTY, handle: NO_HANDLE, weight: 0, flags: 0 }
+        IdSlot { id: EMPTY, handle: NONE, weight: 0, flags: 0 }
     }
 }
 
@@ -50,7 +56,8 @@ impl IdSlot {
     /// The handle the client knows the entity by, if any.
     #[inline]
     pub(super) fn handle(&self) -> Option<usize> {
-        (self.handle != NO_HANDLE).then_some(self.handle as usize)
+        let handle = self.handle;
+        (handle != NONE).then_some(usize::from(handle))
     }
 
     /// Whether the entry carries `mark`.
@@ -161,7 +168,7 @@ impl Ids<'_> {
             return None;
         }
         let i = vacancy(self.slots, id);
-        self.slots[i] = IdSlot { id, handle: NO_HANDLE, weight, flags: 0 };
+        self.slots[i] = IdSlot { id, handle: NONE, weight, flags: 0 };
         *len += 1;
         Some(i)
     }
@@ -184,14 +191,15 @@ impl Ids<'_> {
     /// Sets entry `i`'s handle (`None`: it has none).
     #[inline]
     pub(super) fn set_handle(&mut self, i: usize, handle: Option<usize>) {
-        self.slots[i].handle = handle.map_or(NO_HANDLE, |h| h as u32);
+        // A handle is below `MAX_HANDLES`: it fits.
+        self.slots[i].handle = handle.map_or(NONE, |h| h as u16);
     }
 
     /// Removes entry `i` if nothing keeps it: no mark and no handle (its weight is then
     /// forgotten). Returns whether it did; later entries may have moved into `i`.
     pub(super) fn prune(&mut self, i: usize, len: &mut u32) -> bool {
         let slot = self.slots[i];
-        if slot.is_empty() || slot.flags != 0 || slot.handle != NO_HANDLE {
+        if slot.is_empty() || slot.flags != 0 || slot.handle != NONE {
             return false;
         }
         // Shift back each later entry of the run that may sit at the hole: one whose home is
