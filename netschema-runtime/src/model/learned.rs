@@ -528,9 +528,11 @@ impl Model {
 
     /// Codes the value of a *young* entity (one entering again, see `engine::young`) against
     /// `entry`, its value in the packet that brought it in `age` frames before. The residual
-    /// is coded scaled by the age ([`young_shift`]): what a moving entity travelled since
-    /// grows with it. The residual does not depend on `entry`, so a decoder that does not hold
-    /// it still reads it (and learns it) and gives the value `None`.
+    /// is coded plain, with the step's residual model, or scaled by the age with a model of
+    /// its own ([`young_shift`]: what a moving entity travelled since grows with it), whichever
+    /// the running costs favour (`young_lead`); the other measures it and learns it. The
+    /// residual does not depend on `entry`, so a decoder that does not hold it still reads it
+    /// (and learns it) and gives the value `None`.
     #[inline]
     pub(crate) fn code_young<C: BinaryCoder>(
         &mut self,

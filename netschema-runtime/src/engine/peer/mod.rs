@@ -211,9 +211,10 @@ pub struct Peer<'a> {
 
 impl<'a> Peer<'a> {
     /// A peer for a client that may see up to `handles` entities at once (at least one, else
-    /// [`Error::NoHandles`]; at most [`MAX_HANDLES`], else [`Error::CapacityExceeded`]) and that the game may mark up to `interest` entities for at once:
-    /// visible ones, whether or not they have a handle yet, its own and essential ones, and
-    /// those given a weight in the frame. Its storage follows these two numbers, not the
+    /// [`Error::NoHandles`]; at most [`MAX_HANDLES`], else [`Error::CapacityExceeded`]) and
+    /// that the game may mark up to `interest` entities for at once: visible ones, whether or
+    /// not they have a handle yet, its own and essential ones, and those given a weight in the
+    /// frame. Its storage follows these two numbers, not the
     /// world's size; a mark past `interest` is refused with [`Error::InterestFull`]. Nothing
     /// is visible until [`Peer::set_visible`].
     pub fn new(
