@@ -77,7 +77,7 @@ impl Peer<'_> {
         groups: usize,
     ) -> bool {
         let g = self.schema.max_groups;
-        let view = LagView::at(self.store.chains.get(p).copied().unwrap_or(1), base, frame);
+        let view = LagView::of(self.store.chains, p, base, frame);
         let sends = self.store.sends.get(h * g..h * g + groups).unwrap_or(&[]);
         sends.iter().all(|&sent| in_window(frame, base, view.lag(sent)))
     }
@@ -204,8 +204,7 @@ impl Peer<'_> {
         for (((slot, lag), view), &t) in views.zip(&refs.history).take(refs.len) {
             *slot = self.state.slots.find(t).unwrap_or(spare);
             *lag = self.state.slots.max_lag(*slot);
-            let chain = self.store.chains.get(*slot).copied().unwrap_or(1);
-            *view = LagView::at(chain, t, refs.frame);
+            *view = LagView::of(self.store.chains, *slot, t, refs.frame);
         }
         // The new frame's sends start empty, whatever an earlier attempt left.
         let now = lags::bit(refs.frame);

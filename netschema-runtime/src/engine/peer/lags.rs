@@ -62,6 +62,12 @@ impl LagView {
         LagView { rotate: t % RING, chain, referenced: true }
     }
 
+    /// The lags of frame `t`, in slot `p` of the slots' `chains`, read at frame `now`.
+    #[inline]
+    pub(super) fn of(chains: &[u128], p: usize, t: u32, now: u32) -> LagView {
+        LagView::at(chains.get(p).copied().unwrap_or(1), t, now)
+    }
+
     /// The lag of a handle's group whose sends are `sends`: frames from the newest frame of
     /// the chain that sent it, [`u8::MAX`] if none in the ring did.
     #[inline]

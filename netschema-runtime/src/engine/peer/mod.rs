@@ -500,8 +500,7 @@ impl<'a> Peer<'a> {
     /// The lags of handle `h`'s groups at `frame`, in physical slot `p`, as of the newest
     /// frame the sends hold (see [`lags`]).
     fn lags(&self, p: usize, frame: u32, h: usize) -> [u8; MAX_GROUPS] {
-        let view =
-            LagView::at(self.store.chains.get(p).copied().unwrap_or(1), frame, self.state.ring);
+        let view = LagView::of(self.store.chains, p, frame, self.state.ring);
         let g = self.schema.max_groups;
         let sends = self.store.sends.get(h * g..(h + 1) * g).unwrap_or(&[]);
         let mut lags = [0; MAX_GROUPS];
