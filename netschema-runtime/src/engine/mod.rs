@@ -13,6 +13,8 @@
 //!   in flight, and how both ends agree on the frames that hold them;
 //! - `models` (private): where each packet's models start from and where what it learned
 //!   goes, under the schema's [`ModelPolicy`](crate::model::ModelPolicy);
+//! - `lags` (private): how stale the values a frame holds are, recorded on each end as which
+//!   frames sent each handle's update groups and each frame's chain of baselines;
 //! - `pack` (private): fitting a packet to its byte budget, in order of urgency and priority;
 //! - [`peer`]: the server's view of one client — visible set, handles, acknowledged frames,
 //!   the record of what the client holds and the models stored with each frame — which
@@ -43,6 +45,7 @@ pub mod frame;
 pub mod handshake;
 pub mod input;
 mod keys;
+mod lags;
 mod models;
 mod pack;
 mod packet;

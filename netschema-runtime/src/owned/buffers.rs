@@ -250,7 +250,9 @@ pub struct ClientBuffers {
     present: Vec<u64>,
     own: Vec<u64>,
     classes: Vec<u16>,
-    lags: Vec<u8>,
+    sends: Vec<u128>,
+    chains: Vec<u128>,
+    sent: Vec<u64>,
     links: Vec<u16>,
     models: Vec<Model>,
     stored: Vec<u16>,
@@ -271,7 +273,9 @@ impl ClientBuffers {
             steady: vec![0; s.born],
             present: vec![0; s.own],
             own: vec![0; s.own],
-            lags: vec![0; s.lags],
+            sends: vec![0; s.sends],
+            chains: vec![0; s.chains],
+            sent: vec![0; s.sent],
             links: vec![0; s.links],
             models: vec![Model::default(); s.models],
             stored: vec![0; s.stored],
@@ -294,7 +298,9 @@ impl ClientBuffers {
             steady: &mut self.steady,
             present: &mut self.present,
             own: &mut self.own,
-            lags: &mut self.lags,
+            sends: &mut self.sends,
+            chains: &mut self.chains,
+            sent: &mut self.sent,
             links: &mut self.links,
             models: &mut self.models,
             stored: &mut self.stored,
@@ -308,7 +314,7 @@ impl ClientBuffers {
     }
 
     /// Read access to the views of the client these buffers hold.
-    pub(crate) fn reader<'a>(&'a self, schema: &'a Schema, state: ClientState) -> Reader<'a> {
+    pub(crate) fn reader<'a>(&'a self, schema: &'a Schema, state: &'a ClientState) -> Reader<'a> {
         Reader {
             schema,
             rows: &self.rows,
@@ -317,7 +323,8 @@ impl ClientBuffers {
             ages: &self.ages,
             born: &self.born,
             own: &self.own,
-            lags: &self.lags,
+            sends: &self.sends,
+            chains: &self.chains,
             links: &self.links,
             state,
         }

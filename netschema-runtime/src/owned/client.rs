@@ -241,7 +241,7 @@ impl<P: Protocol> Client<P> {
     }
 
     fn reader(&self) -> Reader<'_> {
-        self.buffers.reader(P::SCHEMA, self.state)
+        self.buffers.reader(P::SCHEMA, &self.state)
     }
 
     /// Decodes a packet and makes its frame the current view; see [`crate::Client::decode`].

@@ -3,7 +3,9 @@
 //! turned.
 
 use super::{Base, Client, Reader, lineage, row};
+use crate::engine::bitset::test_bit;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::lags;
 use crate::engine::packet::Refs;
 use crate::engine::world::NO_CLASS;
 
@@ -30,6 +32,7 @@ impl Client<'_> {
         // Within the window, so that ages tell entities apart.
         let near = self.state.newest != NO_FRAME && age(frame, self.state.newest) < WINDOW;
         self.note_steady(spare, frame, newest.filter(|_| near));
+        self.note_sends(spare, frame, base.map(|(_, p)| (p, refs.distance())));
         self.state.slots.commit(frame, max_lag, refs.distance(), refs.reach);
         let (models, stored) = (&mut *self.store.models, &mut *self.store.stored);
         let slots = self.state.slots;
@@ -60,9 +63,10 @@ impl Client<'_> {
             ages: s.ages,
             born: s.born,
             own: s.own,
-            lags: s.lags,
+            sends: s.sends,
+            chains: s.chains,
             links: s.links,
-            state: self.state,
+            state: &self.state,
         };
         for h in 0..hs as u32 {
             let p = reader.freshest(new, h);
@@ -70,6 +74,27 @@ impl Client<'_> {
             let fields = self.schema.classes.get(class).map_or(&[][..], |c| c.fields);
             let at = h as usize * n;
             row::unpack(fields, packed, newest.get_mut(at..at + n).unwrap_or(&mut []));
+        }
+    }
+
+    /// Records which update groups of every handle the packet for `frame`, decoded into slot
+    /// `new` against the baseline in slot `base` (and its distance) if any, sent, and the new
+    /// frame's chain of baselines; cuts every slot's chain to the frames the ring holds now
+    /// (see `engine::lags`), so that the chains read as they are until the next packet.
+    fn note_sends(&mut self, new: usize, frame: u32, base: Option<(usize, u32)>) {
+        let s = &mut self.store;
+        let bit = lags::bit(frame);
+        for (i, sends) in s.sends.iter_mut().enumerate() {
+            *sends = if test_bit(s.sent, i) { *sends | bit } else { *sends & !bit };
+        }
+        let base = base.map(|(p, distance)| (s.chains.get(p).copied().unwrap_or(1), distance));
+        let slots = &self.state.slots;
+        for (p, chain) in s.chains.iter_mut().enumerate() {
+            *chain = match slots.frame_of(p) {
+                _ if p == new => lags::chain(base),
+                NO_FRAME => 0,
+                t => lags::cut(*chain, t, frame),
+            };
         }
     }
 

@@ -13,6 +13,7 @@ use crate::engine::ack::{Ack, datagram_hash};
 use crate::engine::bitset::clear_bits;
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age, reach_after};
 use crate::engine::keys::{self, Store};
+use crate::engine::lags::LagView;
 use crate::engine::models::{Book, End};
 use crate::engine::packet::{self, BASE_ID_BITS, FRAME_BITS, Refs};
 use crate::engine::probe::NoProbe;
@@ -150,9 +151,12 @@ impl<'a> Client<'a> {
             || store.steady.len() < sizes.born
             || store.own.len() < sizes.own
             || store.present.len() < sizes.own
-            || store.lags.len() < sizes.lags
+            || store.sends.len() < sizes.sends
+            || store.chains.len() < sizes.chains
+            || store.sent.len() < sizes.sent
             || store.links.len() < sizes.links
             || store.models.len() < sizes.models
+            || store.stored.len() < sizes.stored
             || store.keys.len() < sizes.keys
         {
             return Err(Error::StorageTooSmall);
@@ -203,9 +207,10 @@ impl<'a> Client<'a> {
             ages: self.store.ages,
             born: self.store.born,
             own: self.store.own,
-            lags: self.store.lags,
+            sends: self.store.sends,
+            chains: self.store.chains,
             links: self.store.links,
-            state: self.state,
+            state: &self.state,
         }
     }
 
@@ -389,6 +394,14 @@ impl<'a> Client<'a> {
         for (lag, &p) in history_max_lag.iter_mut().zip(read) {
             *lag = self.state.slots.max_lag(p);
         }
+        // Lags read as the server read them, at the packet's frame; an old packet's at the
+        // newest frame, whose sends the ring holds.
+        let now = if stale { self.state.newest } else { frame };
+        let mut history_lags = [LagView::NONE; MAX_SAMPLES];
+        for ((view, &p), &t) in history_lags.iter_mut().zip(read).zip(&refs.history) {
+            *view = LagView::of(self.store.chains, p, t, now);
+        }
+        self.store.sent.fill(0);
         let mut side = DecoderSide {
             schema: self.schema,
             refs: &refs,
@@ -420,7 +433,9 @@ impl<'a> Client<'a> {
             born: self.store.born,
             steady: self.store.steady,
             own: self.store.own,
-            lags: self.store.lags,
+            sends: self.store.sends,
+            history_lags,
+            sent: self.store.sent,
             links: self.store.links,
         };
         let check = packet::code_body(

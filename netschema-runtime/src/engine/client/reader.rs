@@ -5,6 +5,7 @@ use super::{ClientState, lineage, row};
 use crate::engine::ack::{Ack, VIEW_EVERY, ViewDigest};
 use crate::engine::bitset::test_bit;
 use crate::engine::frame::{NO_FRAME, WINDOW, age};
+use crate::engine::lags::LagView;
 use crate::engine::slots::SLOTS;
 use crate::model::predict::{MAX_SAMPLES, Predictor, Rate};
 use crate::schema::Schema;
@@ -62,9 +63,12 @@ pub(crate) struct Reader<'s> {
     pub(crate) ages: &'s [u8],
     pub(crate) born: &'s [u32],
     pub(crate) own: &'s [u64],
-    pub(crate) lags: &'s [u8],
+    /// See [`ClientStorage::sends`](super::ClientStorage::sends).
+    pub(crate) sends: &'s [u128],
+    /// See [`ClientStorage::chains`](super::ClientStorage::chains).
+    pub(crate) chains: &'s [u128],
     pub(crate) links: &'s [u16],
-    pub(crate) state: ClientState,
+    pub(crate) state: &'s ClientState,
 }
 
 impl<'s> Reader<'s> {
@@ -128,8 +132,7 @@ impl<'s> Reader<'s> {
         let row = self.shown(if p == slot { self.state.shown } else { 2 }, handle, class)?;
         // The current frame's entity, which every slot `freshest` picks holds.
         let born = *self.born.get(handle as usize)?;
-        let lag = self.lags_of(p, handle).first().copied().unwrap_or(0);
-        let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(lag));
+        let source = self.state.slots.frame_of(p).wrapping_sub(u32::from(self.lag(p, handle, 0)));
         Some(Sample { class, row, born, source })
     }
 
@@ -162,15 +165,28 @@ impl<'s> Reader<'s> {
         self.packed(slot, handle)?;
         let p = self.freshest(slot, handle);
         let frame = self.state.slots.frame_of(p);
-        let oldest = self.lags_of(p, handle).iter().copied().max().unwrap_or(0);
+        let oldest = self.lag_view(p).groups(self.sends_of(handle)).into_iter().max().unwrap_or(0);
         Some(age(self.state.newest, frame) + u32::from(oldest))
     }
 
-    /// The lags of `handle` in `slot`, one per update group.
-    fn lags_of(&self, slot: usize, handle: u32) -> &'s [u8] {
+    /// How the lags of frame slot `slot` read now: its chain was cut when the newest frame
+    /// was accepted (see `engine::lags`).
+    #[inline]
+    fn lag_view(&self, slot: usize) -> LagView {
+        let chain = self.chains.get(slot).copied().unwrap_or(0);
+        LagView::cut(chain, self.state.slots.frame_of(slot))
+    }
+
+    /// The sends of `handle`'s update groups.
+    fn sends_of(&self, handle: u32) -> &'s [u128] {
         let g = self.schema.max_groups;
-        let at = (slot * self.state.handles as usize + handle as usize) * g;
-        self.lags.get(at..at + g).unwrap_or(&[])
+        let at = handle as usize * g;
+        self.sends.get(at..at + g).unwrap_or(&[])
+    }
+
+    /// The lag of `handle`'s update group `group` in `slot`.
+    fn lag(&self, slot: usize, handle: u32, group: usize) -> u8 {
+        self.sends_of(handle).get(group).map_or(0, |&sent| self.lag_view(slot).lag(sent))
     }
 
     /// The slot holding the newest values the client has of `handle`, as of the frame in
@@ -179,7 +195,8 @@ impl<'s> Reader<'s> {
     /// that holds an entity keeps the values of its baseline, which can be older than a
     /// frame decoded since; showing the newest keeps entities from stepping back.
     pub(super) fn freshest(&self, slot: usize, handle: u32) -> usize {
-        let lag = |p: usize| u32::from(self.lags_of(p, handle).first().copied().unwrap_or(0));
+        let sends = self.sends_of(handle).first().copied().unwrap_or(0);
+        let lag = |p: usize| u32::from(self.lag_view(p).lag(sends));
         if lag(slot) == 0 {
             return slot;
         }
@@ -191,12 +208,16 @@ impl<'s> Reader<'s> {
         for p in 0..SLOTS {
             let frame = self.state.slots.frame_of(p);
             let before = age(now, frame);
-            if frame == NO_FRAME || before == 0 || before > WINDOW {
+            // A frame no newer than the best source holds no newer values.
+            if frame == NO_FRAME || before == 0 || before > WINDOW || age(frame, best.0) as i32 <= 0
+            {
                 continue;
             }
-            let present = test_bit(self.present, at(p));
+            if !test_bit(self.present, at(p)) || !lineage::same(frame, now, now_age) {
+                continue;
+            }
             let source = frame.wrapping_sub(lag(p));
-            if present && lineage::same(frame, now, now_age) && age(source, best.0) as i32 > 0 {
+            if age(source, best.0) as i32 > 0 {
                 best = (source, p);
             }
         }
@@ -229,7 +250,7 @@ impl<'s> Reader<'s> {
             if c != class || !lineage::same(frame, self.state.newest, now_age) {
                 continue;
             }
-            let lag = self.lags_of(p, handle).get(usize::from(f.group)).copied().unwrap_or(0);
+            let lag = self.lag(p, handle, usize::from(f.group));
             let a = age(self.state.newest, frame) + u32::from(lag);
             if ages[..n].contains(&a) || (n == m && a > ages[n - 1]) {
                 continue;

@@ -5,8 +5,9 @@ use super::lineage;
 use super::row::{self, ClassMark, Layout};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::{NO_FRAME, age};
+use crate::engine::lags::LagView;
 use crate::engine::pack::Budget;
-use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links, write_lags};
+use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links};
 use crate::engine::slots::Slots;
 use crate::engine::world::NO_CLASS;
 use crate::model::predict::MAX_SAMPLES;
@@ -125,7 +126,14 @@ pub(super) struct DecoderSide<'s> {
     /// ([`ClientStorage::steady`](super::ClientStorage::steady)), before this packet.
     pub(super) steady: &'s [u32],
     pub(super) own: &'s mut [u64],
-    pub(super) lags: &'s mut [u8],
+    /// What the client holds of every handle's update groups, by the frames that sent them
+    /// ([`ClientStorage::sends`](super::ClientStorage::sends)), before this packet.
+    pub(super) sends: &'s [u128],
+    /// How the packet reads the lags of each history slot from `sends`.
+    pub(super) history_lags: [LagView; MAX_SAMPLES],
+    /// Which update groups of every handle this packet sent
+    /// ([`ClientStorage::sent`](super::ClientStorage::sent)).
+    pub(super) sent: &'s mut [u64],
     /// Every handle's links in every slot
     /// ([`ClientStorage::links`](super::ClientStorage::links)).
     pub(super) links: &'s mut [u16],
@@ -154,11 +162,11 @@ impl<'s> DecoderSide<'s> {
         put_bit(self.present, at, class.is_some());
     }
 
-    /// The lags of `h` in `slot`.
+    /// The lag of `h`'s group `g` at history frame `j`.
     #[inline]
-    fn lags(&self, slot: usize, h: u32) -> &[u8] {
-        let at = self.at(slot, h) * self.groups;
-        self.lags.get(at..at + self.groups).unwrap_or(&[])
+    fn lag(&self, j: usize, h: u32, g: usize) -> u8 {
+        let sent = self.sends.get(h as usize * self.groups + g).copied().unwrap_or(0);
+        self.history_lags[j].lag(sent)
     }
 
     /// Whether the rows of `h` at the first `k` history frames are equal (what
@@ -214,8 +222,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn staleness(&self, h: u32, g: usize) -> u32 {
-        let lag = self.lags(self.history[0], h).get(g).copied().unwrap_or(0);
-        u32::from(lag) + self.refs.distance()
+        u32::from(self.lag(0, h, g)) + self.refs.distance()
     }
 
     #[inline]
@@ -336,7 +343,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
                 test_bit(self.present, self.at(p, h))
                     && lineage::same(t, b, base_age)
                     && (in_window(frame, t, self.history_max_lag[j]) || {
-                        self.lags(p, h).iter().take(groups).all(|&l| in_window(frame, t, l))
+                        (0..groups).all(|g| in_window(frame, t, self.lag(j, h, g)))
                     })
             })
             .count()
@@ -348,8 +355,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
             return None;
         }
         Some(core::array::from_fn(|j| {
-            let lag = self.lags(self.history[j], h).first().copied().unwrap_or(0);
-            self.refs.history[j].wrapping_sub(u32::from(lag))
+            self.refs.history[j].wrapping_sub(u32::from(self.lag(j, h, 0)))
         }))
     }
 
@@ -437,21 +443,18 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
-        let (g, distance) = (self.groups, self.refs.distance());
-        let (base, new) = (self.at(self.history[0], h) * g, self.at(self.new, h) * g);
-        let largest = match split_pair(self.lags, base, new, g) {
-            Some((base_lags, lags)) => {
-                let staleness = |group: usize| u32::from(base_lags[group]) + distance;
-                write_lags(lags, class.group_count(), due, staleness)
+        let (g, groups, distance) = (self.groups, class.group_count(), self.refs.distance());
+        for group in 0..g {
+            // Without a baseline every group is sent. The groups past the class's count as
+            // sent, as the server counts them.
+            let sent =
+                self.refs.len == 0 || group >= groups || (group < 32 && due >> group & 1 != 0);
+            put_bit(self.sent, h as usize * g + group, sent);
+            if !sent {
+                let stale = u32::from(self.lag(0, h, group)) + distance;
+                self.max_lag = self.max_lag.max(stale.min(u32::from(u8::MAX)) as u8);
             }
-            // Without a baseline, `history[0]` may be the new slot itself; only entering
-            // entities, every group sent, are written then, and nothing is read from it.
-            None => match self.lags.get_mut(new..new + g) {
-                Some(lags) => write_lags(lags, class.group_count(), due, |_| distance),
-                None => 0,
-            },
-        };
-        self.max_lag = self.max_lag.max(largest);
+        }
     }
 
     fn hold(&mut self, h: u32, class: &Class) {
@@ -484,14 +487,10 @@ impl<'s> Side<'s> for DecoderSide<'s> {
                 self.copy_row(h, c.fields);
             }
         }
-        // Every lag of every handle is held: one run over the slot.
-        let (g, distance) = (self.groups, self.refs.distance());
-        if let Some((base_lags, lags)) = split_pair(self.lags, base * hs * g, new * hs * g, hs * g)
-        {
-            let staleness = |at: usize| u32::from(base_lags[at]) + distance;
-            let largest = write_lags(lags, usize::MAX, 0, staleness);
-            self.max_lag = self.max_lag.max(largest);
-        }
+        // No group of any handle is sent (none is marked in `sent`): every lag is the
+        // baseline's, `distance` frames more.
+        let largest = u32::from(self.history_max_lag[0]) + distance;
+        self.max_lag = self.max_lag.max(largest.min(u32::from(u8::MAX)) as u8);
         let l = self.schema.max_links;
         if let Some((base_links, links)) =
             split_pair(self.links, base * hs * l, new * hs * l, hs * l)

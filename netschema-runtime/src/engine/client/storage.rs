@@ -42,9 +42,16 @@ pub struct ClientStorage<'a> {
     /// Whether every handle names one of the client's own entities, in every frame slot (one
     /// bit each).
     pub own: &'a mut [u64],
-    /// For every handle and update group in every frame slot, how many frames before the
-    /// slot's frame the server sent the values held.
-    pub lags: &'a mut [u8],
+    /// What the client holds, per handle and update group: which of the last 128 frames'
+    /// packets sent the group's values, frame `f` at bit `−f mod 128`. With `chains`, they
+    /// tell how many frames before each slot's frame the server sent the values held there.
+    pub sends: &'a mut [u128],
+    /// Per frame slot, the frames of its chain of baselines: bit `i` set when the frame `i`
+    /// frames before the slot's is in it (the slot's own, bit 0, always).
+    pub chains: &'a mut [u128],
+    /// Scratch room: which update groups of every handle the packet being decoded sent, one
+    /// bit each, written into `sends` once the packet is accepted.
+    pub sent: &'a mut [u64],
     /// For every handle and link in every frame slot, the handle of the link's target plus 1
     /// (0: none).
     pub links: &'a mut [u16],
@@ -76,8 +83,12 @@ pub struct ClientSizes {
     pub born: usize,
     /// Length of [`ClientStorage::present`] and [`ClientStorage::own`].
     pub own: usize,
-    /// Length of [`ClientStorage::lags`].
-    pub lags: usize,
+    /// Length of [`ClientStorage::sends`]: every handle's update groups.
+    pub sends: usize,
+    /// Length of [`ClientStorage::chains`]: the frame slots.
+    pub chains: usize,
+    /// Length of [`ClientStorage::sent`]: a bit per handle and update group.
+    pub sent: usize,
     /// Length of [`ClientStorage::links`].
     pub links: usize,
     /// Length of [`ClientStorage::models`].
@@ -100,7 +111,8 @@ impl ClientSizes {
             + self.handles
             + self.born * 12
             + self.own * 2 * 8
-            + self.lags
+            + (self.sends + self.chains) * 16
+            + self.sent * 8
             + self.links * 2
             + self.models * core::mem::size_of::<Model>()
             + self.stored * 2
@@ -119,7 +131,9 @@ impl ClientStorage<'_> {
             handles: SLOTS.saturating_mul(handles),
             born: handles,
             own: words(SLOTS.saturating_mul(handles)),
-            lags: SLOTS.saturating_mul(handles).saturating_mul(schema.max_groups),
+            sends: handles.saturating_mul(schema.max_groups),
+            chains: SLOTS,
+            sent: words(handles.saturating_mul(schema.max_groups)),
             links: SLOTS.saturating_mul(handles).saturating_mul(schema.max_links),
             models: Book::sets(schema, End::Client).saturating_mul(ModelLayout::new(schema).len),
             stored: Book::stored(schema, End::Client),
@@ -142,7 +156,9 @@ impl Client<'_> {
             steady: &mut store.steady[..sizes.born],
             present: &mut store.present[..sizes.own],
             own: &mut store.own[..sizes.own],
-            lags: &mut store.lags[..sizes.lags],
+            sends: &mut store.sends[..sizes.sends],
+            chains: &mut store.chains[..sizes.chains],
+            sent: &mut store.sent[..sizes.sent],
             links: &mut store.links[..sizes.links],
             models: &mut store.models[..sizes.models],
             stored: &mut store.stored[..sizes.stored],

@@ -219,34 +219,6 @@ fn all_groups(class: &Class) -> u32 {
     u32::MAX >> (32 - class.group_count().min(32))
 }
 
-/// Writes a handle's lags at the new frame into `lags` (one per group of the schema): 0 for
-/// the groups in `due`, sent in this packet, and for those past the class's `groups`; for the
-/// others, held, how old their values are (`staleness(g)`). `lags` may run over several
-/// handles when `groups` is `usize::MAX` and `due` is 0. Returns the largest lag written.
-#[inline]
-pub(crate) fn write_lags(
-    lags: &mut [u8],
-    groups: usize,
-    due: u32,
-    staleness: impl Fn(usize) -> u32,
-) -> u8 {
-    if let ([lag], true) = (&mut *lags, due & 1 != 0) {
-        // One group, sent: the common case.
-        *lag = 0;
-        return 0;
-    }
-    let mut largest = 0;
-    for (g, lag) in lags.iter_mut().enumerate() {
-        *lag = if g >= groups || (g < 32 && due >> g & 1 != 0) {
-            0
-        } else {
-            staleness(g).min(u32::from(u8::MAX)) as u8
-        };
-        largest = largest.max(*lag);
-    }
-    largest
-}
-
 /// The coders a packet is walked with: the encoder can mark its state and rewind to it.
 pub(crate) trait Coder: BinaryCoder {
     /// The encoder's mark (nothing on the decoder).

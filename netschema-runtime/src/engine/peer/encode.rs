@@ -1,7 +1,6 @@
 //! One packet: its references (the baseline and history frames), the attempts that fit it to
 //! the byte budget, and the record of what it sent.
 
-use super::lags::{self, LagView};
 use super::side::EncoderSide;
 use super::{PROVEN, Peer, PeerScratch, SHORT_PACKETS};
 use crate::codec::coder::{BinaryCoder, Encoder, Metered};
@@ -9,6 +8,7 @@ use crate::codec::prob::COST_FRAC_BITS;
 use crate::engine::ack::datagram_hash;
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, REACH, age, reach_after, span};
+use crate::engine::lags::{self, LagView};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{
     self, BASE_ID_BITS, CHECK_BITS, FRAME_BITS, Refs, history_target, in_window,

@@ -11,6 +11,7 @@ use crate::engine::MAX_HANDLES;
 use crate::engine::bitset::{put_bit, test_bit, words};
 use crate::engine::frame::{NO_FRAME, REACH, WINDOW, age};
 use crate::engine::keys::Shadow;
+use crate::engine::lags::LagView;
 use crate::engine::models::{Book, End};
 use crate::engine::records::{Outbox, RecordStats};
 use crate::engine::slots::{SLOTS, Slots};
@@ -26,7 +27,6 @@ mod encode;
 mod handles;
 mod ids;
 mod keyed;
-mod lags;
 mod side;
 mod storage;
 mod young;
@@ -36,7 +36,6 @@ use ids::{ESSENTIAL, Ids, OWN, VISIBLE};
 #[cfg(feature = "std")]
 pub(crate) use ids::{rehash, table_len, visible as marked_visible};
 
-use lags::LagView;
 use side::held_values;
 pub use storage::{PeerScratch, PeerSizes, PeerStorage, ScratchSizes};
 
@@ -498,16 +497,11 @@ impl<'a> Peer<'a> {
     }
 
     /// The lags of handle `h`'s groups at `frame`, in physical slot `p`, as of the newest
-    /// frame the sends hold (see [`lags`]).
+    /// frame the sends hold (see [`crate::engine::lags`]).
     fn lags(&self, p: usize, frame: u32, h: usize) -> [u8; MAX_GROUPS] {
         let view = LagView::of(self.store.chains, p, frame, self.state.ring);
         let g = self.schema.max_groups;
-        let sends = self.store.sends.get(h * g..(h + 1) * g).unwrap_or(&[]);
-        let mut lags = [0; MAX_GROUPS];
-        for (lag, &sent) in lags.iter_mut().zip(sends) {
-            *lag = view.lag(sent);
-        }
-        lags
+        view.groups(self.store.sends.get(h * g..(h + 1) * g).unwrap_or(&[]))
     }
 
     /// Whether the client holds handle `h`'s current entity at `frame`, in physical slot `p`:

@@ -3,9 +3,9 @@
 
 use super::NO_HANDLE;
 use super::ids::{self, IdSlot};
-use super::lags::LagView;
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
+use crate::engine::lags::LagView;
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links};
 use crate::engine::world::World;
@@ -78,7 +78,7 @@ pub(super) struct EncoderSide<'s, 'w> {
     /// Handles present at the new frame.
     pub(super) presence: &'s mut [u64],
     pub(super) history_presence: [&'s [u64]; MAX_SAMPLES],
-    /// The frames whose packets sent each handle's groups (see [`super::lags`]), to which
+    /// The frames whose packets sent each handle's groups (see [`crate::engine::lags`]), to which
     /// the new frame's bit, `now`, is added as they are sent.
     pub(super) sends: &'s mut [u128],
     pub(super) now: u128,

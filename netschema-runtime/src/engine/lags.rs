@@ -1,28 +1,29 @@
-//! How stale what the client holds is, as the server records it: rather than a lag per frame
-//! slot, handle and update group (as the client keeps them), which frames' packets sent each
-//! handle's groups, and each frame's chain of baselines.
+//! How stale the values a frame holds are, as both ends record it: rather than a lag per frame
+//! slot, handle and update group, which frames' packets sent each handle's groups, and each
+//! frame's chain of baselines.
 //!
 //! A packet either sends a group of a handle (its lag there is 0) or holds what its baseline
 //! held, `d` frames more stale. So the values a frame `t` holds came from the newest frame of
 //! its chain (`t`, its baseline, that one's baseline, …) whose packet sent them, and the lag
 //! is how far back that is. Each handle and group keeps one bit per frame of the last
-//! [`RING`] (`PeerStorage::sends`), each frame slot the frames of its chain within as many
-//! (`PeerStorage::chains`): 16 bytes per handle and group in all, where a lag per slot took
-//! 33. Values older than [`RING`] frames are past every window ([`in_window`]), so their lag
-//! reads as [`u8::MAX`], as the client's saturated lags do.
+//! [`RING`] (`PeerStorage::sends`, `ClientStorage::sends`), each frame slot the frames of its
+//! chain within as many (`PeerStorage::chains`, `ClientStorage::chains`): 16 bytes per handle
+//! and group in all, where a lag per slot took 33. Values older than [`RING`] frames are past
+//! every window ([`in_window`]), so their lag reads as [`u8::MAX`].
 //!
 //! [`in_window`]: crate::engine::packet::in_window
 
 use crate::engine::frame::{ARCHIVE, age};
+use crate::schema::MAX_GROUPS;
 
 /// Frames a handle's sends are kept for: the server's archive.
-pub(super) const RING: u32 = ARCHIVE;
+pub(crate) const RING: u32 = ARCHIVE;
 const _: () = assert!(RING == u128::BITS, "one bit per frame of a u128");
 
 /// The bit of `frame` in a handle's sends: frame `f` at bit `−f mod 128`, so that rotating
 /// left by `t mod 128` puts frame `t − i` at bit `i`.
 #[inline]
-pub(super) fn bit(frame: u32) -> u128 {
+pub(crate) fn bit(frame: u32) -> u128 {
     1 << (frame.wrapping_neg() % RING)
 }
 
@@ -30,17 +31,26 @@ pub(super) fn bit(frame: u32) -> u128 {
 /// before it, or against none: bit `i` set when frame `t − i` is in it (bit 0, the frame
 /// itself, always).
 #[inline]
-pub(super) fn chain(base: Option<(u128, u32)>) -> u128 {
+pub(crate) fn chain(base: Option<(u128, u32)>) -> u128 {
     match base {
         Some((chain, distance)) if distance < RING => chain << distance | 1,
         _ => 1,
     }
 }
 
+/// The chain `chain` of frame `t` cut to the frames still in the ring at frame `now` (the
+/// newest frame whose bits the ring holds): frames more than [`RING`] before `now` have left
+/// it, their bits are newer frames'. Cutting again at a later frame cuts no less.
+#[inline]
+pub(crate) fn cut(chain: u128, t: u32, now: u32) -> u128 {
+    let back = age(now, t);
+    if back >= RING { 0 } else { chain & (u128::MAX >> back) }
+}
+
 /// How a packet reads the lags of one frame slot: the slot's frame and chain, cut to the
 /// frames still in the ring at the packet's frame.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct LagView {
+pub(crate) struct LagView {
     rotate: u32,
     chain: u128,
     /// Whether the packet references the slot (else every lag reads 0).
@@ -49,29 +59,43 @@ pub(super) struct LagView {
 
 impl LagView {
     /// A slot the packet does not reference: every lag reads 0.
-    pub(super) const NONE: LagView = LagView { rotate: 0, chain: 0, referenced: false };
+    pub(crate) const NONE: LagView = LagView { rotate: 0, chain: 0, referenced: false };
 
     /// The lags of frame `t`, whose chain is `chain`, read at frame `now` (the newest frame
     /// whose bits the ring holds).
     #[inline]
-    pub(super) fn at(chain: u128, t: u32, now: u32) -> LagView {
-        let back = age(now, t);
-        // Frames more than `RING` before `now` have left the ring: their bits are newer
-        // frames'.
-        let chain = if back >= RING { 0 } else { chain & (u128::MAX >> back) };
+    pub(crate) fn at(chain: u128, t: u32, now: u32) -> LagView {
+        LagView::cut(cut(chain, t, now), t)
+    }
+
+    /// The lags of frame `t`, whose chain `chain` is cut (see [`cut`]) at the newest frame
+    /// whose bits the ring holds.
+    #[inline]
+    pub(crate) fn cut(chain: u128, t: u32) -> LagView {
         LagView { rotate: t % RING, chain, referenced: true }
     }
 
     /// The lags of frame `t`, in slot `p` of the slots' `chains`, read at frame `now`.
     #[inline]
-    pub(super) fn of(chains: &[u128], p: usize, t: u32, now: u32) -> LagView {
+    pub(crate) fn of(chains: &[u128], p: usize, t: u32, now: u32) -> LagView {
         LagView::at(chains.get(p).copied().unwrap_or(1), t, now)
+    }
+
+    /// The lags of a handle's groups whose sends are `sends`, one per group (see
+    /// [`LagView::lag`]); 0 past them.
+    #[inline]
+    pub(crate) fn groups(self, sends: &[u128]) -> [u8; MAX_GROUPS] {
+        let mut lags = [0; MAX_GROUPS];
+        for (lag, &sent) in lags.iter_mut().zip(sends) {
+            *lag = self.lag(sent);
+        }
+        lags
     }
 
     /// The lag of a handle's group whose sends are `sends`: frames from the newest frame of
     /// the chain that sent it, [`u8::MAX`] if none in the ring did.
     #[inline]
-    pub(super) fn lag(self, sends: u128) -> u8 {
+    pub(crate) fn lag(self, sends: u128) -> u8 {
         let sent = sends.rotate_left(self.rotate) & self.chain;
         match (self.referenced, sent) {
             (false, _) => 0,
