@@ -593,4 +593,69 @@ mod tests {
         }
         assert!(world.frame().unwrap() < 100, "the counter wrapped");
     }
+
+    /// Storage one element short in any slice is refused with a typed error, not a panic.
+    #[test]
+    fn storage_short_in_any_slice_is_refused() {
+        use super::{Client, ClientStorage};
+        use crate::Error;
+        use crate::model::Model;
+        const N: usize = 8;
+        let s = ClientStorage::sizes(&S, N);
+        let lens = [
+            s.rows,
+            3 * s.view,
+            s.classes,
+            s.handles,
+            s.born,
+            s.born,
+            s.born,
+            s.own,
+            s.own,
+            s.sends,
+            s.chains,
+            s.sent,
+            s.links,
+            s.models,
+            s.stored,
+        ];
+        for short in 0..=lens.len() {
+            let len = |i: usize| lens[i].saturating_sub(usize::from(i == short));
+            let (mut rows, mut view, mut classes) =
+                (vec![0; len(0)], vec![0; len(1)], vec![0; len(2)]);
+            let (mut ages, mut born, mut entered) =
+                (vec![0; len(3)], vec![0; len(4)], vec![0; len(5)]);
+            let (mut steady, mut present, mut own) =
+                (vec![0; len(6)], vec![0; len(7)], vec![0; len(8)]);
+            let (mut sends, mut chains, mut sent) =
+                (vec![0; len(9)], vec![0; len(10)], vec![0; len(11)]);
+            let (mut links, mut stored) = (vec![0; len(12)], vec![0; len(14)]);
+            let mut models = vec![Model::default(); len(13)];
+            let store = ClientStorage {
+                rows: &mut rows,
+                view: &mut view,
+                classes: &mut classes,
+                ages: &mut ages,
+                born: &mut born,
+                entered: &mut entered,
+                steady: &mut steady,
+                present: &mut present,
+                own: &mut own,
+                sends: &mut sends,
+                chains: &mut chains,
+                sent: &mut sent,
+                links: &mut links,
+                models: &mut models,
+                stored: &mut stored,
+                keys: &mut [],
+            };
+            let made = Client::new(&S, N, store).map(|_| ());
+            let expected = if short < lens.len() && lens[short] > 0 {
+                Err(Error::StorageTooSmall)
+            } else {
+                Ok(())
+            };
+            assert_eq!(made, expected, "slice {short} short");
+        }
+    }
 }
