@@ -125,10 +125,10 @@ fn the_wire_is_pinned() {
     assert_eq!(
         got,
         [
-            0xfc8e_82e4_8bde_3a06,
-            0x32ee_3ecf_11ab_fe05,
-            0x3752_dfdb_7c85_2c12,
-            0x9c82_898f_6b90_09f5
+            0xe64e_893a_22e1_25da,
+            0x34f2_c966_366a_4a01,
+            0xe834_716f_f014_c593,
+            0xccd4_af1e_288e_fe42
         ],
         "{got:#018x?}"
     );

@@ -28,7 +28,7 @@ use crate::schema::Schema;
 use crate::{Error, Result};
 
 /// The version of the wire format: packets, acks and this handshake.
-pub const WIRE_VERSION: u16 = 12;
+pub const WIRE_VERSION: u16 = 13;
 
 const HELLO_MAGIC: [u8; 4] = *b"nsh1";
 const WELCOME_MAGIC: [u8; 4] = *b"nsw1";

@@ -143,7 +143,7 @@ pub struct Model {
     /// than plain (negative: scaled is the cheaper; see [`Model::code_young`]).
     young_lead: i32,
     /// Binary decisions: transition flags of categorical fields, entity and packet flags.
-    flags: [Prob; Model::FLAG_WORDS],
+    flags: [Prob; Model::FLAGS],
     /// Values seen, for scheduling the learning of losing candidates.
     tick: u32,
     /// The candidate [`Model::refresh_choice`] picks for each history length `0..=MAX_SAMPLES`
@@ -215,11 +215,12 @@ const RESIDUAL_PROBS: usize = 33;
 
 /// Probabilities in a model: the residual models' (candidates', entry's, step's and young
 /// entities'), the zero flags' and the flags'.
-const PROBS: usize =
-    (MAX_CANDIDATES + 3) * RESIDUAL_PROBS + MAX_CANDIDATES * (CONTEXTS * NEIGHBOURS + SIGNS) + 8;
+const PROBS: usize = (MAX_CANDIDATES + 3) * RESIDUAL_PROBS
+    + MAX_CANDIDATES * (CONTEXTS * NEIGHBOURS + SIGNS)
+    + Model::FLAGS;
 
 /// The first bytes of a prior (see [`ModelLayout::write_prior`]).
-const PRIOR_MAGIC: &[u8; 4] = b"nsp5";
+const PRIOR_MAGIC: &[u8; 4] = b"nsp6";
 /// Bytes before a prior's models: magic, schema hash, model count.
 const PRIOR_HEADER: usize = 16;
 
@@ -238,7 +239,7 @@ impl Default for Model {
             young: ResidualModel::default(),
             step_lead: 0,
             young_lead: 0,
-            flags: [Prob::HALF; 8],
+            flags: [Prob::HALF; Model::FLAGS],
             tick: 0,
             choice: [NO_CHOICE; MAX_SAMPLES + 1],
         }
@@ -579,7 +580,7 @@ impl Model {
             return field.reconstruct(field.min, e);
         };
         let above = i64::from(prev) - i64::from(field.min);
-        let context = above.clamp(0, self.flags.len() as i64 - 1) as usize;
+        let context = above.clamp(0, Self::FLAG_WORDS as i64 - 1) as usize;
         if !coder.bit(&mut self.flags[context], target != prev) {
             return prev;
         }
@@ -608,7 +609,8 @@ impl Model {
         model.code(coder, value)
     }
 
-    /// Codes a structural flag kept in flag `slot` (0..8).
+    /// Codes a structural flag kept in flag `slot` (below [`Model::FLAGS`]; the packet
+    /// model's and the links model's below [`Model::FLAG_WORDS`]).
     #[inline]
     pub(crate) fn code_flag<C: BinaryCoder>(
         &mut self,
@@ -764,7 +766,7 @@ impl Model {
             at += r.store(kept.classes, &mut out[at..]);
         }
         if kept.flags {
-            self.store_flags(&mut out[at..]);
+            self.store_flags(Self::FLAG_WORDS, &mut out[at..]);
         }
         out.len()
     }
@@ -817,33 +819,42 @@ impl Model {
             at += r.load(kept.classes, &words[at..]);
         }
         if kept.flags {
-            m.set_flags(&words[at..]);
+            m.set_flags(Self::FLAG_WORDS, &words[at..]);
         }
     }
 
-    /// Words [`Model::store_flags`] writes.
+    /// Flags of a model: an entity model's "unchanged" flag takes all of them, one per
+    /// context (see `engine::packet::walk`).
+    pub(crate) const FLAGS: usize = 32;
+
+    /// The flags the other models use, first of [`Model::FLAGS`]: a categorical field's
+    /// transitions (one per previous value, the last for the rest), the packet model's and the
+    /// links model's flags.
     pub(crate) const FLAG_WORDS: usize = 8;
 
-    /// Writes the model's flags, as they are, into the start of `out`: all an entity model
-    /// uses. Returns how many words it wrote (0 if `out` is too short).
-    pub(crate) fn store_flags(&self, out: &mut [u16]) -> usize {
-        let Some(out) = out.get_mut(..Self::FLAG_WORDS) else { return 0 };
+    /// Writes the first `n` of the model's flags (at most [`Model::FLAGS`]), as they are, into
+    /// the start of `out`. Returns how many words it wrote (0 if `out` is too short).
+    pub(crate) fn store_flags(&self, n: usize, out: &mut [u16]) -> usize {
+        let n = n.min(Self::FLAGS);
+        let Some(out) = out.get_mut(..n) else { return 0 };
         for (o, p) in out.iter_mut().zip(&self.flags) {
             *o = p.p0() as u16;
         }
-        Self::FLAG_WORDS
+        n
     }
 
-    /// Makes this model the one [`Model::store_flags`] wrote into the start of `words`:
-    /// [`Model::default`] with those flags.
-    pub(crate) fn load_flags(&mut self, words: &[u16]) {
+    /// Makes this model the one [`Model::store_flags`] wrote (`n` of them) into the start of
+    /// `words`: [`Model::default`] with those flags.
+    pub(crate) fn load_flags(&mut self, n: usize, words: &[u16]) {
         *self = Model::default();
-        self.set_flags(words);
+        self.set_flags(n, words);
     }
 
-    /// Sets the flags to those [`Model::store_flags`] wrote into the start of `words`.
-    fn set_flags(&mut self, words: &[u16]) {
-        for (f, w) in self.flags.iter_mut().zip(words.get(..Self::FLAG_WORDS).unwrap_or(&[])) {
+    /// Sets the first `n` flags to those [`Model::store_flags`] wrote into the start of
+    /// `words`.
+    fn set_flags(&mut self, n: usize, words: &[u16]) {
+        let words = words.get(..n.min(Self::FLAGS)).unwrap_or(&[]);
+        for (f, w) in self.flags.iter_mut().zip(words) {
             *f = Prob::from_p0(u32::from(*w));
         }
     }
@@ -861,7 +872,7 @@ impl Model {
         for r in self.residuals.iter().chain([&self.entry, &self.step]) {
             at += r.store(COUNT_CLASSES, &mut out[at..]);
         }
-        at + self.store_flags(&mut out[at..])
+        at + self.store_flags(Self::FLAG_WORDS, &mut out[at..])
     }
 
     /// Makes this model the one [`Model::store_counts`] wrote into the start of `words`:
@@ -869,7 +880,7 @@ impl Model {
     pub(crate) fn load_counts(&mut self, words: &[u16]) {
         let words = words.get(..Self::COUNT_WORDS).unwrap_or(&[]);
         let flags = words.len().saturating_sub(Self::FLAG_WORDS);
-        self.load_flags(&words[flags..]);
+        self.load_flags(Self::FLAG_WORDS, &words[flags..]);
         let mut at = 0;
         for r in self.residuals.iter_mut().chain([&mut self.entry, &mut self.step]) {
             at += r.load(COUNT_CLASSES, words.get(at..).unwrap_or(&[]));
@@ -1011,7 +1022,7 @@ impl ModelLayout {
     }
 
     /// Writes `models` (a set of `schema`, as learned) into `out` (at least
-    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp5`, the schema's
+    /// [`ModelLayout::prior_len`] long) as a prior for `schema`: the magic `nsp6`, the schema's
     /// hash (u64) and model count (u32), then each model ([`Model::write`]). Returns the length.
     pub fn write_prior(schema: &Schema, models: &[Model], out: &mut [u8]) -> Option<usize> {
         let len = Self::prior_len(schema);
@@ -1076,8 +1087,8 @@ mod tests {
     #[test]
     fn model_size_is_as_documented() {
         // docs/protocol.md and the per-client memory figures rely on this.
-        assert_eq!(core::mem::size_of::<Model>(), 704);
-        assert_eq!(Model::BYTES, 696, "a prior's model, docs/protocol.md");
+        assert_eq!(core::mem::size_of::<Model>(), 752);
+        assert_eq!(Model::BYTES, 744, "a prior's model, docs/protocol.md");
     }
 
     #[test]

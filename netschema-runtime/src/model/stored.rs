@@ -14,9 +14,10 @@ use crate::schema::{Class, Field, Schema};
 enum Part {
     /// The packet model: the residual models of its counts, and its flags.
     Counts,
-    /// An entity model or the links model: its flags, the only part it uses (the "unchanged"
-    /// decision, whether a link holds its prediction).
-    Flags,
+    /// An entity model or the links model: the first flags, as many as it uses, which are all
+    /// it uses (an entity model's "unchanged" decision takes all [`Model::FLAGS`], the links
+    /// model's "the prediction holds" [`Model::FLAG_WORDS`]).
+    Flags(usize),
     /// A field's model: the parts [`Kept`] names (see [`Model::store`]).
     Model(Kept),
 }
@@ -26,7 +27,7 @@ impl Part {
     const fn words(self) -> usize {
         match self {
             Part::Counts => Model::COUNT_WORDS,
-            Part::Flags => Model::FLAG_WORDS,
+            Part::Flags(n) => n,
             Part::Model(kept) => Model::stored_words(kept),
         }
     }
@@ -35,7 +36,7 @@ impl Part {
     fn store(self, model: &Model, out: &mut [u16]) -> usize {
         match self {
             Part::Counts => model.store_counts(out),
-            Part::Flags => model.store_flags(out),
+            Part::Flags(n) => model.store_flags(n, out),
             Part::Model(kept) => model.store(kept, out),
         }
     }
@@ -44,7 +45,7 @@ impl Part {
     fn load(self, model: &mut Model, words: &[u16]) {
         match self {
             Part::Counts => model.load_counts(words),
-            Part::Flags => model.load_flags(words),
+            Part::Flags(n) => model.load_flags(n, words),
             Part::Model(kept) => model.load(kept, words),
         }
     }
@@ -57,8 +58,10 @@ impl Part {
 fn parts(schema: &Schema) -> impl Iterator<Item = Part> + '_ {
     let prior = schema.prior.is_some();
     let field = move |f: &Field| Part::Model(if prior { Kept::WHOLE } else { Kept::of(f) });
-    let class = move |c: &'static Class| once(Part::Flags).chain(c.fields.iter().map(field));
-    let links = core::iter::repeat_n(Part::Flags, usize::from(schema.max_links > 0));
+    let entity = Part::Flags(Model::FLAGS);
+    let class = move |c: &'static Class| once(entity).chain(c.fields.iter().map(field));
+    let links =
+        core::iter::repeat_n(Part::Flags(Model::FLAG_WORDS), usize::from(schema.max_links > 0));
     once(Part::Counts).chain(schema.classes.iter().flat_map(class)).chain(links)
 }
 
@@ -116,7 +119,7 @@ mod tests {
         for i in 0..200 {
             set[3].code_categorical(&mut meter, &FIELDS[1], Some(i % 2), (i / 3) % 2);
             set[0].code_count(&mut meter, i as usize % 7, i % 5);
-            set[1].code_flag(&mut meter, i as usize % 8, i % 3 == 0);
+            set[1].code_flag(&mut meter, i as usize % Model::FLAGS, i % 3 == 0);
         }
         let mut stored = vec![0u16; words(&SCHEMA)];
         store(&SCHEMA, &set, &mut stored);
@@ -128,7 +131,7 @@ mod tests {
         let numeric = Kept { used: 3, classes: 11, predicts: true, flags: false };
         let bool = Kept { used: 0, classes: 1, predicts: false, flags: true };
         let expected = Model::COUNT_WORDS
-            + Model::FLAG_WORDS
+            + Model::FLAGS
             + Model::stored_words(numeric)
             + Model::stored_words(bool);
         assert_eq!(words(&SCHEMA), expected);

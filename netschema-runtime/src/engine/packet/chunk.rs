@@ -109,6 +109,43 @@ impl Tables {
     }
 }
 
+/// How an entity moved in its history, over the first chunk of its fields: the context of its
+/// "unchanged" flag (see [`Motion::context`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Motion {
+    /// How many fields changed between the two newest samples: 0, 1, 2 for more, 3 without
+    /// two samples.
+    pub(super) changed: usize,
+    /// Whether every field took the same step between its three newest samples (wrapping):
+    /// the entity moved steadily (false without three samples).
+    pub(super) steady: bool,
+    /// Whether some field's prediction differs from its newest sample: the models expect the
+    /// entity to move.
+    pub(super) moves: bool,
+}
+
+impl Motion {
+    /// The motion of an entity with fewer than two samples.
+    pub(super) const FIRST: Motion = Motion { changed: 3, steady: false, moves: false };
+
+    /// The motion of an entity whose `k` samples are one row, each field predicted as that
+    /// row.
+    pub(super) const fn still(k: usize) -> Motion {
+        match k {
+            0 | 1 => Motion::FIRST,
+            _ => Motion { changed: 0, steady: k >= 3, moves: false },
+        }
+    }
+
+    /// The flag of the entity model the "unchanged" flag is coded in (below
+    /// [`Model::FLAGS`](crate::model::Model)), given whether the previous kept entity coded
+    /// was `moved` (not unchanged).
+    #[inline(always)]
+    pub(super) const fn context(self, moved: bool) -> usize {
+        self.changed + 4 * moved as usize + 8 * self.steady as usize + 16 * self.moves as usize
+    }
+}
+
 /// History samples below which the contract is not run: its candidate needs this many.
 const CONTRACT_SAMPLES: usize = Predictor::Contract.samples();
 
@@ -138,9 +175,8 @@ impl Chunk {
         self.contracted.then(|| self.contract[f % CHUNK])
     }
 
-    /// The context of the "unchanged" flag of `h` (of `class`), whose first chunk is filled:
-    /// how many fields of the chunk changed between its two newest samples (none, one, more;
-    /// 3 without two samples); and on the encoder, whether every field in the groups in `due`
+    /// The context of the "unchanged" flag of `h` (of `class`), whose first chunk is filled
+    /// (see [`Motion`]); and on the encoder, whether every field in the groups in `due`
     /// (every field if `simple`: no tolerances and every group due) equals its prediction
     /// within its tolerance, `targets` being the world's values (the chunks after the first
     /// are filled as they are reached).
@@ -157,11 +193,10 @@ impl Chunk {
         targets: &[i32],
         simple: bool,
         due: u32,
-    ) -> (usize, bool) {
+    ) -> (Motion, bool) {
         let fields = class.1.fields;
         let n = fields.len();
-        let changed = self.samples[..n.min(CHUNK)].iter().filter(|s| s[0] != s[1]).count();
-        let motion = if hist.len() >= 2 { changed.min(2) } else { 3 };
+        let motion = self.motion(hist, n.min(CHUNK));
         if !S::ENCODER || targets.len() != n {
             return (motion, false);
         }
@@ -186,6 +221,23 @@ impl Chunk {
             lo = hi;
         }
         (motion, true)
+    }
+
+    /// The motion of the first `n` fields (at most [`CHUNK`]), whose samples and predictions
+    /// are filled, in their history `hist`.
+    #[inline(always)]
+    fn motion(&self, hist: &Hist<'_>, n: usize) -> Motion {
+        if hist.len() < 2 {
+            return Motion::FIRST;
+        }
+        let (mut changed, mut steady, mut moves) = (0, true, false);
+        for (s, p) in self.samples[..n].iter().zip(&self.predicted[..n]) {
+            changed += usize::from(s[0] != s[1]);
+            // Read whatever the history's length, and kept only with three samples.
+            steady &= s[0].wrapping_sub(s[1]) == s[1].wrapping_sub(s[2]);
+            moves |= p.value != s[0];
+        }
+        Motion { changed: changed.min(2), steady: steady && hist.len() >= 3, moves }
     }
 
     /// Loads the samples of the fields of `class` from `lo` on (at most [`CHUNK`]) of `h`

@@ -2,7 +2,7 @@
 //! cheapest candidate prediction, or an entry's values against earlier entries.
 
 use super::body::HeldRun;
-use super::chunk::{CHUNK, Chunk, Hist, Tables};
+use super::chunk::{CHUNK, Chunk, Hist, Motion, Tables};
 use super::{Check, Refs, Side, all_groups};
 
 use crate::codec::coder::{BinaryCoder, Metered};
@@ -177,7 +177,7 @@ impl<P: Probe> Walk<'_, '_, P> {
                     simple,
                     due,
                 );
-                let context = motion + 4 * usize::from(self.moved);
+                let context = motion.context(self.moved);
                 let unchanged = structure!(self.probe, Part::Unchanged, coder => entity.code_flag(coder, context, exact));
                 self.moved = !unchanged;
                 unchanged
@@ -350,10 +350,8 @@ fn code_still<'s, C: BinaryCoder, S: Side<'s>>(
     if !keeps || fields.len() > CHUNK {
         return Still::Unknown;
     }
-    // As the samples are equal, no field changed between the two newest.
-    let motion = if k >= 2 { 0 } else { 3 };
     // On the encoder the new values are the row too: it is unchanged.
-    let unchanged = entity.code_flag(coder, motion + 4 * usize::from(*moved), true);
+    let unchanged = entity.code_flag(coder, Motion::still(k).context(*moved), true);
     *moved = !unchanged;
     if !unchanged {
         return Still::Moved;
