@@ -47,8 +47,9 @@ pub(crate) fn cut(chain: u128, t: u32, now: u32) -> u128 {
     if back >= RING { 0 } else { chain & (u128::MAX >> back) }
 }
 
-/// How a packet reads the lags of one frame slot: the slot's frame and chain, cut to the
-/// frames still in the ring at the packet's frame.
+/// How the lags of one frame slot read: the slot's frame and chain, cut to the frames still in
+/// the ring (at the packet's frame while a packet is coded; on the client between packets, at
+/// the newest frame it accepted).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LagView {
     rotate: u32,
