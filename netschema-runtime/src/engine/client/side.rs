@@ -444,6 +444,11 @@ impl<'s> Side<'s> for DecoderSide<'s> {
     #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
         let (g, groups, distance) = (self.groups, class.group_count(), self.refs.distance());
+        if g == 1 && (self.refs.len == 0 || due & 1 != 0) {
+            // One group, sent: the common case.
+            put_bit(self.sent, h as usize, true);
+            return;
+        }
         for group in 0..g {
             // Without a baseline every group is sent. The groups past the class's count as
             // sent, as the server counts them.
