@@ -38,6 +38,19 @@ pub(crate) fn chain(base: Option<(u128, u32)>) -> u128 {
     }
 }
 
+/// Whether an update whose due groups are `due` sends group `group` of a class of `groups`:
+/// a due group, or one past the class's (whose lag counts as 0).
+#[inline]
+pub(crate) fn sends_group(group: usize, groups: usize, due: u32) -> bool {
+    group >= groups || (group < 32 && due >> group & 1 != 0)
+}
+
+/// A lag of `frames` frames as both ends bound a slot's lags: saturated at [`u8::MAX`].
+#[inline]
+pub(crate) fn lag_byte(frames: u32) -> u8 {
+    frames.min(u32::from(u8::MAX)) as u8
+}
+
 /// The chain `chain` of frame `t` cut to the frames still in the ring at frame `now` (the
 /// newest frame whose bits the ring holds): frames more than [`RING`] before `now` have left
 /// it, their bits are newer frames'. Cutting again at a later frame cuts no less.
@@ -91,6 +104,13 @@ impl LagView {
             *lag = self.lag(sent);
         }
         lags
+    }
+
+    /// The lag of handle `h`'s group `g` in `sends`, which hold `groups` per handle (0 past
+    /// them).
+    #[inline]
+    pub(crate) fn lag_of(self, sends: &[u128], groups: usize, h: u32, g: usize) -> u8 {
+        sends.get(h as usize * groups + g).map_or(0, |&sent| self.lag(sent))
     }
 
     /// The lag of a handle's group whose sends are `sends`: frames from the newest frame of

@@ -186,7 +186,7 @@ impl<'s> Reader<'s> {
 
     /// The lag of `handle`'s update group `group` in `slot`.
     fn lag(&self, slot: usize, handle: u32, group: usize) -> u8 {
-        self.sends_of(handle).get(group).map_or(0, |&sent| self.lag_view(slot).lag(sent))
+        self.lag_view(slot).lag_of(self.sends, self.schema.max_groups, handle, group)
     }
 
     /// The slot holding the newest values the client has of `handle`, as of the frame in

@@ -5,7 +5,7 @@ use super::lineage;
 use super::row::{self, ClassMark, Layout};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::{NO_FRAME, age};
-use crate::engine::lags::LagView;
+use crate::engine::lags::{self, LagView};
 use crate::engine::pack::Budget;
 use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links};
 use crate::engine::slots::Slots;
@@ -165,8 +165,7 @@ impl<'s> DecoderSide<'s> {
     /// The lag of `h`'s group `g` at history frame `j`.
     #[inline]
     fn lag(&self, j: usize, h: u32, g: usize) -> u8 {
-        let sent = self.sends.get(h as usize * self.groups + g).copied().unwrap_or(0);
-        self.history_lags[j].lag(sent)
+        self.history_lags[j].lag_of(self.sends, self.groups, h, g)
     }
 
     /// Whether the rows of `h` at the first `k` history frames are equal (what
@@ -443,21 +442,18 @@ impl<'s> Side<'s> for DecoderSide<'s> {
 
     #[inline]
     fn sent_groups(&mut self, h: u32, class: &Class, due: u32) {
-        let (g, groups, distance) = (self.groups, class.group_count(), self.refs.distance());
+        let (g, groups) = (self.groups, class.group_count());
         if g == 1 && (self.refs.len == 0 || due & 1 != 0) {
             // One group, sent: the common case.
             put_bit(self.sent, h as usize, true);
             return;
         }
         for group in 0..g {
-            // Without a baseline every group is sent. The groups past the class's count as
-            // sent, as the server counts them.
-            let sent =
-                self.refs.len == 0 || group >= groups || (group < 32 && due >> group & 1 != 0);
+            // Without a baseline every group is sent.
+            let sent = self.refs.len == 0 || lags::sends_group(group, groups, due);
             put_bit(self.sent, h as usize * g + group, sent);
             if !sent {
-                let stale = u32::from(self.lag(0, h, group)) + distance;
-                self.max_lag = self.max_lag.max(stale.min(u32::from(u8::MAX)) as u8);
+                self.max_lag = self.max_lag.max(lags::lag_byte(self.staleness(h, group)));
             }
         }
     }
@@ -495,7 +491,7 @@ impl<'s> Side<'s> for DecoderSide<'s> {
         // No group of any handle is sent (none is marked in `sent`): every lag is the
         // baseline's, `distance` frames more.
         let largest = u32::from(self.history_max_lag[0]) + distance;
-        self.max_lag = self.max_lag.max(largest.min(u32::from(u8::MAX)) as u8);
+        self.max_lag = self.max_lag.max(lags::lag_byte(largest));
         let l = self.schema.max_links;
         if let Some((base_links, links)) =
             split_pair(self.links, base * hs * l, new * hs * l, hs * l)

@@ -5,7 +5,7 @@ use super::NO_HANDLE;
 use super::ids::{self, IdSlot};
 use crate::engine::bitset::{put_bit, test_bit};
 use crate::engine::frame::age;
-use crate::engine::lags::LagView;
+use crate::engine::lags::{self, LagView};
 use crate::engine::pack::{self, Budget, Candidate, Rank};
 use crate::engine::packet::{Check, Refs, Samples, Side, in_window, links};
 use crate::engine::world::World;
@@ -165,8 +165,7 @@ impl EncoderSide<'_, '_> {
     /// The lag of handle `h`'s group `g` at history frame `j`.
     #[inline]
     fn lag(&self, j: usize, h: u32, g: usize) -> u8 {
-        let sent = self.sends.get(h as usize * self.groups + g).copied().unwrap_or(0);
-        self.history_lags[j].lag(sent)
+        self.history_lags[j].lag_of(self.sends, self.groups, h, g)
     }
 
     /// The lags of handle `h`'s groups at history frame `j`.
@@ -468,13 +467,10 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
             return;
         }
         for group in 0..g {
-            // As the client writes its lags: 0 for the groups sent and those past the
-            // class's, how stale the baseline's values are now for the others. A group held
-            // may have been coded in an attempt the packet took back.
-            let sent = group >= groups || (group < 32 && due >> group & 1 != 0);
+            // A group held may have been coded in an attempt the packet took back.
+            let sent = lags::sends_group(group, groups, due);
             if !sent {
-                let stale = self.staleness(h, group).min(u32::from(u8::MAX)) as u8;
-                self.max_lag = self.max_lag.max(stale);
+                self.max_lag = self.max_lag.max(lags::lag_byte(self.staleness(h, group)));
             }
             if let Some(sends) = self.sends.get_mut(h as usize * g + group) {
                 *sends = if sent { *sends | now } else { *sends & !now };
@@ -498,7 +494,7 @@ impl<'s> Side<'s> for EncoderSide<'s, '_> {
         self.presence.copy_from_slice(self.history_presence[0]);
         // No group of any handle is sent: every lag is the baseline's, `distance` frames more.
         let largest = u32::from(self.history_max_lag[0]) + self.refs.distance();
-        self.max_lag = self.max_lag.max(largest.min(u32::from(u8::MAX)) as u8);
+        self.max_lag = self.max_lag.max(lags::lag_byte(largest));
         self.diffs.copy_from_slice(self.history_diffs[0]);
         let n = self.links.len().min(self.base_links.len());
         self.links[..n].copy_from_slice(&self.base_links[..n]);
